@@ -1,0 +1,239 @@
+//! Cache-line model. A line has an owner (Modified) or a set of sharers. A load of a line modified
+//! elsewhere is a HITM (local or remote socket); a store or atomic takes ownership. Requests that
+//! change ownership are served one at a time in arrival order (FIFO): each costs the transfer
+//! latency from the previous holder to the requester, so the k-th of k simultaneous requesters
+//! waits about k transfers. Counters per named line and per field offset feed the c2c report.
+
+use crate::topology::Topology;
+use serde::Serialize;
+
+pub type LineId = usize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Load,
+    Store,
+    /// A locked read-modify-write (cmpxchg, xchg): a load plus ownership.
+    Atomic,
+}
+
+/// Cost of an access that hits the requester's own cache, ns (stated assumption: L1 hit ~1 ns;
+/// a locked instruction on an owned line ~20 cycles).
+const HIT_NS: u64 = 1;
+const LOCKED_HIT_NS: u64 = 8;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FieldStats {
+    pub offset: u32,
+    pub field: &'static str,
+    pub loads: u64,
+    pub stores: u64,
+    pub atomics: u64,
+    pub hitm: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LineStats {
+    pub loads: u64,
+    pub stores: u64,
+    pub atomics: u64,
+    pub hitm_local: u64,
+    pub hitm_remote: u64,
+    pub stall_ns: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub name: String,
+    owner: Option<u32>,
+    sharers: Vec<u64>,
+    nr_sharers: u32,
+    /// Last CPU that received the line (source of the next transfer when nobody holds it).
+    last: u32,
+    /// When the last queued ownership transfer completes.
+    free_at: u64,
+    pub stats: LineStats,
+    pub fields: Vec<FieldStats>,
+}
+
+impl Line {
+    fn has_sharer(&self, cpu: u32) -> bool {
+        self.sharers[cpu as usize / 64] & (1 << (cpu % 64)) != 0
+    }
+    fn add_sharer(&mut self, cpu: u32) {
+        if !self.has_sharer(cpu) {
+            self.sharers[cpu as usize / 64] |= 1 << (cpu % 64);
+            self.nr_sharers += 1;
+        }
+    }
+    fn clear_sharers(&mut self) {
+        if self.nr_sharers > 0 {
+            self.sharers.iter_mut().for_each(|w| *w = 0);
+            self.nr_sharers = 0;
+        }
+    }
+    fn sharer_list(&self) -> impl Iterator<Item = u32> + '_ {
+        self.sharers.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros();
+                w &= w - 1;
+                Some(i as u32 * 64 + b)
+            })
+        })
+    }
+}
+
+/// Outcome of one access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// Simulated time at which the access completes.
+    pub done: u64,
+    pub hitm: bool,
+}
+
+pub struct Coherence {
+    pub lines: Vec<Line>,
+    nr_cpus: usize,
+}
+
+impl Coherence {
+    pub fn new(nr_cpus: usize) -> Self {
+        Coherence { lines: Vec::new(), nr_cpus }
+    }
+
+    /// A named line with its fields (offset, name) for the Pareto view.
+    pub fn add_line(&mut self, name: impl Into<String>, fields: &[(u32, &'static str)]) -> LineId {
+        self.lines.push(Line {
+            name: name.into(),
+            owner: None,
+            sharers: vec![0; self.nr_cpus.div_ceil(64)],
+            nr_sharers: 0,
+            last: 0,
+            free_at: 0,
+            stats: LineStats::default(),
+            fields: fields.iter().map(|&(offset, field)| FieldStats { offset, field, ..Default::default() }).collect(),
+        });
+        self.lines.len() - 1
+    }
+
+    /// `cpu` accesses field `field` (index into the line's fields) of `line` at time `now`.
+    pub fn access(&mut self, topo: &Topology, id: LineId, cpu: usize, op: Op, field: usize, now: u64) -> Access {
+        let line = &mut self.lines[id];
+        let c = cpu as u32;
+        let f = &mut line.fields[field];
+        match op {
+            Op::Load => {
+                line.stats.loads += 1;
+                f.loads += 1;
+            }
+            Op::Store => {
+                line.stats.stores += 1;
+                f.stores += 1;
+            }
+            Op::Atomic => {
+                line.stats.atomics += 1;
+                f.atomics += 1;
+            }
+        }
+        let start = now.max(line.free_at);
+        let modified_elsewhere = line.owner.filter(|&o| o != c);
+        let (done, hitm) = match (op, line.owner) {
+            (Op::Load, Some(o)) if o == c => (now + HIT_NS, false),
+            (Op::Load, None) if line.has_sharer(c) => (now + HIT_NS, false),
+            (Op::Load, Some(o)) => {
+                // HITM: the owner downgrades to Shared and forwards the line.
+                let done = start + topo.xfer_ns(o as usize, cpu) as u64;
+                line.free_at = done;
+                line.owner = None;
+                line.add_sharer(o);
+                line.add_sharer(c);
+                line.last = c;
+                (done, true)
+            }
+            (Op::Load, None) => {
+                // Clean miss: read from the nearest copy; reads of a shared line proceed in parallel.
+                let src = line.sharer_list().min_by_key(|&s| topo.xfer_ns(s as usize, cpu)).unwrap_or(line.last);
+                line.add_sharer(c);
+                (start + topo.xfer_ns(src as usize, cpu).max(1) as u64, false)
+            }
+            (_, Some(o)) if o == c => {
+                let cost = if op == Op::Atomic { LOCKED_HIT_NS } else { HIT_NS };
+                (start + cost, false)
+            }
+            (_, owner) => {
+                // Read-for-ownership: from the owner, or invalidate every sharer (the farthest bounds it).
+                let cost = match owner {
+                    Some(o) => topo.xfer_ns(o as usize, cpu),
+                    None => line
+                        .sharer_list()
+                        .filter(|&s| s != c)
+                        .map(|s| topo.xfer_ns(s as usize, cpu))
+                        .max()
+                        .unwrap_or_else(|| topo.xfer_ns(line.last as usize, cpu)),
+                } as u64;
+                let extra = if op == Op::Atomic { LOCKED_HIT_NS } else { HIT_NS };
+                let done = start + cost.max(1) + extra;
+                line.free_at = done;
+                line.clear_sharers();
+                line.owner = Some(c);
+                line.last = c;
+                (done, modified_elsewhere.is_some() && op == Op::Atomic)
+            }
+        };
+        if let (true, Some(prev)) = (hitm, modified_elsewhere) {
+            line.fields[field].hitm += 1;
+            if topo.same_socket(prev as usize, cpu) {
+                line.stats.hitm_local += 1;
+            } else {
+                line.stats.hitm_remote += 1;
+            }
+        }
+        line.stats.stall_ns += done - now;
+        Access { done, hitm }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::{Topology, preset};
+
+    #[test]
+    fn simultaneous_atomics_are_served_fifo_k_transfers_for_the_kth() {
+        let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+        let mut c = Coherence::new(t.nr_cpus());
+        let l = c.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
+        c.access(&t, l, 0, Op::Store, 0, 0); // CPU 0 owns it
+        let stall0 = c.lines[l].stats.stall_ns;
+        // CPUs 1..=4 (same LLC as CPU 0) hit it at the same instant.
+        let xfer = t.xfer_ns(0, 1) as u64 + LOCKED_HIT_NS;
+        let done: Vec<u64> = (1..=4).map(|cpu| c.access(&t, l, cpu, Op::Atomic, 0, 1000).done).collect();
+        assert_eq!(done, (1..=4).map(|k| 1000 + k * xfer).collect::<Vec<_>>());
+        let s = &c.lines[l].stats;
+        assert_eq!((s.atomics, s.hitm_local, s.hitm_remote), (4, 4, 0));
+        assert_eq!(s.stall_ns - stall0, (1..=4).map(|k| k * xfer).sum::<u64>());
+    }
+
+    #[test]
+    fn load_of_a_line_modified_elsewhere_is_a_hitm_and_then_shared() {
+        let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+        let mut c = Coherence::new(t.nr_cpus());
+        let l = c.add_line("x", &[(0, "a"), (8, "b")]);
+        c.access(&t, l, 0, Op::Store, 0, 0);
+        let a = c.access(&t, l, 128, Op::Load, 1, 100); // other socket
+        assert!(a.hitm);
+        assert_eq!(a.done, 100 + 412);
+        assert_eq!(c.lines[l].stats.hitm_remote, 1);
+        // now shared: a second load by the same CPU hits, CPU 0 too
+        assert!(!c.access(&t, l, 128, Op::Load, 1, 600).hitm);
+        assert_eq!(c.access(&t, l, 0, Op::Load, 0, 600).done, 601);
+        assert_eq!(c.lines[l].fields[1].hitm, 1);
+        // a store invalidates both and costs the farthest sharer's transfer
+        let s = c.access(&t, l, 1, Op::Store, 0, 1000);
+        assert_eq!(s.done, 1000 + 412 + HIT_NS);
+    }
+}

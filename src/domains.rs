@@ -1,0 +1,465 @@
+//! Sched domains built per CPU as `kernel/sched/topology.c` builds them: the x86 topology levels
+//! (SMT, MC, PKG only without NUMA-in-package), `sched_init_numa` (NODE + one NUMA level per distinct
+//! distance), `sd_init` flags and intervals, overlapping NUMA groups with balance masks, and the
+//! removal of degenerate levels (`cpu_attach_domain`).
+
+use crate::cpuset::CpuSet;
+use crate::topology::{Topology, Vendor, sched_distances};
+use serde::Serialize;
+use std::collections::HashMap;
+
+pub const SD_BALANCE_NEWIDLE: u32 = 1 << 0;
+pub const SD_BALANCE_EXEC: u32 = 1 << 1;
+pub const SD_BALANCE_FORK: u32 = 1 << 2;
+pub const SD_WAKE_AFFINE: u32 = 1 << 4;
+pub const SD_SHARE_CPUCAPACITY: u32 = 1 << 7;
+pub const SD_SHARE_LLC: u32 = 1 << 9;
+pub const SD_SERIALIZE: u32 = 1 << 10;
+pub const SD_PREFER_SIBLING: u32 = 1 << 12;
+pub const SD_OVERLAP: u32 = 1 << 13;
+pub const SD_NUMA: u32 = 1 << 14;
+
+const FLAG_NAMES: &[(u32, &str)] = &[
+    (SD_BALANCE_NEWIDLE, "SD_BALANCE_NEWIDLE"),
+    (SD_BALANCE_EXEC, "SD_BALANCE_EXEC"),
+    (SD_BALANCE_FORK, "SD_BALANCE_FORK"),
+    (SD_WAKE_AFFINE, "SD_WAKE_AFFINE"),
+    (SD_SHARE_CPUCAPACITY, "SD_SHARE_CPUCAPACITY"),
+    (SD_SHARE_LLC, "SD_SHARE_LLC"),
+    (SD_SERIALIZE, "SD_SERIALIZE"),
+    (SD_PREFER_SIBLING, "SD_PREFER_SIBLING"),
+    (SD_OVERLAP, "SD_OVERLAP"),
+    (SD_NUMA, "SD_NUMA"),
+];
+
+/// `node_reclaim_distance`: RECLAIM_DISTANCE 30, raised to 32 on AMD Zen (arch/x86/kernel/cpu/amd.c).
+fn node_reclaim_distance(vendor: Vendor) -> u32 {
+    match vendor {
+        Vendor::Intel => 30,
+        Vendor::Amd => 32,
+    }
+}
+
+pub fn flag_names(flags: u32) -> Vec<&'static str> {
+    FLAG_NAMES.iter().filter(|(f, _)| flags & f != 0).map(|&(_, n)| n).collect()
+}
+
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub span: CpuSet,
+    pub cpus: Vec<u32>,
+    /// `group_balance_mask`: the CPUs that may balance on behalf of this group.
+    pub balance_cpus: Vec<u32>,
+}
+
+/// One sched domain as seen by the CPUs that share it (spans, groups and parameters are shared;
+/// the per-CPU mutable fields live in the scheduler's `DomainState`).
+#[derive(Clone, Debug)]
+pub struct Domain {
+    pub name: &'static str,
+    pub span: CpuSet,
+    pub cpus: Vec<u32>,
+    pub flags: u32,
+    pub min_interval: u32,
+    pub max_interval: u32,
+    pub busy_factor: u32,
+    pub imbalance_pct: u32,
+    pub cache_nice_tries: u32,
+    pub imb_numa_nr: u32,
+    /// Local group first ("the first group of each domain is its child domain").
+    pub groups: Vec<Group>,
+    /// SLIT distance of a NUMA level.
+    pub numa_distance: Option<u32>,
+}
+
+impl Domain {
+    pub fn weight(&self) -> u32 {
+        self.cpus.len() as u32
+    }
+    pub fn has(&self, flag: u32) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+pub struct SchedDomains {
+    pub domains: Vec<Domain>,
+    /// Per CPU, its domains bottom-up (indices into `domains`), degenerate levels removed.
+    pub per_cpu: Vec<Vec<u32>>,
+    /// `sd_llc_size` / `sd_llc_id` per CPU (the highest SD_SHARE_LLC domain).
+    pub llc_size: Vec<u32>,
+}
+
+/// Distinct spans, each stored once.
+#[derive(Default)]
+struct Interner(Vec<CpuSet>, HashMap<CpuSet, u32>);
+
+impl Interner {
+    fn intern(&mut self, s: CpuSet) -> u32 {
+        if let Some(&id) = self.1.get(&s) {
+            return id;
+        }
+        self.0.push(s.clone());
+        self.1.insert(s, self.0.len() as u32 - 1);
+        self.0.len() as u32 - 1
+    }
+}
+
+struct Level {
+    name: &'static str,
+    flags: u32,
+    numa_distance: Option<u32>,
+}
+
+impl SchedDomains {
+    pub fn build(topo: &Topology, snc3_fix: bool) -> SchedDomains {
+        let n = topo.nr_cpus();
+        let dist = sched_distances(topo, snc3_fix);
+        let mut levels = Vec::new();
+        if topo.spec.smt > 1 {
+            levels.push(Level { name: "SMT", flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC, numa_distance: None });
+        }
+        levels.push(Level { name: "MC", flags: SD_SHARE_LLC, numa_distance: None });
+        if topo.spec.nodes_per_socket == 1 {
+            levels.push(Level { name: "PKG", flags: 0, numa_distance: None });
+        }
+        let mut distances: Vec<u32> = dist.iter().flatten().copied().collect();
+        distances.sort_unstable();
+        distances.dedup();
+        for (i, &d) in distances.iter().enumerate() {
+            let (name, flags) = if i == 0 { ("NODE", 0) } else { ("NUMA", SD_NUMA | SD_OVERLAP) };
+            levels.push(Level { name, flags, numa_distance: Some(d) });
+        }
+
+        // Spans per (cpu, level), before degenerate removal (groups are built from these).
+        let numa_span = |node: usize, d: u32| {
+            let mut s = CpuSet::new(n);
+            for (k, row_d) in dist[node].iter().enumerate() {
+                if *row_d <= d {
+                    s.union_with(&topo.node_cpus[k]);
+                }
+            }
+            s
+        };
+        let mut spans = Interner::default();
+        let intern = |spans: &mut Interner, s: CpuSet| spans.intern(s);
+        let mut raw: Vec<Vec<u32>> = vec![Vec::with_capacity(levels.len()); n];
+        let mut node_level_cache: HashMap<(usize, usize), u32> = HashMap::new();
+        for cpu in 0..n {
+            let info = topo.cpus[cpu];
+            for (li, lv) in levels.iter().enumerate() {
+                let id = match (lv.name, lv.numa_distance) {
+                    ("SMT", _) => {
+                        let mut s = CpuSet::new(n);
+                        topo.smt_siblings(cpu).for_each(|c| s.set(c));
+                        intern(&mut spans, s)
+                    }
+                    ("MC", _) => intern(&mut spans, topo.llc_cpus[info.llc as usize].clone()),
+                    ("PKG", _) => {
+                        let mut s = CpuSet::new(n);
+                        for (node, set) in topo.node_cpus.iter().enumerate() {
+                            if topo.socket_of_node[node] == info.socket {
+                                s.union_with(set);
+                            }
+                        }
+                        intern(&mut spans, s)
+                    }
+                    (_, Some(d)) => *node_level_cache
+                        .entry((info.node as usize, li))
+                        .or_insert_with(|| spans.intern(numa_span(info.node as usize, d))),
+                    _ => unreachable!("every level is SMT, MC, PKG or NUMA"),
+                };
+                // A child not contained in its parent extends the parent (build_sched_domain).
+                let id = match raw[cpu].last() {
+                    Some(&child) if !spans.0[child as usize].is_subset_of(&spans.0[id as usize]) => {
+                        let mut s = spans.0[id as usize].clone();
+                        s.union_with(&spans.0[child as usize].clone());
+                        intern(&mut spans, s)
+                    }
+                    _ => id,
+                };
+                raw[cpu].push(id);
+            }
+        }
+
+        let spans = spans.0;
+        let reclaim = node_reclaim_distance(topo.spec.vendor);
+        let mut domains: Vec<Domain> = Vec::new();
+        let mut shape_ids: HashMap<(usize, u32, Option<u32>), u32> = HashMap::new();
+        let mut per_cpu = vec![Vec::new(); n];
+        for cpu in 0..n {
+            let mut kept: Vec<(usize, u32)> = Vec::new();
+            for (li, &sid) in raw[cpu].iter().enumerate() {
+                let w = spans[sid as usize].weight();
+                if w <= 1 || kept.last().is_some_and(|&(_, c)| c == sid) {
+                    continue; // sd_degenerate / sd_parent_degenerate: equal spans, one group
+                }
+                kept.push((li, sid));
+            }
+            for (k, &(li, sid)) in kept.iter().enumerate() {
+                let child_raw = if li > 0 { Some(raw[cpu][li - 1]) } else { None };
+                let key = (li, sid, child_raw);
+                let id = *shape_ids.entry(key).or_insert_with(|| {
+                    let lv = &levels[li];
+                    let d = make_domain(topo, &spans, &raw, lv, li, sid, cpu, reclaim);
+                    domains.push(d);
+                    domains.len() as u32 - 1
+                });
+                let _ = k;
+                per_cpu[cpu].push(id);
+            }
+        }
+        // imb_numa_nr (build_sched_domains), per CPU bottom-up.
+        let mut imb_set: HashMap<u32, u32> = HashMap::new();
+        for cpu_domains in &per_cpu {
+            let (mut imb, mut imb_span) = (0u32, 1u32);
+            for (k, &id) in cpu_domains.iter().enumerate() {
+                let d = &domains[id as usize];
+                let child = if k > 0 { Some(&domains[cpu_domains[k - 1] as usize]) } else { None };
+                let value = if !d.has(SD_SHARE_LLC) && child.is_some_and(|c| c.has(SD_SHARE_LLC)) {
+                    let nr_llcs = d.weight() / child.map_or(1, |c| c.weight());
+                    imb = if nr_llcs == 1 { d.weight() >> 3 } else { nr_llcs }.max(1);
+                    imb_span = cpu_domains[k + 1..]
+                        .iter()
+                        .map(|&p| &domains[p as usize])
+                        .find(|p| p.has(SD_NUMA))
+                        .map_or(d.weight(), |p| p.weight());
+                    imb
+                } else {
+                    imb * (d.weight() / imb_span.max(1)).max(1)
+                };
+                imb_set.entry(id).or_insert(value);
+            }
+        }
+        for (id, v) in imb_set {
+            domains[id as usize].imb_numa_nr = v;
+        }
+        let llc_size = per_cpu
+            .iter()
+            .map(|ds| ds.iter().rev().map(|&i| &domains[i as usize]).find(|d| d.has(SD_SHARE_LLC)).map_or(1, |d| d.weight()))
+            .collect();
+        SchedDomains { domains, per_cpu, llc_size }
+    }
+
+    pub fn of(&self, cpu: usize) -> impl Iterator<Item = &Domain> {
+        self.per_cpu[cpu].iter().map(|&i| &self.domains[i as usize])
+    }
+
+    /// The kernel's sched_verbose dmesg for one CPU, plus each domain's debugfs values.
+    pub fn sched_verbose(&self, cpu: usize) -> String {
+        let mut s = format!("CPU{cpu} attaching sched-domain(s):\n");
+        for (k, d) in self.of(cpu).enumerate() {
+            let indent = " ".repeat(k + 1);
+            s += &format!("{indent}domain-{k}: span={} level={}\n", d.span, d.name);
+            let groups: Vec<String> = d
+                .groups
+                .iter()
+                .take(8)
+                .map(|g| format!("{}:{{ span={} }}", g.cpus[0], g.span))
+                .collect();
+            let more = if d.groups.len() > 8 { format!(", ... ({} groups)", d.groups.len()) } else { String::new() };
+            s += &format!("{indent} groups: {}{more}\n", groups.join(", "));
+            s += &format!(
+                "{indent} debugfs: name={} flags={} min_interval={} max_interval={} busy_factor={} imbalance_pct={} cache_nice_tries={}\n",
+                d.name,
+                flag_names(d.flags).join(" "),
+                d.min_interval,
+                d.max_interval,
+                d.busy_factor,
+                d.imbalance_pct,
+                d.cache_nice_tries
+            );
+        }
+        s
+    }
+
+    pub fn to_json(&self, cpu: usize) -> Vec<DomainJson> {
+        self.of(cpu)
+            .enumerate()
+            .map(|(k, d)| DomainJson {
+                level: k as u32,
+                name: d.name,
+                span: d.span.to_string(),
+                span_weight: d.weight(),
+                flags: flag_names(d.flags),
+                min_interval: d.min_interval,
+                max_interval: d.max_interval,
+                busy_factor: d.busy_factor,
+                imbalance_pct: d.imbalance_pct,
+                cache_nice_tries: d.cache_nice_tries,
+                groups: d.groups.iter().map(|g| g.span.to_string()).collect(),
+            })
+            .collect()
+    }
+}
+
+#[derive(Serialize, Debug)]
+pub struct DomainJson {
+    pub level: u32,
+    pub name: &'static str,
+    pub span: String,
+    pub span_weight: u32,
+    pub flags: Vec<&'static str>,
+    pub min_interval: u32,
+    pub max_interval: u32,
+    pub busy_factor: u32,
+    pub imbalance_pct: u32,
+    pub cache_nice_tries: u32,
+    pub groups: Vec<String>,
+}
+
+/// `sd_init()` plus the groups (`build_sched_groups` / `build_overlap_sched_groups`).
+#[allow(clippy::too_many_arguments)]
+fn make_domain(
+    topo: &Topology,
+    spans: &[CpuSet],
+    raw: &[Vec<u32>],
+    lv: &Level,
+    li: usize,
+    sid: u32,
+    cpu: usize,
+    reclaim: u32,
+) -> Domain {
+    let span = spans[sid as usize].clone();
+    let weight = span.weight() as u32;
+    let mut flags = SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_PREFER_SIBLING | lv.flags;
+    let (mut imbalance_pct, mut cache_nice_tries) = (117, 0);
+    if flags & SD_SHARE_CPUCAPACITY != 0 {
+        imbalance_pct = 110;
+    } else if flags & SD_SHARE_LLC != 0 {
+        cache_nice_tries = 1;
+    } else if flags & SD_NUMA != 0 {
+        cache_nice_tries = 2;
+        flags &= !SD_PREFER_SIBLING;
+        flags |= SD_SERIALIZE;
+        if lv.numa_distance.is_some_and(|d| d > reclaim) {
+            flags &= !(SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE);
+        }
+    } else {
+        cache_nice_tries = 1;
+    }
+    let child_span = |i: usize| -> CpuSet {
+        if li == 0 {
+            let mut s = CpuSet::new(topo.nr_cpus());
+            s.set(i);
+            s
+        } else {
+            spans[raw[i][li - 1] as usize].clone()
+        }
+    };
+    // Groups: walk the span starting at this CPU (for_each_cpu_wrap), each uncovered CPU adds the
+    // child span of its own domain at this level.
+    let n = topo.nr_cpus();
+    let order: Vec<usize> = span.iter().filter(|&c| c >= cpu).chain(span.iter().filter(|&c| c < cpu)).collect();
+    let mut covered = CpuSet::new(n);
+    let mut groups = Vec::new();
+    for &i in &order {
+        if covered.contains(i) {
+            continue;
+        }
+        let gspan = child_span(i);
+        covered.union_with(&gspan);
+        let cpus: Vec<u32> = gspan.iter().map(|c| c as u32).collect();
+        let balance_cpus = if flags & SD_OVERLAP != 0 {
+            // build_balance_mask: CPUs whose own child domain is exactly this group.
+            gspan.iter().filter(|&j| child_span(j) == gspan).map(|c| c as u32).collect()
+        } else {
+            cpus.clone()
+        };
+        groups.push(Group { span: gspan, cpus, balance_cpus });
+    }
+    Domain {
+        name: lv.name,
+        cpus: span.iter().map(|c| c as u32).collect(),
+        span,
+        flags,
+        min_interval: weight,
+        max_interval: 2 * weight,
+        busy_factor: 16,
+        imbalance_pct,
+        cache_nice_tries,
+        imb_numa_nr: 0,
+        groups,
+        numa_distance: lv.numa_distance,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::preset;
+
+    fn doms(name: &str, fix: bool) -> (Topology, SchedDomains) {
+        let t = Topology::new(preset(name).unwrap()).unwrap();
+        let d = SchedDomains::build(&t, fix);
+        (t, d)
+    }
+
+    fn numa_node_spans(t: &Topology, d: &SchedDomains, cpu: usize) -> Vec<Vec<usize>> {
+        d.of(cpu)
+            .filter(|x| x.has(SD_NUMA))
+            .map(|x| (0..t.nr_nodes).filter(|&n| t.node_cpus[n].is_subset_of(&x.span)).collect())
+            .collect()
+    }
+
+    #[test]
+    fn gnr_96c_snc3_numa_levels_before_and_after_the_fix() {
+        let (t, d) = doms("gnr-2s-96c-snc3", false);
+        let names: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
+        assert_eq!(names, vec![("SMT", 2), ("MC", 64), ("NUMA", 128), ("NUMA", 192), ("NUMA", 256), ("NUMA", 320), ("NUMA", 384)]);
+        assert_eq!(
+            numa_node_spans(&t, &d, 0),
+            vec![vec![0, 1], vec![0, 1, 2], vec![0, 1, 2, 3], vec![0, 1, 2, 3, 5], vec![0, 1, 2, 3, 4, 5]]
+        );
+        // Tim Chen's dmesg: domain-3 spans 0-95,192-287 with groups masked by node 0 and node 2.
+        let d3 = d.of(0).nth(3).unwrap();
+        assert_eq!(d3.span.to_string(), "0-95,192-287");
+        assert_eq!(d3.groups.len(), 2);
+        assert_eq!(d3.groups[1].span.to_string(), "32-95,224-287");
+        let node1_cpu = 32;
+        assert_eq!(numa_node_spans(&t, &d, node1_cpu).len(), 3);
+        let (t, d) = doms("gnr-2s-96c-snc3", true);
+        assert_eq!(numa_node_spans(&t, &d, 0), vec![vec![0, 1], vec![0, 1, 2], vec![0, 1, 2, 3, 4, 5]]);
+        assert_eq!(numa_node_spans(&t, &d, node1_cpu).len(), 2);
+    }
+
+    #[test]
+    fn flags_and_intervals_follow_sd_init() {
+        let (_, d) = doms("gnr-2s-snc3", false);
+        let v: Vec<_> = d.of(0).collect();
+        assert_eq!((v[0].name, v[0].weight(), v[0].imbalance_pct, v[0].cache_nice_tries), ("SMT", 2, 110, 0));
+        assert_eq!((v[1].name, v[1].weight(), v[1].min_interval, v[1].max_interval), ("MC", 86, 86, 172));
+        assert_eq!(v[1].cache_nice_tries, 1);
+        for numa in &v[2..] {
+            assert!(numa.has(SD_SERIALIZE) && numa.has(SD_NUMA) && !numa.has(SD_PREFER_SIBLING));
+            assert_eq!(numa.cache_nice_tries, 2);
+            assert!(numa.has(SD_WAKE_AFFINE), "GNR distances are all below node_reclaim_distance 30");
+        }
+        assert!(!v[1].has(SD_SERIALIZE));
+    }
+
+    #[test]
+    fn pkg_only_without_numa_in_package_and_degenerate_levels_removed() {
+        let (_, d) = doms("milan-2s", false);
+        let v: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
+        assert_eq!(v, vec![("SMT", 2), ("MC", 16), ("PKG", 128), ("NUMA", 256)]);
+        assert_eq!(d.llc_size[0], 16);
+        let (_, d) = doms("gnr-2s", false);
+        let v: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
+        assert_eq!(v, vec![("SMT", 2), ("MC", 256), ("NUMA", 512)]);
+        let (_, d) = doms("spr-2s-snc4", false);
+        let v: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
+        assert_eq!(v, vec![("SMT", 2), ("MC", 28), ("NUMA", 112), ("NUMA", 224)]);
+    }
+
+    #[test]
+    fn should_we_balance_masks_pick_one_cpu_per_node_at_numa() {
+        let (_, d) = doms("gnr-2s-96c-snc3", false);
+        let d2 = d.of(0).nth(2).unwrap();
+        // groups = SNC nodes; each group's balance mask is the node itself
+        assert_eq!(d2.groups.len(), 2);
+        assert_eq!(d2.groups[0].balance_cpus.len(), 64);
+        assert_eq!(d2.imb_numa_nr, 2);
+        let mc = d.of(0).nth(1).unwrap();
+        assert_eq!(mc.groups.len(), 32, "MC groups are SMT cores");
+    }
+}

@@ -1,0 +1,470 @@
+//! The machine: sockets → NUMA nodes (SNC / NPS) → LLCs → cores → SMT threads, numbered as Linux
+//! numbers them on these machines (thread siblings at +cores_total), the SLIT, and the one-way
+//! cache-line transfer latency between any two CPUs (REFERENCE.md §3; sources in docs/MODEL.md).
+
+use crate::cpuset::CpuSet;
+use crate::error::{FieldError, Invalid};
+use serde::{Deserialize, Serialize};
+
+pub const MAX_CPUS: usize = 4096;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Vendor {
+    Intel,
+    Amd,
+}
+
+/// One-way cache-line transfer latency by CPU-pair class, in ns (a measured table per machine).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LatencyTable {
+    pub smt: u32,
+    pub llc: u32,
+    /// Same socket, other LLC/node, near (adjacent die, or any other CCX on AMD).
+    pub node_near: u32,
+    /// Same socket, far die (Intel SNC: the node at the larger SLIT distance).
+    pub node_far: u32,
+    pub socket: u32,
+    pub source: &'static str,
+}
+
+/// Everything a preset or a custom machine is made from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MachineSpec {
+    pub name: String,
+    pub description: &'static str,
+    pub vendor: Vendor,
+    pub sockets: u32,
+    pub cores_per_socket: u32,
+    pub smt: u32,
+    pub nodes_per_socket: u32,
+    pub cores_per_llc: u32,
+    /// Raw firmware SLIT when the preset has a measured one (else the vendor's regular form).
+    #[serde(skip)]
+    pub slit: Option<Vec<Vec<u32>>>,
+    /// LLC size in MiB (per LLC), for the cache-aware capacity checks.
+    pub llc_mib: u32,
+    pub latency: LatencyTable,
+}
+
+const GNR_SNC3_SLIT: [[u32; 6]; 6] = [
+    [10, 15, 17, 21, 28, 26],
+    [15, 10, 15, 23, 26, 23],
+    [17, 15, 10, 26, 23, 21],
+    [21, 28, 26, 10, 15, 17],
+    [23, 26, 23, 15, 10, 15],
+    [26, 23, 21, 17, 15, 10],
+];
+
+const LAT_GNR_SNC3: LatencyTable = LatencyTable {
+    smt: 8,
+    llc: 81,
+    node_near: 105,
+    node_far: 132,
+    socket: 412,
+    source: "Intel MLC c2c HITM on 2S Xeon 6980P SNC3 (ik_llama.cpp #201): 81 / 99-110 / 125-140 / 372-452, midpoints",
+};
+const LAT_GNR_FLAT: LatencyTable = LatencyTable {
+    smt: 8,
+    llc: 180,
+    node_near: 180,
+    node_far: 180,
+    socket: 423,
+    source: "Intel MLC HITM on 2S Xeon 6980P SNC off (ik_llama.cpp #201): 180 / 413-433 midpoint",
+};
+const LAT_SPR: LatencyTable = LatencyTable {
+    smt: 8,
+    llc: 51,
+    node_near: 51,
+    node_far: 51,
+    socket: 141,
+    source: "no SPR row in REFERENCE §3: Ice Lake 8375C on-die 51 (same mesh generation), Cascade Lake SNC2 cross-socket 107-175 midpoint",
+};
+const LAT_MILAN: LatencyTable = LatencyTable {
+    smt: 10,
+    llc: 23,
+    node_near: 108,
+    node_far: 108,
+    socket: 197,
+    source: "CAS ping-pong on 2S Milan 7R13 (core-to-core-latency): 9.8 / 22.7 / 107.6 / 197",
+};
+const LAT_GENOA: LatencyTable = LatencyTable {
+    smt: 10,
+    llc: 24,
+    node_near: 95,
+    node_far: 95,
+    socket: 193,
+    source: "core-to-core-latency on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
+};
+
+/// Preset names, append-only (links name them).
+pub const PRESETS: &[&str] =
+    &["gnr-2s-snc3", "gnr-2s-96c-snc3", "gnr-2s", "spr-2s-snc4", "milan-2s", "genoa-2s", "bergamo-2s", "custom"];
+
+pub fn preset(name: &str) -> Option<MachineSpec> {
+    let gnr_slit = Some(GNR_SNC3_SLIT.iter().map(|r| r.to_vec()).collect::<Vec<_>>());
+    let m = |name: &str, description, vendor, sockets, cores, nodes, llc, slit, llc_mib, latency| MachineSpec {
+        name: name.to_string(),
+        description,
+        vendor,
+        sockets,
+        cores_per_socket: cores,
+        smt: 2,
+        nodes_per_socket: nodes,
+        cores_per_llc: llc,
+        slit,
+        llc_mib,
+        latency,
+    };
+    Some(match name {
+        "gnr-2s-snc3" => m(name, "2S Xeon 6980P (Granite Rapids-AP), 2x128 cores, SMT2, SNC3 (43/43/42), raw asymmetric SLIT",
+            Vendor::Intel, 2, 128, 3, 43, gnr_slit, 168, LAT_GNR_SNC3),
+        "gnr-2s-96c-snc3" => m(name, "2S Granite Rapids 96-core, SNC3 nodes of 32 cores (the seed-000 test machine's dmesg)",
+            Vendor::Intel, 2, 96, 3, 32, gnr_slit, 168, LAT_GNR_SNC3),
+        "gnr-2s" => m(name, "2S Xeon 6980P, SNC off: one node and one LLC per socket",
+            Vendor::Intel, 2, 128, 1, 128, None, 504, LAT_GNR_FLAT),
+        "spr-2s-snc4" => m(name, "2S Xeon 8480+ (Sapphire Rapids), 2x56 cores, SNC4 nodes of 14 cores",
+            Vendor::Intel, 2, 56, 4, 14, None, 26, LAT_SPR),
+        "milan-2s" => m(name, "2S EPYC 7763 (Milan), 2x64 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
+            Vendor::Amd, 2, 64, 1, 8, None, 32, LAT_MILAN),
+        "genoa-2s" => m(name, "2S EPYC 9654 (Genoa), 2x96 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
+            Vendor::Amd, 2, 96, 1, 8, None, 32, LAT_GENOA),
+        "bergamo-2s" => m(name, "2S EPYC 9754 (Bergamo), 2x128 Zen4c cores, SMT2, NPS1, 8-core CCX with 16 MB L3",
+            Vendor::Amd, 2, 128, 1, 8, None, 16, LAT_GENOA),
+        "custom" => m(name, "custom layout from parameters (hardware figures of gnr-2s-snc3)",
+            Vendor::Intel, 2, 32, 2, 16, None, 32, LAT_GNR_SNC3),
+        _ => return None,
+    })
+}
+
+/// Optional overrides of a preset's layout (the page's machine knobs, the link's keys).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LayoutOverrides {
+    pub sockets: Option<u32>,
+    pub cores_per_socket: Option<u32>,
+    pub smt: Option<u32>,
+    pub nodes_per_socket: Option<u32>,
+    pub cores_per_llc: Option<u32>,
+}
+
+impl MachineSpec {
+    /// Applies layout overrides; a raw SLIT only survives if the node layout is unchanged.
+    pub fn with_overrides(mut self, o: &LayoutOverrides) -> Result<MachineSpec, Invalid> {
+        let before = (self.sockets, self.nodes_per_socket);
+        if let Some(v) = o.sockets {
+            self.sockets = v;
+        }
+        if let Some(v) = o.cores_per_socket {
+            self.cores_per_socket = v;
+        }
+        if let Some(v) = o.smt {
+            self.smt = v;
+        }
+        if let Some(v) = o.nodes_per_socket {
+            self.nodes_per_socket = v;
+        }
+        if let Some(v) = o.cores_per_llc {
+            self.cores_per_llc = v;
+        } else if self.vendor == Vendor::Intel {
+            // Intel: the LLC is the socket, split per SNC node for the scheduler (match_llc).
+            self.cores_per_llc = self.cores_per_socket.div_ceil(self.nodes_per_socket.max(1));
+        } else {
+            self.cores_per_llc = self.cores_per_llc.min(self.cores_per_socket);
+        }
+        if (self.sockets, self.nodes_per_socket) != before {
+            self.slit = None;
+        }
+        self.validate()?;
+        Ok(self)
+    }
+
+    pub fn validate(&self) -> Result<(), Invalid> {
+        let mut errs = Vec::new();
+        if !(1..=8).contains(&self.sockets) {
+            errs.push(FieldError::new("sockets", format!("{} is out of range: allowed 1..=8", self.sockets)));
+        }
+        if !(1..=512).contains(&self.cores_per_socket) {
+            errs.push(FieldError::new("cores_per_socket", format!("{} is out of range: allowed 1..=512", self.cores_per_socket)));
+        }
+        if !(1..=2).contains(&self.smt) {
+            errs.push(FieldError::new("smt", format!("{} is not allowed: 1 (off) or 2 (on)", self.smt)));
+        }
+        if ![1, 2, 3, 4].contains(&self.nodes_per_socket) {
+            errs.push(FieldError::new("nodes_per_socket", format!("{} is not allowed: 1 (SNC off / NPS1), 2, 3 or 4", self.nodes_per_socket)));
+        } else if self.cores_per_socket < self.nodes_per_socket * 2 {
+            errs.push(FieldError::new(
+                "nodes_per_socket",
+                format!("{} nodes per socket need at least {} cores per socket (2 per node), got {}", self.nodes_per_socket, self.nodes_per_socket * 2, self.cores_per_socket),
+            ));
+        }
+        if self.cores_per_llc == 0 || self.cores_per_llc > self.cores_per_socket.max(1) {
+            errs.push(FieldError::new("cores_per_llc", format!("{} is out of range: allowed 1..={}", self.cores_per_llc, self.cores_per_socket)));
+        }
+        let cpus = self.sockets as u64 * self.cores_per_socket as u64 * self.smt as u64;
+        if errs.is_empty() && cpus > MAX_CPUS as u64 {
+            errs.push(FieldError::new("cores_per_socket", format!("{cpus} CPUs (sockets x cores x SMT) exceed the limit of {MAX_CPUS}")));
+        }
+        if errs.is_empty() { Ok(()) } else { Err(Invalid(errs)) }
+    }
+}
+
+/// Where one CPU sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CpuInfo {
+    pub cpu: u32,
+    pub socket: u32,
+    pub node: u32,
+    pub llc: u32,
+    /// Global core id (`cpu % cores_total`).
+    pub core: u32,
+    pub thread: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Topology {
+    pub spec: MachineSpec,
+    pub cpus: Vec<CpuInfo>,
+    pub nr_nodes: usize,
+    pub nr_llcs: usize,
+    pub cores_total: usize,
+    /// SLIT as firmware reports it (row = from node).
+    pub slit: Vec<Vec<u32>>,
+    pub node_cpus: Vec<CpuSet>,
+    pub llc_cpus: Vec<CpuSet>,
+    pub socket_of_node: Vec<u32>,
+}
+
+impl Topology {
+    pub fn new(spec: MachineSpec) -> Result<Topology, Invalid> {
+        spec.validate()?;
+        let (sockets, cps, smt, nps) =
+            (spec.sockets as usize, spec.cores_per_socket as usize, spec.smt as usize, spec.nodes_per_socket as usize);
+        let cores_total = sockets * cps;
+        let nr_cpus = cores_total * smt;
+        // Per core: node and LLC. Nodes split a socket as evenly as possible, larger first (43/43/42).
+        let mut core_node = vec![0u32; cores_total];
+        let mut core_llc = vec![0u32; cores_total];
+        let mut nr_llcs = 0u32;
+        for s in 0..sockets {
+            let mut c = 0;
+            for n in 0..nps {
+                let size = cps / nps + usize::from(n < cps % nps);
+                let node = (s * nps + n) as u32;
+                let per_llc = (spec.cores_per_llc as usize).min(size);
+                for k in 0..size {
+                    let core = s * cps + c + k;
+                    core_node[core] = node;
+                    core_llc[core] = nr_llcs + (k / per_llc) as u32;
+                }
+                nr_llcs += size.div_ceil(per_llc) as u32;
+                c += size;
+            }
+        }
+        let nr_nodes = sockets * nps;
+        let cpus: Vec<CpuInfo> = (0..nr_cpus)
+            .map(|cpu| {
+                let core = cpu % cores_total;
+                CpuInfo {
+                    cpu: cpu as u32,
+                    socket: (core / cps) as u32,
+                    node: core_node[core],
+                    llc: core_llc[core],
+                    core: core as u32,
+                    thread: (cpu / cores_total) as u32,
+                }
+            })
+            .collect();
+        let mut node_cpus = vec![CpuSet::new(nr_cpus); nr_nodes];
+        let mut llc_cpus = vec![CpuSet::new(nr_cpus); nr_llcs as usize];
+        for c in &cpus {
+            node_cpus[c.node as usize].set(c.cpu as usize);
+            llc_cpus[c.llc as usize].set(c.cpu as usize);
+        }
+        let socket_of_node: Vec<u32> = (0..nr_nodes).map(|n| (n / nps) as u32).collect();
+        let slit = match &spec.slit {
+            Some(s) if s.len() == nr_nodes => s.clone(),
+            _ => regular_slit(&spec, &socket_of_node),
+        };
+        Ok(Topology { spec, cpus, nr_nodes, nr_llcs: nr_llcs as usize, cores_total, slit, node_cpus, llc_cpus, socket_of_node })
+    }
+
+    pub fn nr_cpus(&self) -> usize {
+        self.cpus.len()
+    }
+
+    pub fn smt_siblings(&self, cpu: usize) -> impl Iterator<Item = usize> + '_ {
+        let core = self.cpus[cpu].core as usize;
+        (0..self.spec.smt as usize).map(move |t| core + t * self.cores_total)
+    }
+
+    pub fn class(&self, a: usize, b: usize) -> LatencyClass {
+        let (x, y) = (&self.cpus[a], &self.cpus[b]);
+        if a == b {
+            LatencyClass::Same
+        } else if x.core == y.core {
+            LatencyClass::Smt
+        } else if x.llc == y.llc {
+            LatencyClass::Llc
+        } else if x.socket == y.socket {
+            // Same socket: the larger of the two on-socket SLIT distances is the far die.
+            let d = self.slit[x.node as usize][y.node as usize];
+            if x.node != y.node && d > self.nearest_remote_node_distance(x.node as usize) {
+                LatencyClass::NodeFar
+            } else {
+                LatencyClass::NodeNear
+            }
+        } else {
+            LatencyClass::Socket
+        }
+    }
+
+    fn nearest_remote_node_distance(&self, node: usize) -> u32 {
+        let s = self.socket_of_node[node];
+        (0..self.nr_nodes)
+            .filter(|&n| n != node && self.socket_of_node[n] == s)
+            .map(|n| self.slit[node][n])
+            .min()
+            .unwrap_or(u32::MAX)
+    }
+
+    /// One-way cache-line transfer latency between two CPUs, ns.
+    pub fn xfer_ns(&self, a: usize, b: usize) -> u32 {
+        let l = &self.spec.latency;
+        match self.class(a, b) {
+            LatencyClass::Same => 0,
+            LatencyClass::Smt => l.smt,
+            LatencyClass::Llc => l.llc,
+            LatencyClass::NodeNear => l.node_near,
+            LatencyClass::NodeFar => l.node_far,
+            LatencyClass::Socket => l.socket,
+        }
+    }
+
+    pub fn same_socket(&self, a: usize, b: usize) -> bool {
+        self.cpus[a].socket == self.cpus[b].socket
+    }
+
+    /// `numactl -H`-style summary.
+    pub fn numactl(&self) -> String {
+        let mut s = format!("available: {} nodes (0-{})\n", self.nr_nodes, self.nr_nodes - 1);
+        for (n, set) in self.node_cpus.iter().enumerate() {
+            let list: Vec<String> = set.iter().map(|c| c.to_string()).collect();
+            s += &format!("node {n} cpus: {}\n", list.join(" "));
+        }
+        s += "node distances:\nnode ";
+        for n in 0..self.nr_nodes {
+            s += &format!("{n:>4}");
+        }
+        s += "\n";
+        for (n, row) in self.slit.iter().enumerate() {
+            s += &format!("{n:>4}:");
+            for d in row {
+                s += &format!("{d:>4}");
+            }
+            s += "\n";
+        }
+        s
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum LatencyClass {
+    Same,
+    Smt,
+    Llc,
+    NodeNear,
+    NodeFar,
+    Socket,
+}
+
+/// The regular SLIT firmware reports: 10 local; on-socket 12 (Intel SNC) or 11 (AMD NPS);
+/// 21 (Intel) or 32 (AMD) across sockets.
+fn regular_slit(spec: &MachineSpec, socket_of_node: &[u32]) -> Vec<Vec<u32>> {
+    let (on, off) = match spec.vendor {
+        Vendor::Intel => (12, 21),
+        Vendor::Amd => (11, 32),
+    };
+    let n = socket_of_node.len();
+    (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| if i == j { 10 } else if socket_of_node[i] == socket_of_node[j] { on } else { off })
+                .collect()
+        })
+        .collect()
+}
+
+/// Distances the scheduler uses. With `snc3-distance-fix` (4d6dd05d07d0, 528d89a4707e) Intel
+/// machines with ≥3 nodes per package replace every cross-socket distance (≥ REMOTE_DISTANCE 20) by
+/// their average; the raw SLIT stays for everything else.
+pub fn sched_distances(topo: &Topology, snc3_fix: bool) -> Vec<Vec<u32>> {
+    let mut d = topo.slit.clone();
+    if snc3_fix && topo.spec.vendor == Vendor::Intel && topo.spec.nodes_per_socket >= 3 {
+        let remote: Vec<u32> = d.iter().flatten().copied().filter(|&x| x >= 20).collect();
+        if !remote.is_empty() {
+            let avg = remote.iter().map(|&x| x as u64).sum::<u64>() / remote.len() as u64;
+            for x in d.iter_mut().flatten() {
+                if *x >= 20 {
+                    *x = avg as u32;
+                }
+            }
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn topo(name: &str) -> Topology {
+        Topology::new(preset(name).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn gnr_snc3_layout_and_numbering() {
+        let t = topo("gnr-2s-snc3");
+        assert_eq!((t.nr_cpus(), t.nr_nodes, t.nr_llcs), (512, 6, 6));
+        let sizes: Vec<usize> = t.node_cpus.iter().map(|s| s.weight()).collect();
+        assert_eq!(sizes, vec![86, 86, 84, 86, 86, 84]);
+        // CPU 0's sibling is CPU 256 (thread siblings at +cores_total).
+        assert_eq!(t.smt_siblings(0).collect::<Vec<_>>(), vec![0, 256]);
+        assert_eq!(t.node_cpus[0].to_string(), "0-42,256-298");
+    }
+
+    #[test]
+    fn latency_classes() {
+        let t = topo("gnr-2s-snc3");
+        assert_eq!(t.class(0, 256), LatencyClass::Smt);
+        assert_eq!(t.class(0, 42), LatencyClass::Llc);
+        assert_eq!(t.class(0, 43), LatencyClass::NodeNear); // node 1, SLIT 15
+        assert_eq!(t.class(0, 86), LatencyClass::NodeFar); // node 2, SLIT 17
+        assert_eq!(t.class(0, 128), LatencyClass::Socket);
+        assert_eq!(t.xfer_ns(0, 128), 412);
+        let m = topo("milan-2s");
+        assert_eq!(m.nr_llcs, 16);
+        assert_eq!(m.class(0, 7), LatencyClass::Llc);
+        assert_eq!(m.class(0, 8), LatencyClass::NodeNear);
+        assert_eq!(m.xfer_ns(0, 64), 197);
+    }
+
+    #[test]
+    fn snc3_fix_averages_remote_distance_to_24() {
+        let t = topo("gnr-2s-snc3");
+        let d = sched_distances(&t, true);
+        assert_eq!(d[0], vec![10, 15, 17, 24, 24, 24]);
+        assert_eq!(sched_distances(&t, false)[0], vec![10, 15, 17, 21, 28, 26]);
+    }
+
+    #[test]
+    fn impossible_layouts_name_the_field() {
+        let spec = preset("custom").unwrap();
+        let e = spec
+            .clone()
+            .with_overrides(&LayoutOverrides { cores_per_socket: Some(2), nodes_per_socket: Some(3), ..Default::default() })
+            .unwrap_err();
+        assert_eq!(e.0[0].field, "nodes_per_socket");
+        let e = spec.with_overrides(&LayoutOverrides { sockets: Some(8), cores_per_socket: Some(512), ..Default::default() }).unwrap_err();
+        assert!(e.0[0].message.contains("4096"), "{e}");
+    }
+}

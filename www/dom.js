@@ -1,0 +1,55 @@
+// Tiny DOM helpers. Text from links, presets or reports only ever reaches the DOM through
+// textContent and attribute setters (never HTML parsing).
+export const $ = (id) => document.getElementById(id);
+
+/** h('td', {class: 'x', dataset: {k: 'v'}, onclick: fn}, 'text', childNode, ...) */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'text') el.textContent = String(v);
+    else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'checked' || k === 'value' || k === 'disabled' || k === 'selected') el[k] = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+export function clear(el) {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  return el;
+}
+
+export function setText(id, text) {
+  const el = typeof id === 'string' ? $(id) : id;
+  if (el) el.textContent = text;
+  return el;
+}
+
+/** Number formatting for tables and cards. */
+export function fmt(x, digits = 2) {
+  if (x === null || x === undefined || Number.isNaN(x)) return '–';
+  if (typeof x !== 'number') return String(x);
+  const a = Math.abs(x);
+  if (a >= 1e9) return (x / 1e9).toFixed(digits) + 'G';
+  if (a >= 1e6) return (x / 1e6).toFixed(digits) + 'M';
+  if (a >= 1e4) return (x / 1e3).toFixed(digits) + 'k';
+  if (Number.isInteger(x)) return String(x);
+  return x.toFixed(digits);
+}
+
+export function fmtInt(x) {
+  if (x === null || x === undefined || Number.isNaN(x)) return '–';
+  return Math.round(x).toLocaleString('en-US');
+}
+
+export function fmtPct(x, digits = 1, signed = false) {
+  if (x === null || x === undefined || Number.isNaN(x) || !Number.isFinite(x)) return '–';
+  const s = x.toFixed(digits) + '%';
+  return signed && x > 0 ? '+' + s : s;
+}

@@ -1,0 +1,205 @@
+// Scenario form: rendered from presets(), reads/writes the engine's Experiment object.
+import { $, h, clear } from './dom.js';
+
+const MACHINE_KNOBS = ['sockets', 'cores_per_socket', 'nodes_per_socket', 'cores_per_llc'];
+
+export class ScenarioForm {
+  constructor(presets, onChange) {
+    this.presets = presets;
+    this.onChange = onChange;
+    this.template = null; // last experiment set: keeps value types (e.g. smt bool vs number) and unknown keys
+    this.knobs = []; // knob descriptors of the current workload
+    this.renderStatic();
+  }
+
+  machinePreset(name) { return this.presets.machines.find((m) => m.name === name); }
+  workloadPreset(name) { return this.presets.workloads.find((w) => w.name === name); }
+
+  renderStatic() {
+    const p = this.presets;
+    const msel = clear($('machine'));
+    for (const m of p.machines) msel.append(h('option', { value: m.name, title: m.description || '' }, m.name));
+    const wsel = clear($('workload'));
+    for (const w of p.workloads) wsel.append(h('option', { value: w.name, title: w.description || '' }, w.name));
+
+    const tbody = clear($('patches').tBodies[0]);
+    for (const pt of p.patches) {
+      const desc = h('div', { class: 'patch-desc' }, pt.description || '');
+      const commit = pt.commit ? h('code', { class: 'commit', title: 'upstream commit' }, pt.commit) : null;
+      tbody.append(h('tr', { dataset: { patch: pt.name } },
+        h('td', {}, h('input', { type: 'checkbox', class: 'patch-a', 'aria-label': `A: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-a-${pt.name}` } })),
+        h('td', {}, h('input', { type: 'checkbox', class: 'patch-b', 'aria-label': `B: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-b-${pt.name}` } })),
+        h('td', {}, h('span', { class: 'patch-name' }, pt.name), ' ', commit, desc)));
+    }
+
+    const stories = clear($('stories'));
+    (p.stories || []).forEach((s, i) => {
+      stories.append(h('button', {
+        type: 'button', class: 'story', id: `story-${i}`,
+        dataset: { story: s.name, testid: `story-${s.name}` },
+        title: s.name,
+      }, s.title || s.name));
+    });
+
+    $('machine').addEventListener('change', () => { this.applyMachinePreset($('machine').value); this.changed('machine'); });
+    $('workload').addEventListener('change', () => { this.renderKnobs($('workload').value, null); this.changed('workload'); });
+    $('scenario').addEventListener('input', (ev) => this.changed(fieldOf(ev.target)));
+    $('scenario').addEventListener('change', (ev) => {
+      if (ev.target.id === 'machine' || ev.target.id === 'workload') return;
+      this.changed(fieldOf(ev.target));
+    });
+    for (const id of MACHINE_KNOBS.concat(['smt'])) {
+      $(id).addEventListener('input', () => this.updateMachineSummary());
+      $(id).addEventListener('change', () => this.updateMachineSummary());
+    }
+  }
+
+  changed(field) { this.onChange?.(field); }
+
+  applyMachinePreset(name) {
+    const m = this.machinePreset(name);
+    $('machine-desc').textContent = m ? (m.description || '') : '';
+    if (!m || name === 'custom') { this.updateMachineSummary(); return; }
+    for (const k of MACHINE_KNOBS) if (m[k] !== undefined) $(k).value = String(m[k]);
+    if (m.smt !== undefined) $('smt').value = smtOn(m.smt) ? 'on' : 'off';
+    this.updateMachineSummary();
+  }
+
+  updateMachineSummary() {
+    const n = (id) => Number($(id).value) || 0;
+    const threads = $('smt').value === 'on' ? 2 : 1;
+    const cpus = n('sockets') * n('cores_per_socket') * threads;
+    const nodes = n('sockets') * n('nodes_per_socket');
+    const llcs = n('cores_per_llc') ? Math.ceil(n('sockets') * n('cores_per_socket') / n('cores_per_llc')) : 0;
+    const m = this.machinePreset($('machine').value);
+    $('machine-summary').textContent = `${cpus} CPUs, ${nodes} NUMA nodes, ${llcs} LLCs` + (m && m.vendor ? ` (${m.vendor})` : '');
+  }
+
+  renderKnobs(workloadName, values) {
+    const w = this.workloadPreset(workloadName);
+    $('workload-desc').textContent = w ? `${w.description || ''}${w.unit ? ` — throughput in ${w.unit}` : ''}` : '';
+    const box = clear($('workload-knobs'));
+    this.knobs = w ? w.knobs || [] : [];
+    for (const k of this.knobs) {
+      const v = values && values[k.name] !== undefined ? values[k.name] : k.default;
+      let input;
+      if (k.kind === 'enum') {
+        input = h('select', { id: `knob-${k.name}`, name: k.name, dataset: { knob: k.name } },
+          (k.values || []).map((x) => h('option', { value: String(x) }, String(x))));
+        input.value = String(v);
+      } else {
+        input = h('input', {
+          id: `knob-${k.name}`, name: k.name, type: 'number', step: '1',
+          min: k.min ?? undefined, max: k.max ?? undefined, dataset: { knob: k.name },
+        });
+        input.value = v === undefined || v === null ? '' : String(v);
+      }
+      box.append(h('label', { title: k.description || '' }, k.name.replace(/_/g, ' '), ' ', input));
+      box.append(h('div', { class: 'field-error', 'data-error-for': k.name }));
+    }
+  }
+
+  /** Fill every field from an Experiment (as returned by decode_link or a story). */
+  set(exp) {
+    this.template = structuredClone(exp);
+    const m = exp.machine || {};
+    $('machine').value = m.preset ?? '';
+    const mp = this.machinePreset(m.preset);
+    $('machine-desc').textContent = mp ? (mp.description || '') : '';
+    for (const k of MACHINE_KNOBS) $(k).value = m[k] === undefined || m[k] === null ? '' : String(m[k]);
+    $('smt').value = smtOn(m.smt) ? 'on' : 'off';
+    $('hz').value = String(exp.hz ?? 1000);
+    const wl = exp.workload || {};
+    $('workload').value = wl.name ?? '';
+    this.renderKnobs(wl.name, wl);
+    const a = new Set(exp.a || []), b = new Set(exp.b || []);
+    for (const el of document.querySelectorAll('input.patch-a')) el.checked = a.has(el.dataset.patch);
+    for (const el of document.querySelectorAll('input.patch-b')) el.checked = b.has(el.dataset.patch);
+    $('seconds').value = String(exp.seconds ?? '');
+    $('seed').value = String(exp.seed ?? '');
+    this.updateMachineSummary();
+  }
+
+  /** Current form -> Experiment (value types follow the last experiment set). */
+  get() {
+    const t = this.template || {};
+    const tm = t.machine || {};
+    const num = (id) => {
+      const s = $(id).value.trim();
+      return s === '' ? null : Number(s);
+    };
+    const machine = { ...tm, preset: $('machine').value };
+    for (const k of MACHINE_KNOBS) machine[k] = num(k);
+    const on = $('smt').value === 'on';
+    machine.smt = typeof tm.smt === 'number' ? (on ? (tm.smt > 1 ? tm.smt : 2) : 1) : on;
+    const workload = { name: $('workload').value };
+    for (const k of this.knobs) {
+      const el = $(`knob-${k.name}`);
+      if (!el) continue;
+      if (k.kind === 'enum') workload[k.name] = el.value;
+      else workload[k.name] = el.value.trim() === '' ? null : Number(el.value);
+    }
+    const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked).map((e) => e.dataset.patch);
+    return {
+      ...t,
+      v: t.v ?? 1,
+      machine,
+      hz: Number($('hz').value),
+      workload,
+      seconds: num('seconds'),
+      seed: num('seed'),
+      a: checked('patch-a'),
+      b: checked('patch-b'),
+    };
+  }
+}
+
+function smtOn(v) {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v > 1;
+  if (typeof v === 'string') return v === 'on' || v === 'true' || v === '1' || v === '2';
+  return true;
+}
+
+/** Link field name for a form element (link keys: machine knobs, workload knobs, a, b, ...). */
+export function fieldOf(el) {
+  if (!el) return null;
+  if (el.classList?.contains('patch-a')) return 'a';
+  if (el.classList?.contains('patch-b')) return 'b';
+  if (el.dataset?.knob) return el.dataset.knob;
+  return el.name || el.id || null;
+}
+
+/** Show [{field, message}] next to fields (elements with data-error-for); unknown fields go to #other-errors. */
+export function showErrors(errors) {
+  const all = [...document.querySelectorAll('[data-error-for]')];
+  const other = $('other-errors');
+  for (const el of all) {
+    if (other.contains(el)) continue;
+    el.textContent = '';
+    el.classList.remove('shown');
+  }
+  clear(other);
+  for (const el of document.querySelectorAll('[aria-invalid="true"]')) el.removeAttribute('aria-invalid');
+  for (const e of errors || []) {
+    const field = String(e.field ?? '');
+    const msg = String(e.message ?? '');
+    let target = all.find((el) => el.dataset.errorFor === field && !other.contains(el) && el.isConnected);
+    if (!target) {
+      target = h('div', { class: 'field-error shown', 'data-error-for': field }, `${field}: ${msg}`);
+      other.append(target);
+    } else {
+      target.textContent = target.textContent ? `${target.textContent}; ${msg}` : msg;
+      target.classList.add('shown');
+    }
+    const input = fieldInput(field);
+    if (input) input.setAttribute('aria-invalid', 'true');
+  }
+}
+
+function fieldInput(field) {
+  if (!field) return null;
+  const direct = document.getElementById(field);
+  if (direct && /^(INPUT|SELECT)$/.test(direct.tagName) && direct.closest('#scenario')) return direct;
+  return document.getElementById(`knob-${field}`);
+}

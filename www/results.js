@@ -1,0 +1,155 @@
+// Result views: summary cards (A, B, Δ%), perf-report bars, perf-c2c table, counters.
+import { $, h, clear, fmt, fmtInt, fmtPct } from './dom.js';
+
+const METRICS = ['throughput', 'contention', 'lat-avg', 'lat-p95', 'lat-max'];
+
+function setCell(id, text, value) {
+  const el = $(id);
+  if (!el) return;
+  el.textContent = text;
+  if (value === undefined || value === null || Number.isNaN(value)) el.removeAttribute('data-value');
+  else el.dataset.value = String(value);
+}
+
+export function clearSummary() {
+  for (const side of ['a', 'b', 'delta']) {
+    for (const m of METRICS) {
+      setCell(`summary-${side}-${m}`, '–', null);
+      $(`summary-${side}-${m}`).classList.remove('good', 'bad');
+    }
+  }
+  for (const side of ['a', 'b']) {
+    $(`summary-${side}-hash`).textContent = '';
+    $(`card-${side}`).removeAttribute('data-report-hash');
+  }
+}
+
+export function setPatchLists(exp) {
+  for (const side of ['a', 'b']) {
+    const list = exp[side] || [];
+    $(`summary-${side}-patches`).textContent = list.length ? `(${list.join(', ')})` : '(baseline)';
+  }
+}
+
+const ms = (x) => (x === undefined || x === null ? '–' : `${fmt(x, 3)} ms`);
+
+export function renderSide(side, r) {
+  const unit = r.throughput_unit ? ` ${r.throughput_unit}` : '/s';
+  setCell(`summary-${side}-throughput`, `${fmt(r.throughput_per_sec, 2)}${unit}`, r.throughput_per_sec);
+  setCell(`summary-${side}-contention`, fmtPct(r.contention_pct, 2), r.contention_pct);
+  const l = r.latency_ms || {};
+  setCell(`summary-${side}-lat-avg`, ms(l.avg), l.avg);
+  setCell(`summary-${side}-lat-p95`, ms(l.p95), l.p95);
+  setCell(`summary-${side}-lat-max`, ms(l.max), l.max);
+  const hash = r.report_hash === undefined ? '' : String(r.report_hash);
+  $(`summary-${side}-hash`).textContent = hash ? `report ${hash} · ${fmtInt(r.events)} events · ${fmt(r.sim_seconds, 3)} s simulated` : '';
+  $(`card-${side}`).dataset.reportHash = hash;
+}
+
+const pctChange = (a, b) => (a ? ((b - a) / Math.abs(a)) * 100 : null);
+
+/** Δ from compare() when available; otherwise computed here. higher=better for throughput only. */
+export function renderDelta(ra, rb, cmp) {
+  const la = ra.latency_ms || {}, lb = rb.latency_ms || {};
+  const d = {
+    throughput: cmp?.throughput_pct ?? pctChange(ra.throughput_per_sec, rb.throughput_per_sec),
+    contention: cmp?.contention_points ?? (rb.contention_pct - ra.contention_pct),
+    'lat-avg': cmp?.latency_avg_pct ?? pctChange(la.avg, lb.avg),
+    'lat-p95': cmp?.latency_p95_pct ?? pctChange(la.p95, lb.p95),
+    'lat-max': cmp?.latency_max_pct ?? pctChange(la.max, lb.max),
+  };
+  for (const m of METRICS) {
+    const v = d[m];
+    const text = m === 'contention'
+      ? (v === null || !Number.isFinite(v) ? '–' : `${v > 0 ? '+' : ''}${v.toFixed(2)} pts`)
+      : fmtPct(v, 1, true);
+    setCell(`summary-delta-${m}`, text, v);
+    const el = $(`summary-delta-${m}`);
+    el.classList.remove('good', 'bad');
+    if (v !== null && Number.isFinite(v) && Math.abs(v) >= 0.05) {
+      const better = m === 'throughput' ? v > 0 : v < 0;
+      el.classList.add(better ? 'good' : 'bad');
+    }
+  }
+}
+
+/** perf-report-like bars: one row per symbol, A and B bars (share of non-idle cycles). */
+export function renderProfile(ra, rb) {
+  const box = clear($('profile'));
+  const map = new Map();
+  for (const [side, r] of [['a', ra], ['b', rb]]) {
+    for (const p of (r && r.profile) || []) {
+      const e = map.get(p.symbol) || { symbol: p.symbol, a: null, b: null };
+      e[side] = p.percent;
+      map.set(p.symbol, e);
+    }
+  }
+  const rows = [...map.values()].sort((x, y) => Math.max(y.a ?? 0, y.b ?? 0) - Math.max(x.a ?? 0, x.b ?? 0));
+  const max = Math.max(1e-9, ...rows.map((r) => Math.max(r.a ?? 0, r.b ?? 0)));
+  for (const r of rows) {
+    const bar = (side) => {
+      const v = r[side];
+      const b = h('div', { class: `bar bar-${side}`, title: `${side.toUpperCase()}: ${v === null ? 'n/a' : v.toFixed(2) + '%'}` });
+      b.style.width = `${v === null ? 0 : (v / max) * 100}%`;
+      return h('div', { class: 'bar-line' }, b, h('span', { class: 'bar-val' }, v === null ? '–' : `${v.toFixed(2)}%`));
+    };
+    box.append(h('div', { class: 'prof-row', dataset: { symbol: r.symbol } },
+      h('code', { class: 'sym', title: r.symbol }, r.symbol),
+      h('div', { class: 'bars' }, bar('a'), bar('b'))));
+  }
+  $('idle-a').textContent = ra ? fmtPct(ra.idle_pct, 1) : '–';
+  $('idle-b').textContent = rb ? fmtPct(rb.idle_pct, 1) : '–';
+}
+
+/** perf c2c: one row per cache line, a toggle expands its per-offset rows. */
+export function renderC2C(r, sideLabel) {
+  $('c2c-side').textContent = sideLabel;
+  const tbody = clear($('c2c').tBodies[0]);
+  if (!r) return;
+  const lines = [...(r.cachelines || [])].sort((x, y) => (y.hitm_local + y.hitm_remote) - (x.hitm_local + x.hitm_remote));
+  lines.forEach((cl, i) => {
+    const offRows = [];
+    const btn = h('button', { type: 'button', class: 'expand', 'aria-expanded': 'false', title: 'show offsets', dataset: { testid: `c2c-expand-${i}` } }, '▸');
+    btn.addEventListener('click', () => {
+      const open = btn.getAttribute('aria-expanded') !== 'true';
+      btn.setAttribute('aria-expanded', String(open));
+      btn.textContent = open ? '▾' : '▸';
+      for (const row of offRows) row.hidden = !open;
+    });
+    tbody.append(h('tr', { class: 'cl-row', dataset: { line: cl.name } },
+      h('td', {}, (cl.offsets || []).length ? btn : ''),
+      h('td', {}, h('code', {}, cl.name)),
+      h('td', { class: 'num' }, fmtInt(cl.loads)),
+      h('td', { class: 'num' }, fmtInt(cl.stores)),
+      h('td', { class: 'num' }, fmtInt(cl.atomics)),
+      h('td', { class: 'num' }, fmtInt(cl.hitm_local)),
+      h('td', { class: 'num' }, fmtInt(cl.hitm_remote)),
+      h('td', { class: 'num' }, fmt(cl.avg_stall_ns, 1))));
+    for (const o of cl.offsets || []) {
+      const off = typeof o.offset === 'number' ? `+0x${o.offset.toString(16)}` : String(o.offset);
+      const row = h('tr', { class: 'off-row' },
+        h('td', {}),
+        h('td', {}, h('code', {}, `${off} ${o.field ?? ''}`)),
+        h('td', { class: 'num' }, fmtInt(o.loads)),
+        h('td', { class: 'num' }, fmtInt(o.stores)),
+        h('td', { class: 'num' }, fmtInt(o.atomics)),
+        h('td', { class: 'num', colspan: '2' }, `HITM ${fmtInt(o.hitm)}`),
+        h('td', {}));
+      row.hidden = true;
+      offRows.push(row);
+      tbody.append(row);
+    }
+  });
+  if (!lines.length) tbody.append(h('tr', {}, h('td', { colspan: '8' }, 'no contended cache lines')));
+}
+
+export function renderCounters(ra, rb) {
+  const tbody = clear($('counters').tBodies[0]);
+  const names = new Set([...Object.keys(ra?.counters || {}), ...Object.keys(rb?.counters || {})]);
+  for (const n of [...names].sort()) {
+    tbody.append(h('tr', {},
+      h('td', {}, h('code', {}, n)),
+      h('td', { class: 'num' }, fmtInt(ra?.counters?.[n])),
+      h('td', { class: 'num' }, fmtInt(rb?.counters?.[n]))));
+  }
+}
