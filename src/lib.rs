@@ -7,3 +7,73 @@ pub mod domains;
 pub mod error;
 pub mod sim;
 pub mod topology;
+pub mod detmath;
+pub mod patches;
+pub mod sched;
+pub mod workload;
+pub mod report;
+pub mod scenario;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use report::{Delta, Report};
+pub use scenario::{Experiment, Side};
+
+use error::Invalid;
+
+/// A run in progress, advanced in slices (the worker posts progress between slices).
+pub struct Run {
+    engine: sched::Engine,
+    end_ns: u64,
+    workload: String,
+    unit: &'static str,
+    patch_names: Vec<String>,
+    seed: u64,
+    series_sent: usize,
+}
+
+impl Run {
+    pub fn new(exp: &Experiment, side: Side) -> Result<Run, Invalid> {
+        let spec = exp.run_spec(side)?;
+        let n = spec.topo.nr_cpus();
+        let wl = workload::build(&spec.workload, &spec.knobs, n)?;
+        let end_ns = (spec.seconds * 1e9) as u64;
+        // About 100 points per run, at least 10 ms apart.
+        let sample_ns = (end_ns / 100).max(10_000_000).min(end_ns.max(1));
+        let unit = workload::info(&spec.workload).map_or("units", |w| w.unit);
+        let engine = sched::Engine::new(spec.topo, spec.patches, spec.hz, spec.seed, wl, sample_ns);
+        Ok(Run { engine, end_ns, workload: spec.workload, unit, patch_names: spec.patch_names, seed: spec.seed, series_sent: 0 })
+    }
+
+    /// Handles up to `max_events` events; true when the run has reached its end.
+    pub fn step(&mut self, max_events: u64) -> bool {
+        self.engine.run_until(self.end_ns, max_events)
+    }
+
+    pub fn progress(&self) -> f64 {
+        (self.engine.now as f64 / self.end_ns.max(1) as f64).min(1.0)
+    }
+
+    /// Series points produced since the last call: (t_s, throughput, contention_pct, utilization).
+    pub fn take_series(&mut self) -> [Vec<f64>; 4] {
+        let s = &self.engine.metrics.series;
+        let from = self.series_sent;
+        self.series_sent = s.t_s.len();
+        [s.t_s[from..].to_vec(), s.throughput[from..].to_vec(), s.contention_pct[from..].to_vec(), s.utilization[from..].to_vec()]
+    }
+
+    pub fn report(&mut self) -> Report {
+        Report::from_engine(&mut self.engine, &self.workload, self.unit, &self.patch_names, self.seed)
+    }
+
+    pub fn engine(&self) -> &sched::Engine {
+        &self.engine
+    }
+}
+
+/// Runs one side of an experiment to the end.
+pub fn run(exp: &Experiment, side: Side) -> Result<Report, Invalid> {
+    let mut r = Run::new(exp, side)?;
+    while !r.step(1 << 20) {}
+    Ok(r.report())
+}

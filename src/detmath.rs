@@ -1,0 +1,32 @@
+//! Transcendental functions from IEEE basic operations only, so results are bit-identical natively
+//! and in wasm (the platform libm may differ in the last bit, which would fork a whole run).
+
+const LN2: f64 = std::f64::consts::LN_2;
+
+/// Natural logarithm for x > 0.
+pub fn ln(x: f64) -> f64 {
+    debug_assert!(x > 0.0);
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52)); // [1, 2)
+    // ln(m) = 2 atanh(z), z = (m-1)/(m+1) in [0, 1/3): the series converges fast.
+    let z = (m - 1.0) / (m + 1.0);
+    let z2 = z * z;
+    let (mut term, mut sum) = (z, 0.0);
+    for k in 0..24 {
+        sum += term / (2 * k + 1) as f64;
+        term *= z2;
+    }
+    2.0 * sum + exp as f64 * LN2
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ln_matches_libm_closely() {
+        for &x in &[1e-9, 0.001, 0.3, 0.5, 0.999, 1.0, 2.0, 10.0, 12345.6] {
+            let (a, b) = (super::ln(x), f64::ln(x));
+            assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{x}: {a} vs {b}");
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! The scenario of an A/B experiment (machine, workload, HZ, time, seed, patches for A and B), its
+//! validation (every field, all errors at once, limits checked before anything is allocated), and
+//! the share-link codec (versioned, readable keys, append-only).
+
+use crate::error::{FieldError, Invalid};
+use crate::patches::Patches;
+use crate::topology::{self, LayoutOverrides, MachineSpec, Topology};
+use crate::workload::{self, Knobs};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const LINK_VERSION: u32 = 1;
+pub const MAX_SECONDS: f64 = 60.0;
+pub const MIN_SECONDS: f64 = 0.001;
+pub const MAX_TASKS: u64 = 65_536;
+/// Refuse runs estimated above this many events (about ten minutes of native simulation).
+pub const MAX_EVENTS: f64 = 4e9;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MachineChoice {
+    pub preset: String,
+    #[serde(flatten)]
+    pub overrides: LayoutOverrides,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadChoice {
+    pub name: String,
+    #[serde(flatten)]
+    pub knobs: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Experiment {
+    #[serde(default = "link_version")]
+    pub v: u32,
+    pub machine: MachineChoice,
+    #[serde(default = "default_hz")]
+    pub hz: u32,
+    pub workload: WorkloadChoice,
+    #[serde(default = "default_seconds")]
+    pub seconds: f64,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub a: Vec<String>,
+    #[serde(default)]
+    pub b: Vec<String>,
+}
+
+fn link_version() -> u32 {
+    LINK_VERSION
+}
+fn default_hz() -> u32 {
+    1000
+}
+fn default_seconds() -> f64 {
+    1.0
+}
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    A,
+    B,
+}
+
+/// A validated single run: what the engine needs.
+pub struct RunSpec {
+    pub topo: Topology,
+    pub patches: Patches,
+    pub patch_names: Vec<String>,
+    pub hz: u32,
+    pub seconds: f64,
+    pub seed: u64,
+    pub workload: String,
+    pub knobs: Knobs,
+}
+
+impl Default for Experiment {
+    fn default() -> Self {
+        Experiment {
+            v: LINK_VERSION,
+            machine: MachineChoice { preset: "gnr-2s-snc3".into(), overrides: LayoutOverrides::default() },
+            hz: 1000,
+            workload: WorkloadChoice { name: "oltp".into(), knobs: BTreeMap::new() },
+            seconds: 1.0,
+            seed: 1,
+            a: vec![],
+            b: vec![],
+        }
+    }
+}
+
+fn knob_string(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Experiment {
+    pub fn knobs(&self) -> Knobs {
+        self.workload.knobs.iter().map(|(k, v)| (k.clone(), knob_string(v))).collect()
+    }
+
+    pub fn machine_spec(&self) -> Result<MachineSpec, Invalid> {
+        let Some(base) = topology::preset(&self.machine.preset) else {
+            return Err(FieldError::new(
+                "machine",
+                format!("unknown machine {:?}: allowed {}", self.machine.preset, topology::PRESETS.join(", ")),
+            )
+            .into());
+        };
+        base.with_overrides(&self.machine.overrides)
+    }
+
+    /// Every field checked; all errors at once.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        self.run_spec(Side::A).and(self.run_spec(Side::B)).map(|_| ())
+    }
+
+    /// Validates and resolves one side (limits before any allocation of the machine or tasks).
+    pub fn run_spec(&self, side: Side) -> Result<RunSpec, Invalid> {
+        let mut errs = Vec::new();
+        if self.v != LINK_VERSION {
+            errs.push(FieldError::new("v", format!("version {} is not supported: allowed {LINK_VERSION}", self.v)));
+        }
+        let spec = self.machine_spec().map_err(|e| errs.extend(e.0)).ok();
+        if ![100, 250, 300, 1000].contains(&self.hz) {
+            errs.push(FieldError::new("hz", format!("{} is not allowed: 100, 250, 300 or 1000", self.hz)));
+        }
+        if !(self.seconds.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&self.seconds)) {
+            errs.push(FieldError::new("seconds", format!("{} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds", self.seconds)));
+        }
+        let knobs = self.knobs();
+        errs.extend(workload::validate_knobs(&self.workload.name, &knobs));
+        let mut patches = Patches::default();
+        for (field, names) in [("a", &self.a), ("b", &self.b)] {
+            match Patches::parse(field, names) {
+                Ok(p) if (field == "a") == (side == Side::A) => patches = p,
+                Ok(_) => {}
+                Err(e) => errs.push(e),
+            }
+        }
+        if let Some(spec) = &spec {
+            let cpus = (spec.sockets * spec.cores_per_socket * spec.smt) as u64;
+            let tasks = workload::task_count(&self.workload.name, &knobs, cpus as usize);
+            if tasks > MAX_TASKS {
+                errs.push(FieldError::new("workload", format!("{tasks} tasks exceed the limit of {MAX_TASKS}")));
+            }
+            let est = estimate_events(cpus, tasks, self.hz, self.seconds);
+            if errs.is_empty() && est > MAX_EVENTS {
+                errs.push(FieldError::new(
+                    "seconds",
+                    format!("this run would take about {:.1e} events (limit {MAX_EVENTS:.0e}); lower seconds, CPUs or tasks", est),
+                ));
+            }
+        }
+        if !errs.is_empty() {
+            return Err(Invalid(errs));
+        }
+        let Some(spec) = spec else { unreachable!("a machine error was reported above") };
+        let topo = Topology::new(spec)?;
+        Ok(RunSpec {
+            topo,
+            patches,
+            patch_names: if side == Side::A { self.a.clone() } else { self.b.clone() },
+            hz: self.hz,
+            seconds: self.seconds,
+            seed: self.seed,
+            workload: self.workload.name.clone(),
+            knobs,
+        })
+    }
+}
+
+/// The seed stories, one click away in the page.
+pub fn stories() -> Vec<(&'static str, &'static str, Experiment)> {
+    let mut gnr = Experiment::default();
+    gnr.machine.preset = "gnr-2s-96c-snc3".into();
+    gnr.seconds = 0.3;
+    gnr.b = vec!["skip-not-due".into()];
+    vec![("sched-balance-running", "sched_balance_running on 2S GNR SNC3", gnr)]
+}
+
+/// Rough event count of a run: ticks, balancing and about 10 events per task per ms of activity.
+pub fn estimate_events(cpus: u64, tasks: u64, hz: u32, seconds: f64) -> f64 {
+    seconds * (cpus as f64 * hz as f64 * 4.0 + tasks.min(cpus * 4) as f64 * 30_000.0)
+}
+
+// ---- share links ---------------------------------------------------------------------------
+
+const MACHINE_KEYS: &[&str] = &["sockets", "cores_per_socket", "smt", "nodes_per_socket", "cores_per_llc"];
+
+fn pct_encode(s: &str) -> String {
+    let mut o = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~,".contains(&b) {
+            o.push(b as char);
+        } else {
+            o.push_str(&format!("%{b:02X}"));
+        }
+    }
+    o
+}
+
+fn pct_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(v) => {
+                        out.push(v);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The canonical query string (without `?`) of an experiment.
+pub fn encode_link(e: &Experiment) -> String {
+    let mut kv: Vec<(String, String)> = vec![("v".into(), e.v.to_string()), ("machine".into(), e.machine.preset.clone())];
+    let o = &e.machine.overrides;
+    let base = topology::preset(&e.machine.preset);
+    for (k, v) in MACHINE_KEYS.iter().zip([o.sockets, o.cores_per_socket, o.smt, o.nodes_per_socket, o.cores_per_llc]) {
+        let preset_value = base.as_ref().map(|b| match *k {
+            "sockets" => b.sockets,
+            "cores_per_socket" => b.cores_per_socket,
+            "smt" => b.smt,
+            "nodes_per_socket" => b.nodes_per_socket,
+            _ => b.cores_per_llc,
+        });
+        if let Some(v) = v.filter(|v| Some(*v) != preset_value || *k == "cores_per_llc" && o.cores_per_socket.is_some()) {
+            kv.push((k.to_string(), v.to_string()));
+        }
+    }
+    kv.push(("hz".into(), e.hz.to_string()));
+    kv.push(("workload".into(), e.workload.name.clone()));
+    for (k, v) in e.knobs() {
+        kv.push((k, v));
+    }
+    kv.push(("a".into(), e.a.join(",")));
+    kv.push(("b".into(), e.b.join(",")));
+    kv.push(("seconds".into(), e.seconds.to_string()));
+    kv.push(("seed".into(), e.seed.to_string()));
+    kv.iter().map(|(k, v)| format!("{}={}", pct_encode(k), pct_encode(v))).collect::<Vec<_>>().join("&")
+}
+
+/// Decodes a link; every bad or unknown key is reported and the rest still loads (bad values keep
+/// the default).
+pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
+    let mut e = Experiment::default();
+    let mut errs = Vec::new();
+    let q = query.trim_start_matches('?');
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for part in q.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        pairs.push((pct_decode(k), pct_decode(v)));
+    }
+    let get = |k: &str| pairs.iter().rev().find(|(x, _)| x == k).map(|(_, v)| v.clone());
+    if let Some(v) = get("v") {
+        match v.parse::<u32>() {
+            Ok(LINK_VERSION) => {}
+            _ => errs.push(FieldError::new("v", format!("link version {v:?} is not supported: allowed {LINK_VERSION}"))),
+        }
+    }
+    if let Some(m) = get("machine") {
+        if topology::preset(&m).is_some() {
+            e.machine.preset = m;
+        } else {
+            errs.push(FieldError::new("machine", format!("unknown machine {m:?}: allowed {}", topology::PRESETS.join(", "))));
+        }
+    }
+    let num = |k: &str, errs: &mut Vec<FieldError>, lo: u64, hi: u64| -> Option<u64> {
+        let v = get(k)?;
+        match v.parse::<u64>() {
+            Ok(x) if (lo..=hi).contains(&x) => Some(x),
+            _ => {
+                errs.push(FieldError::new(k, format!("{v:?} is out of range: an integer in {lo}..={hi}")));
+                None
+            }
+        }
+    };
+    let o = &mut e.machine.overrides;
+    o.sockets = num("sockets", &mut errs, 1, 8).map(|x| x as u32);
+    o.cores_per_socket = num("cores_per_socket", &mut errs, 1, 512).map(|x| x as u32);
+    o.smt = num("smt", &mut errs, 1, 2).map(|x| x as u32);
+    o.nodes_per_socket = num("nodes_per_socket", &mut errs, 1, 4).map(|x| x as u32);
+    o.cores_per_llc = num("cores_per_llc", &mut errs, 1, 512).map(|x| x as u32);
+    if let Err(inv) = e.machine_spec() {
+        // An impossible layout: report it and fall back to the preset's own layout.
+        errs.extend(inv.0);
+        e.machine.overrides = LayoutOverrides::default();
+    }
+    if let Some(h) = num("hz", &mut errs, 100, 1000) {
+        if [100, 250, 300, 1000].contains(&h) {
+            e.hz = h as u32;
+        } else {
+            errs.push(FieldError::new("hz", format!("{h} is not allowed: 100, 250, 300 or 1000")));
+        }
+    }
+    if let Some(w) = get("workload") {
+        if workload::info(&w).is_some() {
+            e.workload.name = w;
+        } else {
+            errs.extend(workload::validate_knobs(&w, &Knobs::new()));
+        }
+    }
+    let winfo = workload::info(&e.workload.name);
+    let knob_names: Vec<&str> = workload::WORKLOADS.iter().flat_map(|w| w.knobs.iter().map(|k| k.name)).collect();
+    for (k, v) in &pairs {
+        if knob_names.contains(&k.as_str()) {
+            if winfo.is_some_and(|w| w.knobs.iter().any(|x| x.name == k)) {
+                let mut one = Knobs::new();
+                one.insert(k.clone(), v.clone());
+                let bad = workload::validate_knobs(&e.workload.name, &one);
+                if bad.is_empty() {
+                    let val = v.parse::<u64>().map(serde_json::Value::from).unwrap_or_else(|_| serde_json::Value::from(v.clone()));
+                    e.workload.knobs.insert(k.clone(), val);
+                } else {
+                    errs.extend(bad);
+                }
+            } else {
+                errs.push(FieldError::new(k, format!("{k} is not a knob of {}", e.workload.name)));
+            }
+        } else if !["v", "machine", "hz", "workload", "a", "b", "seconds", "seed"].contains(&k.as_str()) && !MACHINE_KEYS.contains(&k.as_str()) {
+            errs.push(FieldError::new(k, format!("unknown key {k:?}")));
+        }
+    }
+    for (field, dst) in [("a", &mut e.a), ("b", &mut e.b)] {
+        if let Some(list) = get(field) {
+            let names: Vec<String> = list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+            match Patches::parse(field, &names) {
+                Ok(_) => *dst = names,
+                Err(err) => {
+                    // keep the names that are known
+                    *dst = names.into_iter().filter(|n| Patches::parse(field, std::slice::from_ref(n)).is_ok()).collect();
+                    errs.push(err);
+                }
+            }
+        }
+    }
+    if let Some(s) = get("seconds") {
+        match s.parse::<f64>() {
+            Ok(x) if x.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&x) => e.seconds = x,
+            _ => errs.push(FieldError::new("seconds", format!("{s:?} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds"))),
+        }
+    }
+    if let Some(s) = get("seed") {
+        match s.parse::<u64>() {
+            Ok(x) => e.seed = x,
+            _ => errs.push(FieldError::new("seed", format!("{s:?} is not an integer in 0..={}", u64::MAX))),
+        }
+    }
+    (e, errs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_round_trips() {
+        let mut e = Experiment::default();
+        e.machine.preset = "milan-2s".into();
+        e.workload.name = "hackbench".into();
+        e.workload.knobs.insert("groups".into(), 4.into());
+        e.workload.knobs.insert("mode".into(), "thread".into());
+        e.b = vec!["skip-not-due".into(), "skew-tick".into()];
+        e.seconds = 0.25;
+        e.seed = 7;
+        let q = encode_link(&e);
+        assert!(q.starts_with("v=1&machine=milan-2s"), "{q}");
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        assert_eq!(encode_link(&d), q);
+    }
+
+    #[test]
+    fn bad_fields_are_reported_and_the_rest_loads() {
+        let (e, errs) = decode_link("v=1&machine=nope&workload=oltp&clients=64&seconds=-1&b=skip-not-due,bogus&zzz=1&seed=3");
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["machine", "zzz", "b", "seconds"]);
+        assert_eq!(e.machine.preset, "gnr-2s-snc3");
+        assert_eq!(e.b, vec!["skip-not-due".to_string()]);
+        assert_eq!(e.seed, 3);
+        assert_eq!(e.knobs().get("clients").map(String::as_str), Some("64"));
+    }
+
+    #[test]
+    fn validation_lists_every_bad_field() {
+        let mut e = Experiment::default();
+        e.hz = 123;
+        e.seconds = 1e9;
+        e.a = vec!["nope".into()];
+        e.machine.overrides.cores_per_socket = Some(100_000);
+        let err = e.validate().unwrap_err();
+        let fields: Vec<&str> = err.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["cores_per_socket", "hz", "seconds", "a"]);
+    }
+
+    #[test]
+    fn percent_decoding_is_total() {
+        for s in ["%", "%4", "%zz", "a%41b", "+", "%E2%82"] {
+            let _ = pct_decode(s);
+        }
+        assert_eq!(pct_decode("a%41b+c"), "aAb c");
+    }
+}

@@ -1,0 +1,567 @@
+//! Load balancing as the kernel loops: sched_balance_trigger → SCHED_SOFTIRQ →
+//! sched_balance_domains (with the SD_SERIALIZE cmpxchg on `sched_balance_running` where each patch
+//! variant puts it) → should_we_balance → sched_balance_rq; newidle balancing; the NOHZ
+//! idle-load-balancer.
+
+use super::*;
+use crate::domains::{SD_BALANCE_NEWIDLE, SD_NUMA, SD_PREFER_SIBLING, SD_SERIALIZE, SD_SHARE_CPUCAPACITY, SD_SHARE_LLC};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IdleType {
+    NotIdle,
+    Idle,
+    NewlyIdle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Level,
+    Cmpxchg,
+    Balance,
+    CmpxchgInRq,
+    AfterBalance,
+    Release,
+    Track,
+}
+
+/// sched_balance_domains() in progress for the run queue of `rq_cpu`.
+pub(crate) struct Walk {
+    rq_cpu: u32,
+    idle: bool,
+    busy: bool,
+    level: u8,
+    phase: Phase,
+    continue_balancing: bool,
+    next_balance: u64,
+    update_next: bool,
+    held: bool,
+    due: bool,
+    pulled: bool,
+    interval: u64,
+}
+
+impl Walk {
+    pub fn new(e: &Engine, rq_cpu: usize, idle: bool) -> Walk {
+        Walk {
+            rq_cpu: rq_cpu as u32,
+            idle,
+            busy: !idle,
+            level: 0,
+            phase: Phase::Level,
+            continue_balancing: true,
+            next_balance: e.jiffies() + 60 * e.hz as u64,
+            update_next: false,
+            held: false,
+            due: false,
+            pulled: false,
+            interval: 0,
+        }
+    }
+}
+
+/// sched_balance_newidle() in progress.
+pub(crate) struct NewidleWalk {
+    level: u8,
+    phase: u8,
+    curr_cost: u64,
+    started: u64,
+    next_balance: u64,
+    held: bool,
+    pulled: bool,
+}
+
+impl NewidleWalk {
+    pub fn new(e: &Engine, _c: usize) -> NewidleWalk {
+        NewidleWalk { level: 0, phase: 0, curr_cost: 0, started: 0, next_balance: e.jiffies() + e.hz as u64, held: false, pulled: false }
+    }
+}
+
+/// Per-group statistics of update_sg_lb_stats().
+#[derive(Clone, Copy, Default)]
+struct GroupStats {
+    nr: usize,
+    idle: usize,
+    weight: usize,
+    /// group_has_spare 0 < group_fully_busy 1 < group_overloaded 2
+    ty: u8,
+}
+
+impl Engine {
+    fn dom(&self, cpu: usize, level: usize) -> &crate::domains::Domain {
+        &self.sd.domains[self.sd.per_cpu[cpu][level] as usize]
+    }
+
+    /// get_sd_balance_interval(): ms → jiffies, ×busy_factor (−1 to de-phase levels) when busy.
+    fn balance_interval(&self, cpu: usize, level: usize, busy: bool) -> u64 {
+        let d = self.dom(cpu, level);
+        let mut ms = self.cpus[cpu].doms[level].balance_interval as u64;
+        if busy {
+            ms *= d.busy_factor as u64;
+        }
+        let mut j = self.ms_to_jiffies(ms);
+        if busy {
+            j = j.saturating_sub(1);
+        }
+        let max_lb = (self.hz as u64 * self.cpus.len() as u64 / 10).max(1);
+        j.clamp(1, max_lb)
+    }
+
+    /// update_newidle_cost(sd, 0): decay max_newidle_lb_cost by 253/256 once a second.
+    fn newidle_cost_decay(&mut self, cpu: usize, level: usize) {
+        let now = self.now;
+        let d = &mut self.cpus[cpu].doms[level];
+        if now > d.last_decay + 1_000_000_000 {
+            d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
+            d.last_decay = now;
+        }
+    }
+
+    pub(super) fn step_balance(&mut self, c: usize, mut w: Walk) -> Option<Walk> {
+        let rq = w.rq_cpu as usize;
+        let nlev = self.cpus[rq].doms.len();
+        loop {
+            let level = w.level as usize;
+            match w.phase {
+                Phase::Level => {
+                    if level >= nlev || !w.continue_balancing {
+                        if w.update_next {
+                            self.cpus[rq].next_balance = w.next_balance;
+                        }
+                        return None;
+                    }
+                    self.newidle_cost_decay(rq, level);
+                    w.interval = self.balance_interval(rq, level, w.busy);
+                    w.due = self.jiffies() >= self.cpus[rq].doms[level].last_balance + w.interval;
+                    self.kcharge(c, Sym::SchedBalanceDomains, SBD_LEVEL_NS);
+                    let serialize = self.dom(rq, level).has(SD_SERIALIZE);
+                    let p = self.patches;
+                    w.phase = if p.serialize_after_swb || !serialize {
+                        // serialization (if any) happens inside sched_balance_rq
+                        if w.due { Phase::Balance } else { Phase::Track }
+                    } else if p.skip_not_due {
+                        if w.due { Phase::Cmpxchg } else { Phase::Track }
+                    } else {
+                        // pre-fix: cmpxchg on every visit of an SD_SERIALIZE level, due or not
+                        Phase::Cmpxchg
+                    };
+                }
+                Phase::Cmpxchg => {
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
+                    if self.sbr_cmpxchg(c, Sym::SchedBalanceDomains) {
+                        w.held = true;
+                        w.phase = if w.due { Phase::Balance } else { Phase::Release };
+                    } else {
+                        w.phase = Phase::Track; // goto out: skip this level
+                    }
+                }
+                Phase::Balance => {
+                    self.metrics.count(Counter::Balances);
+                    let it = if w.idle { IdleType::Idle } else { IdleType::NotIdle };
+                    if !self.should_we_balance(c, rq, level, it) {
+                        w.continue_balancing = false;
+                        self.out_balanced(rq, level, it);
+                        w.phase = Phase::AfterBalance;
+                    } else if self.patches.serialize_after_swb && self.dom(rq, level).has(SD_SERIALIZE) && !w.held {
+                        w.phase = Phase::CmpxchgInRq;
+                    } else {
+                        w.pulled = self.balance_core(c, rq, level, it) > 0;
+                        w.phase = Phase::AfterBalance;
+                    }
+                }
+                Phase::CmpxchgInRq => {
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
+                    let it = if w.idle { IdleType::Idle } else { IdleType::NotIdle };
+                    if self.sbr_cmpxchg(c, Sym::SchedBalanceRq) {
+                        w.held = true;
+                        w.pulled = self.balance_core(c, rq, level, it) > 0;
+                    } else {
+                        self.out_balanced(rq, level, it);
+                    }
+                    w.phase = Phase::AfterBalance;
+                }
+                Phase::AfterBalance => {
+                    if w.pulled {
+                        w.idle = self.cpus[rq].is_idle();
+                        w.busy = !w.idle;
+                        w.pulled = false;
+                    }
+                    self.cpus[rq].doms[level].last_balance = self.jiffies();
+                    w.interval = self.balance_interval(rq, level, w.busy);
+                    w.phase = if w.held { Phase::Release } else { Phase::Track };
+                }
+                Phase::Release => {
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
+                    let sym = if self.patches.serialize_after_swb { Sym::SchedBalanceRq } else { Sym::SchedBalanceDomains };
+                    self.kaccess(c, self.line_sbr, Op::Store, 0, sym);
+                    self.sbr_flag = false;
+                    w.held = false;
+                    w.phase = Phase::Track;
+                }
+                Phase::Track => {
+                    let nb = self.cpus[rq].doms[level].last_balance + w.interval;
+                    if w.next_balance > nb {
+                        w.next_balance = nb;
+                        w.update_next = true;
+                    }
+                    w.level += 1;
+                    w.phase = Phase::Level;
+                }
+            }
+        }
+    }
+
+    /// atomic_cmpxchg_acquire(&sched_balance_running, 0, 1) through the cache-line model.
+    fn sbr_cmpxchg(&mut self, c: usize, sym: Sym) -> bool {
+        self.metrics.count(Counter::SbrCmpxchg);
+        self.kaccess(c, self.line_sbr, Op::Atomic, 0, sym);
+        if self.sbr_flag {
+            self.metrics.count(Counter::SbrCmpxchgFailed);
+            false
+        } else {
+            self.sbr_flag = true;
+            true
+        }
+    }
+
+    /// out_balanced: clear nr_balance_failed; a periodic pass doubles balance_interval up to max.
+    fn out_balanced(&mut self, cpu: usize, level: usize, it: IdleType) {
+        let max = self.dom(cpu, level).max_interval;
+        let d = &mut self.cpus[cpu].doms[level];
+        d.nr_balance_failed = 0;
+        if it != IdleType::NewlyIdle && d.balance_interval < max {
+            d.balance_interval *= 2;
+        }
+    }
+
+    fn cpu_idle(&self, c: usize) -> bool {
+        self.cpus[c].is_idle()
+    }
+
+    /// should_we_balance(): newidle always; otherwise only the first idle CPU (on an idle core) of
+    /// the local group's balance mask, else the group's first CPU.
+    fn should_we_balance(&mut self, exec: usize, dst: usize, level: usize, it: IdleType) -> bool {
+        if it == IdleType::NewlyIdle {
+            return self.cpus[dst].rq.is_empty() && self.cpus[dst].curr.is_none();
+        }
+        let d = self.dom(dst, level);
+        let g = &d.groups[0];
+        let share_cap = d.has(SD_SHARE_CPUCAPACITY);
+        let mut idle_smt: Option<u32> = None;
+        let mut checked = 0u64;
+        let mut verdict = None;
+        for &cpu in &g.balance_cpus {
+            checked += self.topo.xfer_ns(exec, cpu as usize) as u64;
+            if !self.cpu_idle(cpu as usize) {
+                continue;
+            }
+            if !share_cap && !self.topo.smt_siblings(cpu as usize).all(|s| self.cpu_idle(s)) {
+                idle_smt.get_or_insert(cpu);
+                continue;
+            }
+            verdict = Some(cpu as usize == dst);
+            break;
+        }
+        let first = g.balance_cpus[0] as usize;
+        let v = verdict.unwrap_or_else(|| idle_smt.map_or(first == dst, |s| s as usize == dst));
+        self.kcharge(exec, Sym::SchedBalanceRq, checked / STATS_MLP);
+        v
+    }
+
+    /// The body of sched_balance_rq() after should_we_balance (and the serialization): group stats,
+    /// busiest group and queue, imbalance, detach_tasks. Returns the number of tasks pulled to `dst`.
+    pub(super) fn balance_core(&mut self, exec: usize, dst: usize, level: usize, it: IdleType) -> usize {
+        let dom_id = self.sd.per_cpu[dst][level] as usize;
+        let now = self.now;
+        // update_sd_lb_stats(): every CPU's rq of the domain is read (mostly lines other CPUs modify).
+        let mut stats_ns = 0u64;
+        let mut gs: Vec<GroupStats> = Vec::with_capacity(self.sd.domains[dom_id].groups.len());
+        let mut local_util = 0u64;
+        for (gi, g) in self.sd.domains[dom_id].groups.iter().enumerate() {
+            let mut s = GroupStats { weight: g.cpus.len(), ..Default::default() };
+            for &cpu in &g.cpus {
+                let cpu = cpu as usize;
+                stats_ns += self.topo.xfer_ns(exec, cpu) as u64;
+                s.nr += self.cpus[cpu].nr_running();
+                s.idle += usize::from(self.cpus[cpu].is_idle());
+                if gi == 0 {
+                    local_util += self.cpus[cpu].util as u64;
+                }
+            }
+            s.ty = if s.nr > s.weight {
+                2
+            } else if s.idle == 0 {
+                1
+            } else {
+                0
+            };
+            gs.push(s);
+        }
+        self.kcharge(exec, Sym::UpdateSdLbStats, stats_ns / STATS_MLP);
+        self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);
+        let dom = &self.sd.domains[dom_id];
+        let (flags, imbalance_pct, cache_nice_tries, imb_numa_nr, min_interval) =
+            (dom.flags, dom.imbalance_pct as usize, dom.cache_nice_tries, dom.imb_numa_nr as usize, dom.min_interval);
+        // SIS_UTIL: balancing inside the LLC refreshes its nr_idle_scan (update_idle_cpu_scan).
+        let llc_size = self.sd.llc_size[dst] as usize;
+        if it != IdleType::NewlyIdle && dom.cpus.len() == llc_size && flags & SD_SHARE_LLC != 0 {
+            let x = local_util / llc_size as u64; // 0..1024
+            let pct = imbalance_pct as u64;
+            let tmp = (x * x * pct * pct / (10_000 * 1024)).min(1024);
+            let llc = self.topo.cpus[dst].llc as usize;
+            self.llc_nr_idle_scan[llc] = ((1024 - tmp) * llc_size as u64 / 1024) as u32;
+        }
+        let local = gs[0];
+        let busiest = gs
+            .iter()
+            .enumerate()
+            .skip(1)
+            .max_by(|(_, a), (_, b)| {
+                a.ty.cmp(&b.ty)
+                    .then((a.nr * b.weight).cmp(&(b.nr * a.weight)))
+                    .then(b.idle.cmp(&a.idle))
+            })
+            .map(|(i, s)| (i, *s));
+        let nr_move = match busiest {
+            None => 0,
+            Some((_, b)) => self.calculate_imbalance(local, b, it, flags, imbalance_pct, imb_numa_nr),
+        };
+        if nr_move == 0 {
+            self.out_balanced(dst, level, it);
+            return 0;
+        }
+        let (bi, _) = busiest.unwrap_or((0, local));
+        // sched_balance_find_src_rq(): the busiest queue (most runnable tasks) of the busiest group.
+        let src = self.sd.domains[dom_id].groups[bi]
+            .cpus
+            .iter()
+            .map(|&c| c as usize)
+            .filter(|&c| c != dst)
+            .max_by_key(|&c| (self.cpus[c].nr_running(), std::cmp::Reverse(c)));
+        let Some(src) = src.filter(|&s| self.cpus[s].nr_running() > 1 || !self.cpus[s].rq.is_empty()) else {
+            self.out_balanced(dst, level, it);
+            return 0;
+        };
+        // detach_tasks(): queued (not running) tasks, skipping cache-hot ones unless balancing failed.
+        let failed = self.cpus[dst].doms[level].nr_balance_failed;
+        let mut moved = 0;
+        let mut i = 0;
+        let mut examined = 0;
+        while moved < nr_move && i < self.cpus[src].rq.len() && examined < NR_MIGRATE {
+            examined += 1;
+            let t = self.cpus[src].rq[i];
+            let hot = flags & SD_SHARE_CPUCAPACITY == 0 && now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS;
+            if hot && failed <= cache_nice_tries {
+                i += 1;
+                continue;
+            }
+            self.migrate_task(src, dst, i);
+            self.kcharge(exec, Sym::DetachTasks, 2 * self.topo.xfer_ns(exec, src) as u64 + 300);
+            moved += 1;
+            if it == IdleType::NewlyIdle {
+                break; // CONFIG_PREEMPTION: a newidle pass stops after one task
+            }
+        }
+        let d = &mut self.cpus[dst].doms[level];
+        if moved == 0 {
+            if it != IdleType::NewlyIdle {
+                d.nr_balance_failed += 1;
+            }
+        } else {
+            d.nr_balance_failed = 0;
+        }
+        d.balance_interval = min_interval;
+        moved
+    }
+
+    /// calculate_imbalance() reduced to a number of tasks to move (0 = balanced).
+    fn calculate_imbalance(&self, local: GroupStats, b: GroupStats, it: IdleType, flags: u32, pct: usize, imb_numa_nr: usize) -> usize {
+        if b.nr == 0 || local.ty > b.ty {
+            return 0;
+        }
+        let mut imb = if b.ty == 2 {
+            if local.ty == 2 {
+                // both overloaded: migrate_load when busiest avg load exceeds local by imbalance_pct
+                if 100 * b.nr * local.weight <= pct * local.nr * b.weight {
+                    return 0;
+                }
+                ((b.nr * local.weight).saturating_sub(local.nr * b.weight) / (2 * local.weight.max(1))).max(1)
+            } else {
+                // local has spare capacity: pull to fill it
+                ((b.nr.saturating_sub(b.weight)).max(1)).min(local.idle.max(1))
+            }
+        } else {
+            let prefer_sibling = flags & SD_NUMA == 0 || flags & SD_PREFER_SIBLING != 0;
+            // sibling_imbalance(): spread tasks in proportion to group weights
+            let sib = (b.nr * local.weight).saturating_sub(local.nr * b.weight) / (local.weight + b.weight).max(1);
+            if prefer_sibling && local.ty == 0 && sib > 1 {
+                sib / 2
+            } else {
+                if it == IdleType::NotIdle || b.nr <= 1 {
+                    return 0;
+                }
+                if local.weight > 1 && local.idle <= b.idle + 1 {
+                    return 0;
+                }
+                (local.idle - b.idle) / 2
+            }
+        };
+        if flags & SD_NUMA != 0 && local.nr < imb_numa_nr && imb <= 2 {
+            imb = 0; // adjust_numa_imbalance(): allow a small imbalance to keep tasks near their memory
+        }
+        imb
+    }
+
+    /// detach_task + attach_task: move the queued task at `rq[idx]` of `src` to `dst`.
+    fn migrate_task(&mut self, src: usize, dst: usize, idx: usize) {
+        let before_src = self.cpus[src].nr_running();
+        let t = self.cpus[src].rq.swap_remove(idx);
+        self.update_overload(src, before_src);
+        let before_dst = self.cpus[dst].nr_running();
+        let v = self.tasks[t as usize].vruntime;
+        let task = &mut self.tasks[t as usize];
+        task.vruntime = v.saturating_sub(self.cpus[src].min_vruntime) + self.cpus[dst].min_vruntime;
+        task.cpu = dst as u32;
+        self.cpus[dst].rq.push(t);
+        self.update_overload(dst, before_dst);
+        self.metrics.count(Counter::Migrations);
+        if self.cpus[dst].mode == Mode::Idle {
+            self.push_job(dst, Job::Resched);
+        }
+    }
+
+    // ---- newidle -----------------------------------------------------------------------------
+
+    /// update_next_balance(): the idle interval of a domain pulls next_balance in.
+    fn update_next_balance(&self, cpu: usize, level: usize, next: &mut u64) {
+        let nb = self.cpus[cpu].doms[level].last_balance + self.balance_interval(cpu, level, false);
+        if *next > nb {
+            *next = nb;
+        }
+    }
+
+    pub(super) fn step_newidle(&mut self, c: usize, mut w: NewidleWalk) -> Option<NewidleWalk> {
+        let nlev = self.cpus[c].doms.len();
+        loop {
+            let level = w.level as usize;
+            match w.phase {
+                0 => {
+                    let gate = level == 0
+                        && (self.nr_overloaded == 0 || self.cpus[c].avg_idle < self.cpus[c].doms.first().map_or(0, |d| d.max_newidle_lb_cost));
+                    if level >= nlev || gate || !self.cpus[c].rq.is_empty() || w.pulled {
+                        if gate && nlev > 0 {
+                            let mut nb = w.next_balance;
+                            self.update_next_balance(c, 0, &mut nb);
+                            w.next_balance = nb;
+                        }
+                        if self.cpus[c].next_balance > w.next_balance {
+                            self.cpus[c].next_balance = w.next_balance;
+                        }
+                        return None;
+                    }
+                    let mut nb = w.next_balance;
+                    self.update_next_balance(c, level, &mut nb);
+                    w.next_balance = nb;
+                    if self.cpus[c].avg_idle < w.curr_cost + self.cpus[c].doms[level].max_newidle_lb_cost {
+                        w.phase = 3; // break
+                        w.level = nlev as u8;
+                        continue;
+                    }
+                    if !self.dom(c, level).has(SD_BALANCE_NEWIDLE) {
+                        w.level += 1;
+                        continue;
+                    }
+                    w.started = self.cpus[c].cursor;
+                    self.metrics.count(Counter::NewidleBalances);
+                    self.kcharge(c, Sym::SchedBalanceNewidle, SBD_LEVEL_NS);
+                    if self.patches.serialize_newidle && self.dom(c, level).has(SD_SERIALIZE) {
+                        w.phase = 1;
+                    } else {
+                        w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
+                        w.phase = 2;
+                    }
+                }
+                1 => {
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
+                    if self.sbr_cmpxchg(c, Sym::SchedBalanceNewidle) {
+                        w.held = true;
+                        w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
+                    }
+                    w.phase = 2;
+                }
+                2 => {
+                    if w.held {
+                        if self.must_wait(c) {
+                            return Some(w);
+                        }
+                        self.kaccess(c, self.line_sbr, Op::Store, 0, Sym::SchedBalanceNewidle);
+                        self.sbr_flag = false;
+                        w.held = false;
+                    }
+                    // update_newidle_cost(sd, domain_cost)
+                    let cost = self.cpus[c].cursor - w.started;
+                    let now = self.now;
+                    let d = &mut self.cpus[c].doms[level];
+                    if cost > d.max_newidle_lb_cost {
+                        d.max_newidle_lb_cost = cost;
+                        d.last_decay = now;
+                    }
+                    w.curr_cost += cost;
+                    w.level += 1;
+                    w.phase = 0;
+                }
+                _ => {
+                    w.phase = 0;
+                }
+            }
+        }
+    }
+
+    // ---- NOHZ idle load balancer ----------------------------------------------------------
+
+    /// nohz_balancer_kick() from a busy CPU's tick: read nohz state; kick the first tickless idle CPU.
+    pub(super) fn nohz_balancer_kick(&mut self, c: usize) {
+        self.kaccess(c, self.line_nohz, Op::Load, 2, Sym::SchedTick);
+        if self.jiffies() < self.nohz_next_balance || self.cpus[c].nr_running() < 2 {
+            return;
+        }
+        let n = self.cpus.len();
+        let Some(ilb) = (1..n).map(|k| (c + k) % n).find(|&k| self.nohz_idle[k]) else { return };
+        self.nohz_next_balance = self.jiffies() + 1;
+        self.metrics.count(Counter::IlbKicks);
+        let cpus: Vec<u32> = (1..=n).map(|k| ((ilb + k) % n) as u32).filter(|&k| self.nohz_idle[k as usize]).collect();
+        self.push_job(ilb, Job::Ilb { cpus, next: 0, walk: None });
+    }
+
+    /// _nohz_idle_balance() on the ILB CPU: sched_balance_domains(CPU_IDLE) for each due idle CPU.
+    pub(super) fn step_ilb(&mut self, c: usize, cpus: Vec<u32>, mut next: usize, walk: Option<Walk>) -> Option<Job> {
+        if let Some(w) = walk {
+            if let Some(w) = self.step_balance(c, w) {
+                return Some(Job::Ilb { cpus, next, walk: Some(w) });
+            }
+        }
+        while next < cpus.len() {
+            if !self.cpus[c].rq.is_empty() {
+                break; // this CPU got work: abort
+            }
+            let b = cpus[next] as usize;
+            next += 1;
+            self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
+            if self.nohz_idle[b] && self.jiffies() >= self.cpus[b].next_balance {
+                let w = Walk::new(self, b, true);
+                return Some(Job::Ilb { cpus, next, walk: Some(w) });
+            }
+        }
+        // nohz.next_balance = the earliest next_balance of the idle CPUs
+        let nb = cpus.iter().filter(|&&b| self.nohz_idle[b as usize]).map(|&b| self.cpus[b as usize].next_balance).min();
+        self.nohz_next_balance = nb.unwrap_or(self.jiffies() + 1).max(self.jiffies() + 1);
+        None
+    }
+}

@@ -1,0 +1,267 @@
+//! What a run measures: CPU time per kernel symbol and per CPU (perf `cycles` semantics: idle time is
+//! kept apart), stall time on named cache lines, counters, completions with a latency histogram,
+//! and per-interval series.
+
+use crate::coherence::Coherence;
+
+/// Symbols CPU time is charged to, named as perf shows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sym {
+    Idle,
+    User,
+    SchedTick,
+    Schedule,
+    TryToWakeUp,
+    SelectIdleSibling,
+    SchedBalanceDomains,
+    SchedBalanceRq,
+    UpdateSdLbStats,
+    DetachTasks,
+    SchedBalanceNewidle,
+    NohzBalance,
+    NohzIdleBalance,
+    AccountMmSched,
+    ExceedLlcNr,
+    TaskTickCache,
+    TaskCacheWork,
+}
+
+impl Sym {
+    pub const ALL: [Sym; 17] = [
+        Sym::Idle,
+        Sym::User,
+        Sym::SchedTick,
+        Sym::Schedule,
+        Sym::TryToWakeUp,
+        Sym::SelectIdleSibling,
+        Sym::SchedBalanceDomains,
+        Sym::SchedBalanceRq,
+        Sym::UpdateSdLbStats,
+        Sym::DetachTasks,
+        Sym::SchedBalanceNewidle,
+        Sym::NohzBalance,
+        Sym::NohzIdleBalance,
+        Sym::AccountMmSched,
+        Sym::ExceedLlcNr,
+        Sym::TaskTickCache,
+        Sym::TaskCacheWork,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Sym::Idle => "[idle]",
+            Sym::User => "[user]",
+            Sym::SchedTick => "sched_tick",
+            Sym::Schedule => "__schedule",
+            Sym::TryToWakeUp => "try_to_wake_up",
+            Sym::SelectIdleSibling => "select_idle_sibling",
+            Sym::SchedBalanceDomains => "sched_balance_domains",
+            Sym::SchedBalanceRq => "sched_balance_rq",
+            Sym::UpdateSdLbStats => "update_sd_lb_stats",
+            Sym::DetachTasks => "detach_tasks",
+            Sym::SchedBalanceNewidle => "sched_balance_newidle",
+            Sym::NohzBalance => "nohz_balance_enter_idle",
+            Sym::NohzIdleBalance => "_nohz_idle_balance",
+            Sym::AccountMmSched => "account_mm_sched",
+            Sym::ExceedLlcNr => "exceed_llc_nr",
+            Sym::TaskTickCache => "task_tick_cache",
+            Sym::TaskCacheWork => "task_cache_work",
+        }
+    }
+}
+
+const NSYM: usize = Sym::ALL.len();
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    Ticks,
+    Softirqs,
+    SbrCmpxchg,
+    SbrCmpxchgFailed,
+    Balances,
+    NewidleBalances,
+    Migrations,
+    Wakeups,
+    IlbKicks,
+    WakeMigrations,
+    MmSchedCpuStores,
+}
+
+impl Counter {
+    pub const ALL: [Counter; 11] = [
+        Counter::Ticks,
+        Counter::Softirqs,
+        Counter::SbrCmpxchg,
+        Counter::SbrCmpxchgFailed,
+        Counter::Balances,
+        Counter::NewidleBalances,
+        Counter::Migrations,
+        Counter::Wakeups,
+        Counter::IlbKicks,
+        Counter::WakeMigrations,
+        Counter::MmSchedCpuStores,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Counter::Ticks => "ticks",
+            Counter::Softirqs => "sched_softirqs",
+            Counter::SbrCmpxchg => "sched_balance_running_cmpxchg",
+            Counter::SbrCmpxchgFailed => "sched_balance_running_cmpxchg_failed",
+            Counter::Balances => "sched_balance_rq_calls",
+            Counter::NewidleBalances => "newidle_balance_calls",
+            Counter::Migrations => "lb_migrations",
+            Counter::Wakeups => "wakeups",
+            Counter::IlbKicks => "nohz_ilb_kicks",
+            Counter::WakeMigrations => "wakeup_migrations",
+            Counter::MmSchedCpuStores => "mm_sched_cpu_stores",
+        }
+    }
+}
+
+/// Log-linear latency histogram: 32 sub-buckets per power of two (≈3% resolution).
+#[derive(Clone, Debug, Default)]
+pub struct Histogram {
+    buckets: Vec<u64>,
+    pub count: u64,
+    pub sum: u128,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl Histogram {
+    const SUB: u64 = 32;
+
+    fn index(v: u64) -> usize {
+        if v < Self::SUB {
+            return v as usize;
+        }
+        let msb = 63 - v.leading_zeros() as u64; // >= 5
+        let shift = msb - 5;
+        ((shift + 1) * Self::SUB + ((v >> shift) - Self::SUB)) as usize
+    }
+
+    fn lower_bound(i: usize) -> u64 {
+        let i = i as u64;
+        if i < Self::SUB {
+            return i;
+        }
+        let shift = i / Self::SUB - 1;
+        (Self::SUB + i % Self::SUB) << shift
+    }
+
+    pub fn record(&mut self, v: u64) {
+        let i = Self::index(v);
+        if i >= self.buckets.len() {
+            self.buckets.resize(i + 1, 0);
+        }
+        self.buckets[i] += 1;
+        self.min = if self.count == 0 { v } else { self.min.min(v) };
+        self.max = self.max.max(v);
+        self.count += 1;
+        self.sum += v as u128;
+    }
+
+    /// The value below which `q` of the samples fall (bucket lower bound, clamped to [min, max]).
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        let target = ((self.count as f64 * q).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (i, &n) in self.buckets.iter().enumerate() {
+            seen += n;
+            if seen >= target {
+                return Self::lower_bound(i).clamp(self.min, self.max);
+            }
+        }
+        self.max
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Series {
+    pub t_s: Vec<f64>,
+    pub throughput: Vec<f64>,
+    pub contention_pct: Vec<f64>,
+    pub utilization: Vec<f64>,
+}
+
+pub struct Metrics {
+    /// Per CPU, ns per symbol.
+    pub cpu_sym: Vec<[u64; NSYM]>,
+    /// Per CPU, ns stalled on named (contended) scheduler cache lines.
+    pub cpu_stall: Vec<u64>,
+    /// Per CPU, ns of user time spent on cache-line transfers (refills, shared data, handoffs).
+    pub cpu_user_xfer: Vec<u64>,
+    pub counters: [u64; Counter::ALL.len()],
+    pub latency: Histogram,
+    pub completions: u64,
+    pub sample_ns: u64,
+    pub series: Series,
+    /// (time, completions, busy ns, stall ns, all ns) at the last sample.
+    last_sample: (u64, u64, u64, u64, u64),
+}
+
+impl Metrics {
+    pub fn new(nr_cpus: usize, sample_ns: u64) -> Self {
+        Metrics {
+            cpu_sym: vec![[0; NSYM]; nr_cpus],
+            cpu_stall: vec![0; nr_cpus],
+            cpu_user_xfer: vec![0; nr_cpus],
+            counters: [0; Counter::ALL.len()],
+            latency: Histogram::default(),
+            completions: 0,
+            sample_ns,
+            series: Series::default(),
+            last_sample: (0, 0, 0, 0, 0),
+        }
+    }
+
+    #[inline]
+    pub fn charge(&mut self, cpu: usize, sym: Sym, ns: u64) {
+        self.cpu_sym[cpu][sym as usize] += ns;
+    }
+
+    #[inline]
+    pub fn stall(&mut self, cpu: usize, ns: u64) {
+        self.cpu_stall[cpu] += ns;
+    }
+
+    #[inline]
+    pub fn charge_stat(&mut self, cpu: usize, ns: u64) {
+        self.cpu_user_xfer[cpu] += ns;
+    }
+
+    #[inline]
+    pub fn count(&mut self, c: Counter) {
+        self.counters[c as usize] += 1;
+    }
+
+    pub fn complete(&mut self, latency_ns: u64) {
+        self.completions += 1;
+        self.latency.record(latency_ns);
+    }
+
+    pub fn total(&self, sym: Sym) -> u64 {
+        self.cpu_sym.iter().map(|s| s[sym as usize]).sum()
+    }
+
+    pub fn non_idle_ns(&self) -> u64 {
+        self.cpu_sym.iter().map(|s| s.iter().sum::<u64>() - s[Sym::Idle as usize]).sum()
+    }
+
+    /// Closes one series interval (the caller has flushed open accounting up to `now`).
+    pub fn sample(&mut self, now: u64, _lines: &Coherence) {
+        let busy = self.non_idle_ns();
+        let stall: u64 = self.cpu_stall.iter().sum();
+        let all: u64 = self.cpu_sym.iter().map(|s| s.iter().sum::<u64>()).sum();
+        let (t0, c0, b0, s0, a0) = self.last_sample;
+        let dt = now.saturating_sub(t0).max(1);
+        let (db, ds, da) = (busy.saturating_sub(b0), stall.saturating_sub(s0), all.saturating_sub(a0));
+        self.series.t_s.push(now as f64 / 1e9);
+        self.series.throughput.push((self.completions - c0) as f64 * 1e9 / dt as f64);
+        self.series.contention_pct.push(if db > 0 { ds as f64 * 100.0 / db as f64 } else { 0.0 });
+        self.series.utilization.push(if da > 0 { db as f64 / da as f64 } else { 0.0 });
+        self.last_sample = (now, self.completions, busy, stall, all);
+    }
+}

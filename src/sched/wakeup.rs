@@ -1,0 +1,153 @@
+//! Wakeup placement: try_to_wake_up → select_task_rq_fair (record_wakee, wake_wide, wake_affine)
+//! → select_idle_sibling → select_idle_cpu with the SIS_UTIL scan limit.
+
+use super::*;
+use crate::domains::SD_WAKE_AFFINE;
+
+impl Engine {
+    fn share_cache(&self, a: usize, b: usize) -> bool {
+        self.topo.cpus[a].llc == self.topo.cpus[b].llc
+    }
+
+    /// try_to_wake_up() issued on `waker_cpu` by a task (`waker` = (task, lines handed over)) or by
+    /// an interrupt (`None`, e.g. a timer or the NIC queue steered to the wakee's CPU).
+    pub(super) fn try_to_wake_up(&mut self, t: TaskId, waker_cpu: usize, waker: Option<(TaskId, u32)>) {
+        match self.tasks[t as usize].state {
+            TaskState::Sleeping => {}
+            TaskState::Exited => return,
+            TaskState::Running | TaskState::Runnable => {
+                // Already awake: the wakeup is remembered (the task will not block on it).
+                self.tasks[t as usize].pending_wakeups += 1;
+                return;
+            }
+        }
+        self.metrics.count(Counter::Wakeups);
+        if let Some((w, lines)) = waker {
+            self.record_wakee(w, t);
+            if lines > 0 {
+                self.tasks[t as usize].handoff = Some((waker_cpu as u32, lines));
+            }
+        }
+        let prev = self.tasks[t as usize].cpu as usize;
+        let (target, sis_ns) = self.select_task_rq_fair(t, prev, waker_cpu, waker.map(|w| w.0));
+        if target != prev {
+            self.metrics.count(Counter::WakeMigrations);
+        }
+        // Remote enqueue: the target rq's lock/wakelist line comes to the waker.
+        let ttwu_ns = TTWU_NS + if target != waker_cpu { self.topo.xfer_ns(waker_cpu, target) as u64 } else { 0 };
+        // The waker is in the kernel for the wakeup; the enqueue happens inside that work.
+        let was_kernel = self.cpus[waker_cpu].mode == Mode::Kernel;
+        self.enter_kernel(waker_cpu);
+        let jobs = &mut self.cpus[waker_cpu].jobs;
+        if sis_ns > 0 {
+            jobs.push_back(Job::Compute(Sym::SelectIdleSibling, sis_ns));
+        }
+        jobs.push_back(Job::Compute(Sym::TryToWakeUp, ttwu_ns));
+        self.enqueue(target, t);
+        if !was_kernel {
+            self.run_cpu(waker_cpu);
+        }
+    }
+
+    /// record_wakee(): flips decay by half once a second.
+    fn record_wakee(&mut self, waker: TaskId, wakee: TaskId) {
+        let now = self.now;
+        let w = &mut self.tasks[waker as usize];
+        if now > w.wakee_flip_decay_ts + 1_000_000_000 {
+            w.wakee_flips >>= 1;
+            w.wakee_flip_decay_ts = now;
+        }
+        if w.last_wakee != wakee {
+            w.last_wakee = wakee;
+            w.wakee_flips += 1;
+        }
+    }
+
+    /// wake_wide(): many-to-many wakeup patterns spread instead of pulling to the waker.
+    fn wake_wide(&self, waker: TaskId, wakee: TaskId, waker_cpu: usize) -> bool {
+        let (a, b) = (self.tasks[waker as usize].wakee_flips, self.tasks[wakee as usize].wakee_flips);
+        let (master, slave) = (a.max(b), a.min(b));
+        let factor = self.sd.llc_size[waker_cpu];
+        slave >= factor && master >= slave * factor
+    }
+
+    /// Returns the chosen CPU and the time the idle-CPU search cost the waker.
+    fn select_task_rq_fair(&mut self, t: TaskId, prev: usize, cpu: usize, waker: Option<TaskId>) -> (usize, u64) {
+        let mut target = prev;
+        if let Some(w) = waker {
+            let want_affine = !self.wake_wide(w, t, cpu);
+            if want_affine {
+                let affine = self.sd.of(cpu).find(|d| d.has(SD_WAKE_AFFINE) && d.span.contains(prev)).map(|d| d.imbalance_pct);
+                if let Some(pct) = affine {
+                    if cpu != prev {
+                        target = self.wake_affine(cpu, prev, pct);
+                    }
+                }
+            }
+        }
+        self.select_idle_sibling(prev, target)
+    }
+
+    /// wake_affine(): WA_IDLE, then WA_WEIGHT on run-queue load.
+    fn wake_affine(&self, this: usize, prev: usize, imbalance_pct: u32) -> usize {
+        if self.cpus[this].is_idle() && self.share_cache(this, prev) {
+            return if self.cpus[prev].is_idle() { prev } else { this };
+        }
+        if self.cpus[prev].is_idle() {
+            return prev;
+        }
+        let this_eff = (self.cpus[this].nr_running() as u64 + 1) * 100;
+        let prev_eff = (self.cpus[prev].nr_running() as u64).max(1) * (100 + (imbalance_pct as u64 - 100) / 2);
+        if this_eff < prev_eff { this } else { prev }
+    }
+
+    fn select_idle_sibling(&mut self, prev: usize, target: usize) -> (usize, u64) {
+        if self.cpus[target].is_idle() {
+            return (target, 0);
+        }
+        if prev != target && self.share_cache(prev, target) && self.cpus[prev].is_idle() {
+            return (prev, 0);
+        }
+        let llc = self.topo.cpus[target].llc as usize;
+        let smt = self.topo.spec.smt > 1;
+        let has_idle_core = smt && self.llc_has_idle_cores[llc];
+        let mut cost = 0u64;
+        if smt && !has_idle_core && self.share_cache(prev, target) {
+            // select_idle_smt(): prev's siblings
+            for s in self.topo.smt_siblings(prev).collect::<Vec<_>>() {
+                cost += self.topo.xfer_ns(target, s) as u64 / STATS_MLP;
+                if s != prev && self.cpus[s].is_idle() {
+                    return (s, cost);
+                }
+            }
+        }
+        // select_idle_cpu(): scan the LLC from target+1; SIS_UTIL bounds the number of CPUs tried.
+        let mut nr = self.llc_nr_idle_scan[llc] as i64 + 1;
+        if !has_idle_core && nr == 1 {
+            return (target, cost);
+        }
+        let list = &self.llc_list[llc];
+        let start = list.iter().position(|&c| c as usize == target).unwrap_or(0);
+        for k in 1..=list.len() {
+            let c = list[(start + k) % list.len()] as usize;
+            cost += self.topo.xfer_ns(target, c) as u64 / STATS_MLP;
+            if has_idle_core {
+                if self.topo.smt_siblings(c).all(|s| self.cpus[s].is_idle()) {
+                    return (c, cost);
+                }
+            } else {
+                nr -= 1;
+                if nr <= 0 {
+                    break;
+                }
+                if self.cpus[c].is_idle() {
+                    return (c, cost);
+                }
+            }
+        }
+        if has_idle_core {
+            self.llc_has_idle_cores[llc] = false;
+        }
+        (target, cost)
+    }
+}

@@ -1,0 +1,80 @@
+//! `schbench`: each message thread wakes its workers, then sleeps; a woken worker records its
+//! wakeup latency (wake to first run), serves one request of CPU work, and waits again.
+
+use super::{Step, TaskId, TaskSpec, Workload};
+use crate::sim::SimRng;
+
+/// Message-thread period between rounds of wakeups (schbench -s sleeptime), ns.
+const SLEEP_NS: u64 = 1_000_000;
+/// CPU per request (schbench -c cputime), ns.
+const REQUEST_NS: u64 = 400_000;
+/// A request message handed to the worker: 2 cache lines.
+const MSG_LINES: u32 = 2;
+
+#[derive(Clone, Copy)]
+enum Role {
+    Message { first_worker: TaskId, workers: u32, next: u32 },
+    /// phase 0: waiting; 1: wakeup recorded, request to run; 2: request done.
+    Worker { woken_at: Option<u64>, phase: u8 },
+}
+
+pub struct Schbench {
+    tasks: Vec<TaskSpec>,
+    procs: Vec<String>,
+    roles: Vec<Role>,
+}
+
+impl Schbench {
+    pub fn new(message_threads: usize, workers: usize) -> Self {
+        let mut roles = Vec::new();
+        for _ in 0..message_threads {
+            let first = (roles.len() + 1) as TaskId;
+            roles.push(Role::Message { first_worker: first, workers: workers as u32, next: 0 });
+            roles.extend((0..workers).map(|_| Role::Worker { woken_at: None, phase: 0 }));
+        }
+        Schbench { tasks: vec![TaskSpec { process: 0 }; roles.len()], procs: vec!["schbench".into()], roles }
+    }
+}
+
+impl Workload for Schbench {
+    fn tasks(&self) -> &[TaskSpec] {
+        &self.tasks
+    }
+    fn processes(&self) -> &[String] {
+        &self.procs
+    }
+    fn next(&mut self, task: TaskId, now: u64, _rng: &mut SimRng) -> Step {
+        match self.roles[task as usize] {
+            Role::Message { first_worker, workers, next } => {
+                if next < workers {
+                    let w = first_worker + next;
+                    self.roles[task as usize] = Role::Message { first_worker, workers, next: next + 1 };
+                    if let Role::Worker { woken_at, .. } = &mut self.roles[w as usize] {
+                        woken_at.get_or_insert(now);
+                    }
+                    return Step::Wake { task: w, lines: MSG_LINES };
+                }
+                self.roles[task as usize] = Role::Message { first_worker, workers, next: 0 };
+                Step::Sleep { ns: SLEEP_NS }
+            }
+            Role::Worker { woken_at, phase } => match (phase, woken_at) {
+                (1, _) => {
+                    self.roles[task as usize] = Role::Worker { woken_at, phase: 2 };
+                    Step::Run { ns: REQUEST_NS, shared_lines: 0 }
+                }
+                (0, Some(t)) => {
+                    // A request is counted when its worker starts: its latency is the wakeup latency.
+                    self.roles[task as usize] = Role::Worker { woken_at: None, phase: 1 };
+                    Step::Complete { latency_ns: now - t }
+                }
+                _ => {
+                    self.roles[task as usize] = Role::Worker { woken_at, phase: 0 };
+                    Step::Block
+                }
+            },
+        }
+    }
+    fn ws_lines(&self) -> u32 {
+        512
+    }
+}
