@@ -102,7 +102,10 @@ pub struct Coherence {
 
 impl Coherence {
     pub fn new(nr_cpus: usize) -> Self {
-        Coherence { lines: Vec::new(), nr_cpus }
+        Coherence {
+            lines: Vec::new(),
+            nr_cpus,
+        }
     }
 
     /// A named line with its fields (offset, name) for the Pareto view.
@@ -115,13 +118,28 @@ impl Coherence {
             last: 0,
             free_at: 0,
             stats: LineStats::default(),
-            fields: fields.iter().map(|&(offset, field)| FieldStats { offset, field, ..Default::default() }).collect(),
+            fields: fields
+                .iter()
+                .map(|&(offset, field)| FieldStats {
+                    offset,
+                    field,
+                    ..Default::default()
+                })
+                .collect(),
         });
         self.lines.len() - 1
     }
 
     /// `cpu` accesses field `field` (index into the line's fields) of `line` at time `now`.
-    pub fn access(&mut self, topo: &Topology, id: LineId, cpu: usize, op: Op, field: usize, now: u64) -> Access {
+    pub fn access(
+        &mut self,
+        topo: &Topology,
+        id: LineId,
+        cpu: usize,
+        op: Op,
+        field: usize,
+        now: u64,
+    ) -> Access {
         let line = &mut self.lines[id];
         let c = cpu as u32;
         let f = &mut line.fields[field];
@@ -156,12 +174,19 @@ impl Coherence {
             }
             (Op::Load, None) => {
                 // Clean miss: read from the nearest copy; reads of a shared line proceed in parallel.
-                let src = line.sharer_list().min_by_key(|&s| topo.xfer_ns(s as usize, cpu)).unwrap_or(line.last);
+                let src = line
+                    .sharer_list()
+                    .min_by_key(|&s| topo.xfer_ns(s as usize, cpu))
+                    .unwrap_or(line.last);
                 line.add_sharer(c);
                 (start + topo.xfer_ns(src as usize, cpu).max(1) as u64, false)
             }
             (_, Some(o)) if o == c => {
-                let cost = if op == Op::Atomic { LOCKED_HIT_NS } else { HIT_NS };
+                let cost = if op == Op::Atomic {
+                    LOCKED_HIT_NS
+                } else {
+                    HIT_NS
+                };
                 (start + cost, false)
             }
             (_, owner) => {
@@ -175,7 +200,11 @@ impl Coherence {
                         .max()
                         .unwrap_or_else(|| topo.xfer_ns(line.last as usize, cpu)),
                 } as u64;
-                let extra = if op == Op::Atomic { LOCKED_HIT_NS } else { HIT_NS };
+                let extra = if op == Op::Atomic {
+                    LOCKED_HIT_NS
+                } else {
+                    HIT_NS
+                };
                 let done = start + cost.max(1) + extra;
                 line.free_at = done;
                 line.clear_sharers();
@@ -211,7 +240,9 @@ mod tests {
         let stall0 = c.lines[l].stats.stall_ns;
         // CPUs 1..=4 (same LLC as CPU 0) hit it at the same instant.
         let xfer = t.xfer_ns(0, 1) as u64 + LOCKED_HIT_NS;
-        let done: Vec<u64> = (1..=4).map(|cpu| c.access(&t, l, cpu, Op::Atomic, 0, 1000).done).collect();
+        let done: Vec<u64> = (1..=4)
+            .map(|cpu| c.access(&t, l, cpu, Op::Atomic, 0, 1000).done)
+            .collect();
         assert_eq!(done, (1..=4).map(|k| 1000 + k * xfer).collect::<Vec<_>>());
         let s = &c.lines[l].stats;
         assert_eq!((s.atomics, s.hitm_local, s.hitm_remote), (4, 4, 0));

@@ -10,7 +10,9 @@ pub struct CpuSet {
 
 impl CpuSet {
     pub fn new(nr_cpus: usize) -> Self {
-        CpuSet { words: vec![0; nr_cpus.div_ceil(64)] }
+        CpuSet {
+            words: vec![0; nr_cpus.div_ceil(64)],
+        }
     }
 
     pub fn set(&mut self, cpu: usize) {
@@ -18,7 +20,9 @@ impl CpuSet {
     }
 
     pub fn contains(&self, cpu: usize) -> bool {
-        self.words.get(cpu / 64).is_some_and(|w| w & (1 << (cpu % 64)) != 0)
+        self.words
+            .get(cpu / 64)
+            .is_some_and(|w| w & (1 << (cpu % 64)) != 0)
     }
 
     pub fn weight(&self) -> usize {
@@ -32,7 +36,10 @@ impl CpuSet {
     }
 
     pub fn is_subset_of(&self, other: &CpuSet) -> bool {
-        self.words.iter().zip(&other.words).all(|(a, b)| a & !b == 0)
+        self.words
+            .iter()
+            .zip(&other.words)
+            .all(|(a, b)| a & !b == 0)
     }
 
     pub fn first(&self) -> Option<usize> {

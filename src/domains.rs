@@ -41,7 +41,11 @@ fn node_reclaim_distance(vendor: Vendor) -> u32 {
 }
 
 pub fn flag_names(flags: u32) -> Vec<&'static str> {
-    FLAG_NAMES.iter().filter(|(f, _)| flags & f != 0).map(|&(_, n)| n).collect()
+    FLAG_NAMES
+        .iter()
+        .filter(|(f, _)| flags & f != 0)
+        .map(|&(_, n)| n)
+        .collect()
 }
 
 #[derive(Clone, Debug)]
@@ -116,18 +120,38 @@ impl SchedDomains {
         let dist = sched_distances(topo, snc3_fix);
         let mut levels = Vec::new();
         if topo.spec.smt > 1 {
-            levels.push(Level { name: "SMT", flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC, numa_distance: None });
+            levels.push(Level {
+                name: "SMT",
+                flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
+                numa_distance: None,
+            });
         }
-        levels.push(Level { name: "MC", flags: SD_SHARE_LLC, numa_distance: None });
+        levels.push(Level {
+            name: "MC",
+            flags: SD_SHARE_LLC,
+            numa_distance: None,
+        });
         if topo.spec.nodes_per_socket == 1 {
-            levels.push(Level { name: "PKG", flags: 0, numa_distance: None });
+            levels.push(Level {
+                name: "PKG",
+                flags: 0,
+                numa_distance: None,
+            });
         }
         let mut distances: Vec<u32> = dist.iter().flatten().copied().collect();
         distances.sort_unstable();
         distances.dedup();
         for (i, &d) in distances.iter().enumerate() {
-            let (name, flags) = if i == 0 { ("NODE", 0) } else { ("NUMA", SD_NUMA | SD_OVERLAP) };
-            levels.push(Level { name, flags, numa_distance: Some(d) });
+            let (name, flags) = if i == 0 {
+                ("NODE", 0)
+            } else {
+                ("NUMA", SD_NUMA | SD_OVERLAP)
+            };
+            levels.push(Level {
+                name,
+                flags,
+                numa_distance: Some(d),
+            });
         }
 
         // Spans per (cpu, level), before degenerate removal (groups are built from these).
@@ -170,7 +194,9 @@ impl SchedDomains {
                 };
                 // A child not contained in its parent extends the parent (build_sched_domain).
                 let id = match raw[cpu].last() {
-                    Some(&child) if !spans.0[child as usize].is_subset_of(&spans.0[id as usize]) => {
+                    Some(&child)
+                        if !spans.0[child as usize].is_subset_of(&spans.0[id as usize]) =>
+                    {
                         let mut s = spans.0[id as usize].clone();
                         s.union_with(&spans.0[child as usize].clone());
                         intern(&mut spans, s)
@@ -214,10 +240,19 @@ impl SchedDomains {
             let (mut imb, mut imb_span) = (0u32, 1u32);
             for (k, &id) in cpu_domains.iter().enumerate() {
                 let d = &domains[id as usize];
-                let child = if k > 0 { Some(&domains[cpu_domains[k - 1] as usize]) } else { None };
+                let child = if k > 0 {
+                    Some(&domains[cpu_domains[k - 1] as usize])
+                } else {
+                    None
+                };
                 let value = if !d.has(SD_SHARE_LLC) && child.is_some_and(|c| c.has(SD_SHARE_LLC)) {
                     let nr_llcs = d.weight() / child.map_or(1, |c| c.weight());
-                    imb = if nr_llcs == 1 { d.weight() >> 3 } else { nr_llcs }.max(1);
+                    imb = if nr_llcs == 1 {
+                        d.weight() >> 3
+                    } else {
+                        nr_llcs
+                    }
+                    .max(1);
                     imb_span = cpu_domains[k + 1..]
                         .iter()
                         .map(|&p| &domains[p as usize])
@@ -235,9 +270,19 @@ impl SchedDomains {
         }
         let llc_size = per_cpu
             .iter()
-            .map(|ds| ds.iter().rev().map(|&i| &domains[i as usize]).find(|d| d.has(SD_SHARE_LLC)).map_or(1, |d| d.weight()))
+            .map(|ds| {
+                ds.iter()
+                    .rev()
+                    .map(|&i| &domains[i as usize])
+                    .find(|d| d.has(SD_SHARE_LLC))
+                    .map_or(1, |d| d.weight())
+            })
             .collect();
-        SchedDomains { domains, per_cpu, llc_size }
+        SchedDomains {
+            domains,
+            per_cpu,
+            llc_size,
+        }
     }
 
     pub fn of(&self, cpu: usize) -> impl Iterator<Item = &Domain> {
@@ -256,7 +301,11 @@ impl SchedDomains {
                 .take(8)
                 .map(|g| format!("{}:{{ span={} }}", g.cpus[0], g.span))
                 .collect();
-            let more = if d.groups.len() > 8 { format!(", ... ({} groups)", d.groups.len()) } else { String::new() };
+            let more = if d.groups.len() > 8 {
+                format!(", ... ({} groups)", d.groups.len())
+            } else {
+                String::new()
+            };
             s += &format!("{indent} groups: {}{more}\n", groups.join(", "));
             s += &format!(
                 "{indent} debugfs: name={} flags={} min_interval={} max_interval={} busy_factor={} imbalance_pct={} cache_nice_tries={}\n",
@@ -321,7 +370,12 @@ fn make_domain(
 ) -> Domain {
     let span = spans[sid as usize].clone();
     let weight = span.weight() as u32;
-    let mut flags = SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_PREFER_SIBLING | lv.flags;
+    let mut flags = SD_BALANCE_NEWIDLE
+        | SD_BALANCE_EXEC
+        | SD_BALANCE_FORK
+        | SD_WAKE_AFFINE
+        | SD_PREFER_SIBLING
+        | lv.flags;
     let (mut imbalance_pct, mut cache_nice_tries) = (117, 0);
     if flags & SD_SHARE_CPUCAPACITY != 0 {
         imbalance_pct = 110;
@@ -349,7 +403,11 @@ fn make_domain(
     // Groups: walk the span starting at this CPU (for_each_cpu_wrap), each uncovered CPU adds the
     // child span of its own domain at this level.
     let n = topo.nr_cpus();
-    let order: Vec<usize> = span.iter().filter(|&c| c >= cpu).chain(span.iter().filter(|&c| c < cpu)).collect();
+    let order: Vec<usize> = span
+        .iter()
+        .filter(|&c| c >= cpu)
+        .chain(span.iter().filter(|&c| c < cpu))
+        .collect();
     let mut covered = CpuSet::new(n);
     let mut groups = Vec::new();
     for &i in &order {
@@ -361,11 +419,19 @@ fn make_domain(
         let cpus: Vec<u32> = gspan.iter().map(|c| c as u32).collect();
         let balance_cpus = if flags & SD_OVERLAP != 0 {
             // build_balance_mask: CPUs whose own child domain is exactly this group.
-            gspan.iter().filter(|&j| child_span(j) == gspan).map(|c| c as u32).collect()
+            gspan
+                .iter()
+                .filter(|&j| child_span(j) == gspan)
+                .map(|c| c as u32)
+                .collect()
         } else {
             cpus.clone()
         };
-        groups.push(Group { span: gspan, cpus, balance_cpus });
+        groups.push(Group {
+            span: gspan,
+            cpus,
+            balance_cpus,
+        });
     }
     Domain {
         name: lv.name,
@@ -397,7 +463,11 @@ mod tests {
     fn numa_node_spans(t: &Topology, d: &SchedDomains, cpu: usize) -> Vec<Vec<usize>> {
         d.of(cpu)
             .filter(|x| x.has(SD_NUMA))
-            .map(|x| (0..t.nr_nodes).filter(|&n| t.node_cpus[n].is_subset_of(&x.span)).collect())
+            .map(|x| {
+                (0..t.nr_nodes)
+                    .filter(|&n| t.node_cpus[n].is_subset_of(&x.span))
+                    .collect()
+            })
             .collect()
     }
 
@@ -405,10 +475,27 @@ mod tests {
     fn gnr_96c_snc3_numa_levels_before_and_after_the_fix() {
         let (t, d) = doms("gnr-2s-96c-snc3", false);
         let names: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
-        assert_eq!(names, vec![("SMT", 2), ("MC", 64), ("NUMA", 128), ("NUMA", 192), ("NUMA", 256), ("NUMA", 320), ("NUMA", 384)]);
+        assert_eq!(
+            names,
+            vec![
+                ("SMT", 2),
+                ("MC", 64),
+                ("NUMA", 128),
+                ("NUMA", 192),
+                ("NUMA", 256),
+                ("NUMA", 320),
+                ("NUMA", 384)
+            ]
+        );
         assert_eq!(
             numa_node_spans(&t, &d, 0),
-            vec![vec![0, 1], vec![0, 1, 2], vec![0, 1, 2, 3], vec![0, 1, 2, 3, 5], vec![0, 1, 2, 3, 4, 5]]
+            vec![
+                vec![0, 1],
+                vec![0, 1, 2],
+                vec![0, 1, 2, 3],
+                vec![0, 1, 2, 3, 5],
+                vec![0, 1, 2, 3, 4, 5]
+            ]
         );
         // Tim Chen's dmesg: domain-3 spans 0-95,192-287 with groups masked by node 0 and node 2.
         let d3 = d.of(0).nth(3).unwrap();
@@ -418,7 +505,10 @@ mod tests {
         let node1_cpu = 32;
         assert_eq!(numa_node_spans(&t, &d, node1_cpu).len(), 3);
         let (t, d) = doms("gnr-2s-96c-snc3", true);
-        assert_eq!(numa_node_spans(&t, &d, 0), vec![vec![0, 1], vec![0, 1, 2], vec![0, 1, 2, 3, 4, 5]]);
+        assert_eq!(
+            numa_node_spans(&t, &d, 0),
+            vec![vec![0, 1], vec![0, 1, 2], vec![0, 1, 2, 3, 4, 5]]
+        );
         assert_eq!(numa_node_spans(&t, &d, node1_cpu).len(), 2);
     }
 
@@ -426,13 +516,32 @@ mod tests {
     fn flags_and_intervals_follow_sd_init() {
         let (_, d) = doms("gnr-2s-snc3", false);
         let v: Vec<_> = d.of(0).collect();
-        assert_eq!((v[0].name, v[0].weight(), v[0].imbalance_pct, v[0].cache_nice_tries), ("SMT", 2, 110, 0));
-        assert_eq!((v[1].name, v[1].weight(), v[1].min_interval, v[1].max_interval), ("MC", 86, 86, 172));
+        assert_eq!(
+            (
+                v[0].name,
+                v[0].weight(),
+                v[0].imbalance_pct,
+                v[0].cache_nice_tries
+            ),
+            ("SMT", 2, 110, 0)
+        );
+        assert_eq!(
+            (
+                v[1].name,
+                v[1].weight(),
+                v[1].min_interval,
+                v[1].max_interval
+            ),
+            ("MC", 86, 86, 172)
+        );
         assert_eq!(v[1].cache_nice_tries, 1);
         for numa in &v[2..] {
             assert!(numa.has(SD_SERIALIZE) && numa.has(SD_NUMA) && !numa.has(SD_PREFER_SIBLING));
             assert_eq!(numa.cache_nice_tries, 2);
-            assert!(numa.has(SD_WAKE_AFFINE), "GNR distances are all below node_reclaim_distance 30");
+            assert!(
+                numa.has(SD_WAKE_AFFINE),
+                "GNR distances are all below node_reclaim_distance 30"
+            );
         }
         assert!(!v[1].has(SD_SERIALIZE));
     }
@@ -448,7 +557,10 @@ mod tests {
         assert_eq!(v, vec![("SMT", 2), ("MC", 256), ("NUMA", 512)]);
         let (_, d) = doms("spr-2s-snc4", false);
         let v: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
-        assert_eq!(v, vec![("SMT", 2), ("MC", 28), ("NUMA", 112), ("NUMA", 224)]);
+        assert_eq!(
+            v,
+            vec![("SMT", 2), ("MC", 28), ("NUMA", 112), ("NUMA", 224)]
+        );
     }
 
     #[test]

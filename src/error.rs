@@ -13,7 +13,10 @@ pub struct FieldError {
 
 impl FieldError {
     pub fn new(field: &str, message: impl Into<String>) -> Self {
-        FieldError { field: field.to_string(), message: message.into() }
+        FieldError {
+            field: field.to_string(),
+            message: message.into(),
+        }
     }
 }
 

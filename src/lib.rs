@@ -3,18 +3,18 @@
 
 pub mod coherence;
 pub mod cpuset;
+pub mod detmath;
 pub mod domains;
 pub mod error;
-pub mod sim;
-pub mod topology;
-pub mod detmath;
 pub mod patches;
-pub mod sched;
-pub mod workload;
 pub mod report;
 pub mod scenario;
+pub mod sched;
+pub mod sim;
+pub mod topology;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+pub mod workload;
 
 pub use report::{Delta, Report};
 pub use scenario::{Experiment, Side};
@@ -42,7 +42,15 @@ impl Run {
         let sample_ns = (end_ns / 100).max(10_000_000).min(end_ns.max(1));
         let unit = workload::info(&spec.workload).map_or("units", |w| w.unit);
         let engine = sched::Engine::new(spec.topo, spec.patches, spec.hz, spec.seed, wl, sample_ns);
-        Ok(Run { engine, end_ns, workload: spec.workload, unit, patch_names: spec.patch_names, seed: spec.seed, series_sent: 0 })
+        Ok(Run {
+            engine,
+            end_ns,
+            workload: spec.workload,
+            unit,
+            patch_names: spec.patch_names,
+            seed: spec.seed,
+            series_sent: 0,
+        })
     }
 
     /// Handles up to `max_events` events; true when the run has reached its end.
@@ -59,15 +67,31 @@ impl Run {
         let s = &self.engine.metrics.series;
         let from = self.series_sent;
         self.series_sent = s.t_s.len();
-        [s.t_s[from..].to_vec(), s.throughput[from..].to_vec(), s.contention_pct[from..].to_vec(), s.utilization[from..].to_vec()]
+        [
+            s.t_s[from..].to_vec(),
+            s.throughput[from..].to_vec(),
+            s.contention_pct[from..].to_vec(),
+            s.utilization[from..].to_vec(),
+        ]
     }
 
     pub fn report(&mut self) -> Report {
-        Report::from_engine(&mut self.engine, &self.workload, self.unit, &self.patch_names, self.seed)
+        Report::from_engine(
+            &mut self.engine,
+            &self.workload,
+            self.unit,
+            &self.patch_names,
+            self.seed,
+        )
     }
 
     pub fn engine(&self) -> &sched::Engine {
         &self.engine
+    }
+
+    /// Charges open intervals up to now (so per-CPU time can be checked mid-run).
+    pub fn flush(&mut self) {
+        self.engine.flush_accounting();
     }
 }
 

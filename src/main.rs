@@ -5,14 +5,20 @@ mod cli {
     use clap::{Args, Parser, Subcommand};
     use schedplay::domains::SchedDomains;
     use schedplay::error::{FieldError, Invalid};
-    use schedplay::scenario::{decode_link, encode_link, Experiment, MachineChoice, Side, WorkloadChoice};
+    use schedplay::scenario::{
+        Experiment, MachineChoice, Side, WorkloadChoice, decode_link, encode_link,
+    };
     use schedplay::topology::{self, LayoutOverrides, Topology};
-    use schedplay::{patches, workload, Delta, Report};
+    use schedplay::{Delta, Report, patches, workload};
     use std::collections::BTreeMap;
     use std::process::ExitCode;
 
     #[derive(Parser)]
-    #[command(name = "schedplay", version, about = "Simulate Linux scheduler balancing and its cache-line contention on big machines")]
+    #[command(
+        name = "schedplay",
+        version,
+        about = "Simulate Linux scheduler balancing and its cache-line contention on big machines"
+    )]
     struct Cli {
         #[command(subcommand)]
         cmd: Cmd,
@@ -116,11 +122,19 @@ mod cli {
     }
 
     fn split_list(s: &str) -> Vec<String> {
-        s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()
+        s.split(',')
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect()
     }
 
     impl ScenarioArgs {
-        fn experiment(&self) -> Result<Experiment, Invalid> {
+        /// The experiment from a link and/or flags; `a`/`b` (when given) replace the link's patch lists.
+        fn experiment(
+            &self,
+            a: Option<Vec<String>>,
+            b: Option<Vec<String>>,
+        ) -> Result<Experiment, Invalid> {
             let mut errs = Vec::new();
             let mut e = match &self.link {
                 Some(l) => {
@@ -132,7 +146,10 @@ mod cli {
                 None => Experiment::default(),
             };
             if let Some(m) = &self.machine {
-                e.machine = MachineChoice { preset: m.clone(), overrides: LayoutOverrides::default() };
+                e.machine = MachineChoice {
+                    preset: m.clone(),
+                    overrides: LayoutOverrides::default(),
+                };
             }
             let o = self.layout.overrides();
             let eo = &mut e.machine.overrides;
@@ -142,16 +159,25 @@ mod cli {
             eo.nodes_per_socket = o.nodes_per_socket.or(eo.nodes_per_socket);
             eo.cores_per_llc = o.cores_per_llc.or(eo.cores_per_llc);
             if let Some(w) = &self.workload {
-                e.workload = WorkloadChoice { name: w.clone(), knobs: BTreeMap::new() };
+                e.workload = WorkloadChoice {
+                    name: w.clone(),
+                    knobs: BTreeMap::new(),
+                };
             }
             for kv in &self.set {
                 match kv.split_once('=') {
                     Some(("hz", v)) => match v.parse() {
                         Ok(h) => e.hz = h,
-                        Err(_) => errs.push(FieldError::new("hz", format!("{v:?} is not allowed: 100, 250, 300 or 1000"))),
+                        Err(_) => errs.push(FieldError::new(
+                            "hz",
+                            format!("{v:?} is not allowed: 100, 250, 300 or 1000"),
+                        )),
                     },
                     Some((k, v)) => {
-                        let val = v.parse::<u64>().map(serde_json::Value::from).unwrap_or_else(|_| v.into());
+                        let val = v
+                            .parse::<u64>()
+                            .map(serde_json::Value::from)
+                            .unwrap_or_else(|_| v.into());
                         e.workload.knobs.insert(k.to_string(), val);
                     }
                     None => errs.push(FieldError::new("set", format!("{kv:?} is not key=value"))),
@@ -163,10 +189,30 @@ mod cli {
             if let Some(s) = self.seed {
                 e.seed = s;
             }
+            if let Some(a) = a {
+                e.a = a;
+            }
+            if let Some(b) = b {
+                e.b = b;
+            }
             if let Err(inv) = e.validate() {
                 errs.extend(inv.0);
             }
-            if errs.is_empty() { Ok(e) } else { Err(Invalid(errs)) }
+            if errs.is_empty() {
+                Ok(e)
+            } else {
+                Err(Invalid(errs))
+            }
+        }
+    }
+
+    /// --a/--b replace a link's lists when given; without a link they always apply.
+    fn lists(s: &ScenarioArgs, a: &str, b: &str) -> (Option<Vec<String>>, Option<Vec<String>>) {
+        let keep_link = s.link.is_some() && a.is_empty() && b.is_empty();
+        if keep_link {
+            (None, None)
+        } else {
+            (Some(split_list(a)), Some(split_list(b)))
         }
     }
 
@@ -193,7 +239,13 @@ mod cli {
                 println!("workloads:");
                 for w in workload::WORKLOADS {
                     let knobs: Vec<&str> = w.knobs.iter().map(|k| k.name).collect();
-                    println!("  {:<18} {} (knobs: {}; unit: {})", w.name, w.description, knobs.join(", "), w.unit);
+                    println!(
+                        "  {:<18} {} (knobs: {}; unit: {})",
+                        w.name,
+                        w.description,
+                        knobs.join(", "),
+                        w.unit
+                    );
                 }
                 println!("patches:");
                 for p in patches::PATCHES {
@@ -201,14 +253,32 @@ mod cli {
                 }
                 ExitCode::SUCCESS
             }
-            Cmd::Topology { machine, layout, patches, cpu, json } => {
+            Cmd::Topology {
+                machine,
+                layout,
+                patches,
+                cpu,
+                json,
+            } => {
                 let spec = match topology::preset(&machine) {
                     Some(s) => s,
                     None => {
-                        return fail(FieldError::new("machine", format!("unknown machine {machine:?}: allowed {}", topology::PRESETS.join(", "))).into())
+                        return fail(
+                            FieldError::new(
+                                "machine",
+                                format!(
+                                    "unknown machine {machine:?}: allowed {}",
+                                    topology::PRESETS.join(", ")
+                                ),
+                            )
+                            .into(),
+                        );
                     }
                 };
-                let topo = match spec.with_overrides(&layout.overrides()).and_then(Topology::new) {
+                let topo = match spec
+                    .with_overrides(&layout.overrides())
+                    .and_then(Topology::new)
+                {
                     Ok(t) => t,
                     Err(e) => return fail(e),
                 };
@@ -217,7 +287,13 @@ mod cli {
                     Err(e) => return fail(e.into()),
                 };
                 if cpu >= topo.nr_cpus() {
-                    return fail(FieldError::new("cpu", format!("{cpu} is out of range: 0..={}", topo.nr_cpus() - 1)).into());
+                    return fail(
+                        FieldError::new(
+                            "cpu",
+                            format!("{cpu} is out of range: 0..={}", topo.nr_cpus() - 1),
+                        )
+                        .into(),
+                    );
                 }
                 let sd = SchedDomains::build(&topo, p.snc3_distance_fix);
                 if json {
@@ -229,24 +305,33 @@ mod cli {
                     println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
                 } else {
                     print!("{}", topo.numactl());
-                    println!("latency table (ns, one-way transfer): smt {} llc {} node-near {} node-far {} socket {}  [{}]",
-                        topo.spec.latency.smt, topo.spec.latency.llc, topo.spec.latency.node_near, topo.spec.latency.node_far, topo.spec.latency.socket, topo.spec.latency.source);
+                    println!(
+                        "latency table (ns, one-way transfer): smt {} llc {} node-near {} node-far {} socket {}  [{}]",
+                        topo.spec.latency.smt,
+                        topo.spec.latency.llc,
+                        topo.spec.latency.node_near,
+                        topo.spec.latency.node_far,
+                        topo.spec.latency.socket,
+                        topo.spec.latency.source
+                    );
                     print!("\n{}", sd.sched_verbose(cpu));
                 }
                 ExitCode::SUCCESS
             }
             Cmd::Run { s, patches, json } => {
-                let mut e = match s.experiment() {
+                // A link's B is the side `run --link` runs (the change under test); --patch overrides it.
+                let given = (!patches.is_empty()).then(|| {
+                    patches
+                        .iter()
+                        .flat_map(|p| split_list(p))
+                        .collect::<Vec<_>>()
+                });
+                let e = match s.experiment(given.clone(), given) {
                     Ok(e) => e,
                     Err(e) => return fail(e),
                 };
-                if !patches.is_empty() {
-                    e.a = patches.iter().flat_map(|p| split_list(p)).collect();
-                }
-                if s.link.is_some() && patches.is_empty() {
-                    e.a = e.b.clone(); // a link's B is the interesting side when running one scenario
-                }
-                let r = match run_side(&e, Side::A) {
+                let side = if s.link.is_some() { Side::B } else { Side::A };
+                let r = match run_side(&e, side) {
                     Ok(r) => r,
                     Err(e) => return fail(e),
                 };
@@ -258,17 +343,10 @@ mod cli {
                 ExitCode::SUCCESS
             }
             Cmd::Compare { s, a, b, json } => {
-                let mut e = match s.experiment() {
+                let e = match s.experiment(lists(&s, &a, &b).0, lists(&s, &a, &b).1) {
                     Ok(e) => e,
                     Err(e) => return fail(e),
                 };
-                if s.link.is_none() || !a.is_empty() || !b.is_empty() {
-                    e.a = split_list(&a);
-                    e.b = split_list(&b);
-                }
-                if let Err(err) = e.validate() {
-                    return fail(err);
-                }
                 let (ra, rb) = match (run_side(&e, Side::A), run_side(&e, Side::B)) {
                     (Ok(x), Ok(y)) => (x, y),
                     (Err(err), _) | (_, Err(err)) => return fail(err),
@@ -283,17 +361,10 @@ mod cli {
                 ExitCode::SUCCESS
             }
             Cmd::Link { s, a, b, base } => {
-                let mut e = match s.experiment() {
+                let e = match s.experiment(lists(&s, &a, &b).0, lists(&s, &a, &b).1) {
                     Ok(e) => e,
                     Err(e) => return fail(e),
                 };
-                if s.link.is_none() || !a.is_empty() || !b.is_empty() {
-                    e.a = split_list(&a);
-                    e.b = split_list(&b);
-                }
-                if let Err(err) = e.validate() {
-                    return fail(err);
-                }
                 println!("{base}?{}", encode_link(&e));
                 ExitCode::SUCCESS
             }

@@ -12,11 +12,31 @@ pub struct PatchInfo {
 }
 
 pub const PATCHES: &[PatchInfo] = &[
-    PatchInfo { name: "skip-not-due", description: "sched_balance_domains: check the balance interval before the sched_balance_running cmpxchg (seed 000, v2)", commit: "3324b2180c17" },
-    PatchInfo { name: "serialize-after-swb", description: "move the SD_SERIALIZE cmpxchg into sched_balance_rq after should_we_balance (PeterZ's suggestion, v3/v4)", commit: "2265c5d4deef" },
-    PatchInfo { name: "serialize-newidle", description: "newidle balancing on SD_SERIALIZE domains takes sched_balance_running too", commit: "522fb20fbdbe" },
-    PatchInfo { name: "snc3-distance-fix", description: "sched domains use the averaged cross-socket distance on GNR/CWF SNC-3 (remote = 24)", commit: "4d6dd05d07d0" },
-    PatchInfo { name: "skew-tick", description: "boot option skew_tick=1: per-CPU tick offsets instead of one instant", commit: "skew_tick=1" },
+    PatchInfo {
+        name: "skip-not-due",
+        description: "sched_balance_domains: check the balance interval before the sched_balance_running cmpxchg (seed 000, v2)",
+        commit: "3324b2180c17",
+    },
+    PatchInfo {
+        name: "serialize-after-swb",
+        description: "move the SD_SERIALIZE cmpxchg into sched_balance_rq after should_we_balance (PeterZ's suggestion, v3/v4)",
+        commit: "2265c5d4deef",
+    },
+    PatchInfo {
+        name: "serialize-newidle",
+        description: "newidle balancing on SD_SERIALIZE domains takes sched_balance_running too",
+        commit: "522fb20fbdbe",
+    },
+    PatchInfo {
+        name: "snc3-distance-fix",
+        description: "sched domains use the averaged cross-socket distance on GNR/CWF SNC-3 (remote = 24)",
+        commit: "4d6dd05d07d0",
+    },
+    PatchInfo {
+        name: "skew-tick",
+        description: "boot option skew_tick=1: per-CPU tick offsets instead of one instant",
+        commit: "skew_tick=1",
+    },
 ];
 
 /// The set of toggles of one run.
@@ -46,7 +66,10 @@ impl Patches {
                 "skew-tick" => &mut p.skew_tick,
                 other => {
                     let allowed: Vec<&str> = PATCHES.iter().map(|p| p.name).collect();
-                    return Err(FieldError::new(field, format!("unknown patch {other:?}: allowed {}", allowed.join(", "))));
+                    return Err(FieldError::new(
+                        field,
+                        format!("unknown patch {other:?}: allowed {}", allowed.join(", ")),
+                    ));
                 }
             };
             *flag = true;
@@ -62,7 +85,12 @@ mod tests {
     #[test]
     fn every_listed_patch_parses_and_unknown_names_are_refused() {
         for p in PATCHES {
-            assert_ne!(Patches::parse("a", &[p.name]).unwrap(), Patches::default(), "{}", p.name);
+            assert_ne!(
+                Patches::parse("a", &[p.name]).unwrap(),
+                Patches::default(),
+                "{}",
+                p.name
+            );
         }
         let e = Patches::parse("b", &["skip-not-due", "bogus"]).unwrap_err();
         assert_eq!(e.field, "b");

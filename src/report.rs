@@ -109,7 +109,13 @@ fn fnv1a(s: &str) -> String {
 }
 
 impl Report {
-    pub fn from_engine(e: &mut Engine, workload: &str, unit: &'static str, patches: &[String], seed: u64) -> Report {
+    pub fn from_engine(
+        e: &mut Engine,
+        workload: &str,
+        unit: &'static str,
+        patches: &[String],
+        seed: u64,
+    ) -> Report {
         e.flush_accounting();
         let m = &e.metrics;
         let n = e.topo.nr_cpus();
@@ -122,7 +128,15 @@ impl Report {
             .filter(|&&s| s != Sym::Idle)
             .map(|&s| {
                 let ns = m.total(s);
-                ProfileRow { symbol: s.name().to_string(), percent: if non_idle > 0 { ns as f64 * 100.0 / non_idle as f64 } else { 0.0 }, ns }
+                ProfileRow {
+                    symbol: s.name().to_string(),
+                    percent: if non_idle > 0 {
+                        ns as f64 * 100.0 / non_idle as f64
+                    } else {
+                        0.0
+                    },
+                    ns,
+                }
             })
             .filter(|r| r.ns > 0)
             .collect();
@@ -146,21 +160,36 @@ impl Report {
                     offsets: l
                         .fields
                         .iter()
-                        .map(|f| OffsetRow { offset: f.offset, field: f.field.to_string(), loads: f.loads, stores: f.stores, atomics: f.atomics, hitm: f.hitm })
+                        .map(|f| OffsetRow {
+                            offset: f.offset,
+                            field: f.field.to_string(),
+                            loads: f.loads,
+                            stores: f.stores,
+                            atomics: f.atomics,
+                            hitm: f.hitm,
+                        })
                         .collect(),
                 }
             })
             .collect();
         let events: Vec<u64> = e.task_events();
         let ev_avg = events.iter().sum::<u64>() as f64 / events.len().max(1) as f64;
-        let ev_var = events.iter().map(|&x| (x as f64 - ev_avg) * (x as f64 - ev_avg)).sum::<f64>() / events.len().max(1) as f64;
+        let ev_var = events
+            .iter()
+            .map(|&x| (x as f64 - ev_avg) * (x as f64 - ev_avg))
+            .sum::<f64>()
+            / events.len().max(1) as f64;
         let h = &m.latency;
         let ms = |ns: u64| ns as f64 / 1e6;
         let heat = |f: &dyn Fn(usize) -> u64| -> Vec<f64> {
             (0..n)
                 .map(|c| {
                     let all: u64 = m.cpu_sym[c].iter().sum();
-                    if all == 0 { 0.0 } else { f(c) as f64 / all as f64 }
+                    if all == 0 {
+                        0.0
+                    } else {
+                        f(c) as f64 / all as f64
+                    }
                 })
                 .collect()
         };
@@ -177,22 +206,45 @@ impl Report {
             hz: e.hz,
             seed,
             sim_seconds: secs,
-            throughput_per_sec: if secs > 0.0 { m.completions as f64 / secs } else { 0.0 },
+            throughput_per_sec: if secs > 0.0 {
+                m.completions as f64 / secs
+            } else {
+                0.0
+            },
             throughput_unit: unit.to_string(),
             latency_ms: Latency {
                 min: ms(h.min),
-                avg: if h.count > 0 { (h.sum / h.count as u128) as f64 / 1e6 } else { 0.0 },
+                avg: if h.count > 0 {
+                    (h.sum / h.count as u128) as f64 / 1e6
+                } else {
+                    0.0
+                },
                 max: ms(h.max),
                 p95: ms(h.quantile(0.95)),
             },
             events_avg: ev_avg,
             events_stddev: ev_var.sqrt(),
-            utilization: if total > 0 { non_idle as f64 / total as f64 } else { 0.0 },
-            idle_pct: if total > 0 { idle as f64 * 100.0 / total as f64 } else { 0.0 },
-            contention_pct: if non_idle > 0 { stall as f64 * 100.0 / non_idle as f64 } else { 0.0 },
+            utilization: if total > 0 {
+                non_idle as f64 / total as f64
+            } else {
+                0.0
+            },
+            idle_pct: if total > 0 {
+                idle as f64 * 100.0 / total as f64
+            } else {
+                0.0
+            },
+            contention_pct: if non_idle > 0 {
+                stall as f64 * 100.0 / non_idle as f64
+            } else {
+                0.0
+            },
             profile,
             cachelines,
-            counters: Counter::ALL.iter().map(|&c| (c.name().to_string(), m.counters[c as usize])).collect(),
+            counters: Counter::ALL
+                .iter()
+                .map(|&c| (c.name().to_string(), m.counters[c as usize]))
+                .collect(),
             series: SeriesOut {
                 interval_ms: m.sample_ns as f64 / 1e6,
                 t_s: m.series.t_s.clone(),
@@ -201,7 +253,11 @@ impl Report {
                 utilization: m.series.utilization.clone(),
             },
             cpu_heat: CpuHeat {
-                busy: heat(&|c| m.cpu_sym[c].iter().sum::<u64>() - m.cpu_sym[c][Sym::Idle as usize] - m.cpu_stall[c]),
+                busy: heat(&|c| {
+                    m.cpu_sym[c].iter().sum::<u64>()
+                        - m.cpu_sym[c][Sym::Idle as usize]
+                        - m.cpu_stall[c]
+                }),
                 stall: heat(&|c| m.cpu_stall[c]),
                 idle: heat(&|c| m.cpu_sym[c][Sym::Idle as usize]),
             },
@@ -213,7 +269,10 @@ impl Report {
     }
 
     pub fn symbol_percent(&self, sym: &str) -> f64 {
-        self.profile.iter().find(|p| p.symbol == sym).map_or(0.0, |p| p.percent)
+        self.profile
+            .iter()
+            .find(|p| p.symbol == sym)
+            .map_or(0.0, |p| p.percent)
     }
 
     pub fn to_text(&self) -> String {
@@ -227,25 +286,75 @@ impl Report {
             self.machine.nodes,
             self.machine.llcs,
             self.hz,
-            if self.patches.is_empty() { "none".to_string() } else { self.patches.join(",") },
+            if self.patches.is_empty() {
+                "none".to_string()
+            } else {
+                self.patches.join(",")
+            },
             self.sim_seconds,
             self.seed
         );
-        let _ = writeln!(s, "\n    {}:  {:.0} ({:.2} per sec.)", self.throughput_unit, self.throughput_per_sec * self.sim_seconds, self.throughput_per_sec);
-        let _ = writeln!(s, "Latency (ms):\n         min: {:>12.3}\n         avg: {:>12.3}\n         max: {:>12.3}\n         95th percentile: {:>.3}",
-            self.latency_ms.min, self.latency_ms.avg, self.latency_ms.max, self.latency_ms.p95);
-        let _ = writeln!(s, "Threads fairness:\n    events (avg/stddev): {:.4}/{:.2}", self.events_avg, self.events_stddev);
-        let _ = writeln!(s, "\nutilization {:.1}%  (idle {:.1}% kept apart from the profile)  contention {:.2}% of non-idle cycles", self.utilization * 100.0, self.idle_pct, self.contention_pct);
-        let _ = writeln!(s, "\n# perf report (cycles, non-idle)\n# Overhead  Command  Shared Object      Symbol");
+        let _ = writeln!(
+            s,
+            "\n    {}:  {:.0} ({:.2} per sec.)",
+            self.throughput_unit,
+            self.throughput_per_sec * self.sim_seconds,
+            self.throughput_per_sec
+        );
+        let _ = writeln!(
+            s,
+            "Latency (ms):\n         min: {:>12.3}\n         avg: {:>12.3}\n         max: {:>12.3}\n         95th percentile: {:>.3}",
+            self.latency_ms.min, self.latency_ms.avg, self.latency_ms.max, self.latency_ms.p95
+        );
+        let _ = writeln!(
+            s,
+            "Threads fairness:\n    events (avg/stddev): {:.4}/{:.2}",
+            self.events_avg, self.events_stddev
+        );
+        let _ = writeln!(
+            s,
+            "\nutilization {:.1}%  (idle {:.1}% kept apart from the profile)  contention {:.2}% of non-idle cycles",
+            self.utilization * 100.0,
+            self.idle_pct,
+            self.contention_pct
+        );
+        let _ = writeln!(
+            s,
+            "\n# perf report (cycles, non-idle)\n# Overhead  Command  Shared Object      Symbol"
+        );
         for p in &self.profile {
-            let (obj, k) = if p.symbol == "[user]" { ("[unknown]", "[.]") } else { ("[kernel.kallsyms]", "[k]") };
-            let _ = writeln!(s, "  {:>7.2}%  {:<7}  {:<17}  {} {}", p.percent, "sim", obj, k, p.symbol);
+            let (obj, k) = if p.symbol == "[user]" {
+                ("[unknown]", "[.]")
+            } else {
+                ("[kernel.kallsyms]", "[k]")
+            };
+            let _ = writeln!(
+                s,
+                "  {:>7.2}%  {:<7}  {:<17}  {} {}",
+                p.percent, "sim", obj, k, p.symbol
+            );
         }
-        let _ = writeln!(s, "\n# perf c2c: Shared Data Cache Line Table\n# {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}", "Cacheline", "Loads", "Stores", "Atomics", "LclHitm", "RmtHitm", "AvgStall");
+        let _ = writeln!(
+            s,
+            "\n# perf c2c: Shared Data Cache Line Table\n# {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
+            "Cacheline", "Loads", "Stores", "Atomics", "LclHitm", "RmtHitm", "AvgStall"
+        );
         for l in &self.cachelines {
-            let _ = writeln!(s, "  {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8.0}ns", l.name, l.loads, l.stores, l.atomics, l.hitm_local, l.hitm_remote, l.avg_stall_ns);
-            for o in l.offsets.iter().filter(|o| o.loads + o.stores + o.atomics > 0) {
-                let _ = writeln!(s, "      0x{:02x} {:<30} loads {:>9} stores {:>9} atomics {:>9} hitm {:>9}", o.offset, o.field, o.loads, o.stores, o.atomics, o.hitm);
+            let _ = writeln!(
+                s,
+                "  {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8.0}ns",
+                l.name, l.loads, l.stores, l.atomics, l.hitm_local, l.hitm_remote, l.avg_stall_ns
+            );
+            for o in l
+                .offsets
+                .iter()
+                .filter(|o| o.loads + o.stores + o.atomics > 0)
+            {
+                let _ = writeln!(
+                    s,
+                    "      0x{:02x} {:<30} loads {:>9} stores {:>9} atomics {:>9} hitm {:>9}",
+                    o.offset, o.field, o.loads, o.stores, o.atomics, o.hitm
+                );
             }
         }
         let _ = writeln!(s, "\n# counters");
@@ -280,11 +389,22 @@ pub struct Delta {
 
 impl Delta {
     pub fn between(a: &Report, b: &Report) -> Delta {
-        let mut syms: Vec<&str> = a.profile.iter().chain(&b.profile).map(|p| p.symbol.as_str()).collect();
+        let mut syms: Vec<&str> = a
+            .profile
+            .iter()
+            .chain(&b.profile)
+            .map(|p| p.symbol.as_str())
+            .collect();
         syms.sort_unstable();
         syms.dedup();
-        let mut profile: Vec<SymbolDelta> =
-            syms.into_iter().map(|s| SymbolDelta { symbol: s.to_string(), a: a.symbol_percent(s), b: b.symbol_percent(s) }).collect();
+        let mut profile: Vec<SymbolDelta> = syms
+            .into_iter()
+            .map(|s| SymbolDelta {
+                symbol: s.to_string(),
+                a: a.symbol_percent(s),
+                b: b.symbol_percent(s),
+            })
+            .collect();
         profile.sort_by(|x, y| (y.a.max(y.b)).total_cmp(&x.a.max(x.b)));
         Delta {
             throughput_pct: pct(b.throughput_per_sec, a.throughput_per_sec),
@@ -302,20 +422,83 @@ impl Delta {
     /// The seed mails' shape: each figure as a % change from A to B.
     pub fn to_text(&self, a: &Report, b: &Report) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "A: {}\nB: {}\n", if a.patches.is_empty() { "(none)".into() } else { a.patches.join(",") }, if b.patches.is_empty() { "(none)".into() } else { b.patches.join(",") });
+        let _ = writeln!(
+            s,
+            "A: {}\nB: {}\n",
+            if a.patches.is_empty() {
+                "(none)".into()
+            } else {
+                a.patches.join(",")
+            },
+            if b.patches.is_empty() {
+                "(none)".into()
+            } else {
+                b.patches.join(",")
+            }
+        );
         let _ = writeln!(s, "{:<28} {:>14} {:>14} {:>9}", "", "A", "B", "change");
         let row = |s: &mut String, name: &str, x: f64, y: f64, d: f64| {
             let _ = writeln!(s, "{name:<28} {x:>14.3} {y:>14.3} {d:>+8.2}%");
         };
-        row(&mut s, &format!("{} per sec.:", a.throughput_unit), a.throughput_per_sec, b.throughput_per_sec, self.throughput_pct);
-        row(&mut s, "min latency (ms):", a.latency_ms.min, b.latency_ms.min, self.latency_min_pct);
-        row(&mut s, "avg latency (ms):", a.latency_ms.avg, b.latency_ms.avg, self.latency_avg_pct);
-        row(&mut s, "max latency (ms):", a.latency_ms.max, b.latency_ms.max, self.latency_max_pct);
-        row(&mut s, "95th percentile (ms):", a.latency_ms.p95, b.latency_ms.p95, self.latency_p95_pct);
-        row(&mut s, "events avg:", a.events_avg, b.events_avg, self.events_avg_pct);
-        row(&mut s, "events stddev:", a.events_stddev, b.events_stddev, self.events_stddev_pct);
-        let _ = writeln!(s, "{:<28} {:>13.2}% {:>13.2}% {:>+8.2} pts", "contention (non-idle):", a.contention_pct, b.contention_pct, self.contention_points);
-        let _ = writeln!(s, "\n# share of non-idle cycles\n{:<28} {:>8} {:>8}", "symbol", "A", "B");
+        row(
+            &mut s,
+            &format!("{} per sec.:", a.throughput_unit),
+            a.throughput_per_sec,
+            b.throughput_per_sec,
+            self.throughput_pct,
+        );
+        row(
+            &mut s,
+            "min latency (ms):",
+            a.latency_ms.min,
+            b.latency_ms.min,
+            self.latency_min_pct,
+        );
+        row(
+            &mut s,
+            "avg latency (ms):",
+            a.latency_ms.avg,
+            b.latency_ms.avg,
+            self.latency_avg_pct,
+        );
+        row(
+            &mut s,
+            "max latency (ms):",
+            a.latency_ms.max,
+            b.latency_ms.max,
+            self.latency_max_pct,
+        );
+        row(
+            &mut s,
+            "95th percentile (ms):",
+            a.latency_ms.p95,
+            b.latency_ms.p95,
+            self.latency_p95_pct,
+        );
+        row(
+            &mut s,
+            "events avg:",
+            a.events_avg,
+            b.events_avg,
+            self.events_avg_pct,
+        );
+        row(
+            &mut s,
+            "events stddev:",
+            a.events_stddev,
+            b.events_stddev,
+            self.events_stddev_pct,
+        );
+        let _ = writeln!(
+            s,
+            "{:<28} {:>13.2}% {:>13.2}% {:>+8.2} pts",
+            "contention (non-idle):", a.contention_pct, b.contention_pct, self.contention_points
+        );
+        let _ = writeln!(
+            s,
+            "\n# share of non-idle cycles\n{:<28} {:>8} {:>8}",
+            "symbol", "A", "B"
+        );
         for p in &self.profile {
             let _ = writeln!(s, "{:<28} {:>7.2}% {:>7.2}%", p.symbol, p.a, p.b);
         }

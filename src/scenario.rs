@@ -84,9 +84,15 @@ impl Default for Experiment {
     fn default() -> Self {
         Experiment {
             v: LINK_VERSION,
-            machine: MachineChoice { preset: "gnr-2s-snc3".into(), overrides: LayoutOverrides::default() },
+            machine: MachineChoice {
+                preset: "gnr-2s-snc3".into(),
+                overrides: LayoutOverrides::default(),
+            },
             hz: 1000,
-            workload: WorkloadChoice { name: "oltp".into(), knobs: BTreeMap::new() },
+            workload: WorkloadChoice {
+                name: "oltp".into(),
+                knobs: BTreeMap::new(),
+            },
             seconds: 1.0,
             seed: 1,
             a: vec![],
@@ -104,14 +110,22 @@ fn knob_string(v: &serde_json::Value) -> String {
 
 impl Experiment {
     pub fn knobs(&self) -> Knobs {
-        self.workload.knobs.iter().map(|(k, v)| (k.clone(), knob_string(v))).collect()
+        self.workload
+            .knobs
+            .iter()
+            .map(|(k, v)| (k.clone(), knob_string(v)))
+            .collect()
     }
 
     pub fn machine_spec(&self) -> Result<MachineSpec, Invalid> {
         let Some(base) = topology::preset(&self.machine.preset) else {
             return Err(FieldError::new(
                 "machine",
-                format!("unknown machine {:?}: allowed {}", self.machine.preset, topology::PRESETS.join(", ")),
+                format!(
+                    "unknown machine {:?}: allowed {}",
+                    self.machine.preset,
+                    topology::PRESETS.join(", ")
+                ),
             )
             .into());
         };
@@ -120,21 +134,38 @@ impl Experiment {
 
     /// Every field checked; all errors at once.
     pub fn validate(&self) -> Result<(), Invalid> {
-        self.run_spec(Side::A).and(self.run_spec(Side::B)).map(|_| ())
+        self.run_spec(Side::A)
+            .and(self.run_spec(Side::B))
+            .map(|_| ())
     }
 
     /// Validates and resolves one side (limits before any allocation of the machine or tasks).
     pub fn run_spec(&self, side: Side) -> Result<RunSpec, Invalid> {
         let mut errs = Vec::new();
         if self.v != LINK_VERSION {
-            errs.push(FieldError::new("v", format!("version {} is not supported: allowed {LINK_VERSION}", self.v)));
+            errs.push(FieldError::new(
+                "v",
+                format!(
+                    "version {} is not supported: allowed {LINK_VERSION}",
+                    self.v
+                ),
+            ));
         }
         let spec = self.machine_spec().map_err(|e| errs.extend(e.0)).ok();
         if ![100, 250, 300, 1000].contains(&self.hz) {
-            errs.push(FieldError::new("hz", format!("{} is not allowed: 100, 250, 300 or 1000", self.hz)));
+            errs.push(FieldError::new(
+                "hz",
+                format!("{} is not allowed: 100, 250, 300 or 1000", self.hz),
+            ));
         }
         if !(self.seconds.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&self.seconds)) {
-            errs.push(FieldError::new("seconds", format!("{} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds", self.seconds)));
+            errs.push(FieldError::new(
+                "seconds",
+                format!(
+                    "{} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds",
+                    self.seconds
+                ),
+            ));
         }
         let knobs = self.knobs();
         errs.extend(workload::validate_knobs(&self.workload.name, &knobs));
@@ -150,7 +181,10 @@ impl Experiment {
             let cpus = (spec.sockets * spec.cores_per_socket * spec.smt) as u64;
             let tasks = workload::task_count(&self.workload.name, &knobs, cpus as usize);
             if tasks > MAX_TASKS {
-                errs.push(FieldError::new("workload", format!("{tasks} tasks exceed the limit of {MAX_TASKS}")));
+                errs.push(FieldError::new(
+                    "workload",
+                    format!("{tasks} tasks exceed the limit of {MAX_TASKS}"),
+                ));
             }
             let est = estimate_events(cpus, tasks, self.hz, self.seconds);
             if errs.is_empty() && est > MAX_EVENTS {
@@ -163,12 +197,18 @@ impl Experiment {
         if !errs.is_empty() {
             return Err(Invalid(errs));
         }
-        let Some(spec) = spec else { unreachable!("a machine error was reported above") };
+        let Some(spec) = spec else {
+            unreachable!("a machine error was reported above")
+        };
         let topo = Topology::new(spec)?;
         Ok(RunSpec {
             topo,
             patches,
-            patch_names: if side == Side::A { self.a.clone() } else { self.b.clone() },
+            patch_names: if side == Side::A {
+                self.a.clone()
+            } else {
+                self.b.clone()
+            },
             hz: self.hz,
             seconds: self.seconds,
             seed: self.seed,
@@ -184,7 +224,11 @@ pub fn stories() -> Vec<(&'static str, &'static str, Experiment)> {
     gnr.machine.preset = "gnr-2s-96c-snc3".into();
     gnr.seconds = 0.3;
     gnr.b = vec!["skip-not-due".into()];
-    vec![("sched-balance-running", "sched_balance_running on 2S GNR SNC3", gnr)]
+    vec![(
+        "sched-balance-running",
+        "sched_balance_running on 2S GNR SNC3",
+        gnr,
+    )]
 }
 
 /// Rough event count of a run: ticks, balancing and about 10 events per task per ms of activity.
@@ -194,7 +238,13 @@ pub fn estimate_events(cpus: u64, tasks: u64, hz: u32, seconds: f64) -> f64 {
 
 // ---- share links ---------------------------------------------------------------------------
 
-const MACHINE_KEYS: &[&str] = &["sockets", "cores_per_socket", "smt", "nodes_per_socket", "cores_per_llc"];
+const MACHINE_KEYS: &[&str] = &[
+    "sockets",
+    "cores_per_socket",
+    "smt",
+    "nodes_per_socket",
+    "cores_per_llc",
+];
 
 fn pct_encode(s: &str) -> String {
     let mut o = String::new();
@@ -216,7 +266,9 @@ fn pct_decode(s: &str) -> String {
         match b[i] {
             b'+' => out.push(b' '),
             b'%' if i + 2 < b.len() => {
-                let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+                let hex = std::str::from_utf8(&b[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
                 match hex {
                     Some(v) => {
                         out.push(v);
@@ -234,10 +286,19 @@ fn pct_decode(s: &str) -> String {
 
 /// The canonical query string (without `?`) of an experiment.
 pub fn encode_link(e: &Experiment) -> String {
-    let mut kv: Vec<(String, String)> = vec![("v".into(), e.v.to_string()), ("machine".into(), e.machine.preset.clone())];
+    let mut kv: Vec<(String, String)> = vec![
+        ("v".into(), e.v.to_string()),
+        ("machine".into(), e.machine.preset.clone()),
+    ];
     let o = &e.machine.overrides;
     let base = topology::preset(&e.machine.preset);
-    for (k, v) in MACHINE_KEYS.iter().zip([o.sockets, o.cores_per_socket, o.smt, o.nodes_per_socket, o.cores_per_llc]) {
+    for (k, v) in MACHINE_KEYS.iter().zip([
+        o.sockets,
+        o.cores_per_socket,
+        o.smt,
+        o.nodes_per_socket,
+        o.cores_per_llc,
+    ]) {
         let preset_value = base.as_ref().map(|b| match *k {
             "sockets" => b.sockets,
             "cores_per_socket" => b.cores_per_socket,
@@ -245,7 +306,9 @@ pub fn encode_link(e: &Experiment) -> String {
             "nodes_per_socket" => b.nodes_per_socket,
             _ => b.cores_per_llc,
         });
-        if let Some(v) = v.filter(|v| Some(*v) != preset_value || *k == "cores_per_llc" && o.cores_per_socket.is_some()) {
+        if let Some(v) = v.filter(|v| {
+            Some(*v) != preset_value || *k == "cores_per_llc" && o.cores_per_socket.is_some()
+        }) {
             kv.push((k.to_string(), v.to_string()));
         }
     }
@@ -258,7 +321,10 @@ pub fn encode_link(e: &Experiment) -> String {
     kv.push(("b".into(), e.b.join(",")));
     kv.push(("seconds".into(), e.seconds.to_string()));
     kv.push(("seed".into(), e.seed.to_string()));
-    kv.iter().map(|(k, v)| format!("{}={}", pct_encode(k), pct_encode(v))).collect::<Vec<_>>().join("&")
+    kv.iter()
+        .map(|(k, v)| format!("{}={}", pct_encode(k), pct_encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// Decodes a link; every bad or unknown key is reported and the rest still loads (bad values keep
@@ -272,18 +338,33 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
         pairs.push((pct_decode(k), pct_decode(v)));
     }
-    let get = |k: &str| pairs.iter().rev().find(|(x, _)| x == k).map(|(_, v)| v.clone());
+    let get = |k: &str| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(x, _)| x == k)
+            .map(|(_, v)| v.clone())
+    };
     if let Some(v) = get("v") {
         match v.parse::<u32>() {
             Ok(LINK_VERSION) => {}
-            _ => errs.push(FieldError::new("v", format!("link version {v:?} is not supported: allowed {LINK_VERSION}"))),
+            _ => errs.push(FieldError::new(
+                "v",
+                format!("link version {v:?} is not supported: allowed {LINK_VERSION}"),
+            )),
         }
     }
     if let Some(m) = get("machine") {
         if topology::preset(&m).is_some() {
             e.machine.preset = m;
         } else {
-            errs.push(FieldError::new("machine", format!("unknown machine {m:?}: allowed {}", topology::PRESETS.join(", "))));
+            errs.push(FieldError::new(
+                "machine",
+                format!(
+                    "unknown machine {m:?}: allowed {}",
+                    topology::PRESETS.join(", ")
+                ),
+            ));
         }
     }
     let num = |k: &str, errs: &mut Vec<FieldError>, lo: u64, hi: u64| -> Option<u64> {
@@ -291,7 +372,10 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
         match v.parse::<u64>() {
             Ok(x) if (lo..=hi).contains(&x) => Some(x),
             _ => {
-                errs.push(FieldError::new(k, format!("{v:?} is out of range: an integer in {lo}..={hi}")));
+                errs.push(FieldError::new(
+                    k,
+                    format!("{v:?} is out of range: an integer in {lo}..={hi}"),
+                ));
                 None
             }
         }
@@ -311,7 +395,10 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
         if [100, 250, 300, 1000].contains(&h) {
             e.hz = h as u32;
         } else {
-            errs.push(FieldError::new("hz", format!("{h} is not allowed: 100, 250, 300 or 1000")));
+            errs.push(FieldError::new(
+                "hz",
+                format!("{h} is not allowed: 100, 250, 300 or 1000"),
+            ));
         }
     }
     if let Some(w) = get("workload") {
@@ -322,7 +409,10 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
         }
     }
     let winfo = workload::info(&e.workload.name);
-    let knob_names: Vec<&str> = workload::WORKLOADS.iter().flat_map(|w| w.knobs.iter().map(|k| k.name)).collect();
+    let knob_names: Vec<&str> = workload::WORKLOADS
+        .iter()
+        .flat_map(|w| w.knobs.iter().map(|k| k.name))
+        .collect();
     for (k, v) in &pairs {
         if knob_names.contains(&k.as_str()) {
             if winfo.is_some_and(|w| w.knobs.iter().any(|x| x.name == k)) {
@@ -330,26 +420,44 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                 one.insert(k.clone(), v.clone());
                 let bad = workload::validate_knobs(&e.workload.name, &one);
                 if bad.is_empty() {
-                    let val = v.parse::<u64>().map(serde_json::Value::from).unwrap_or_else(|_| serde_json::Value::from(v.clone()));
+                    let val = v
+                        .parse::<u64>()
+                        .map(serde_json::Value::from)
+                        .unwrap_or_else(|_| serde_json::Value::from(v.clone()));
                     e.workload.knobs.insert(k.clone(), val);
                 } else {
                     errs.extend(bad);
                 }
             } else {
-                errs.push(FieldError::new(k, format!("{k} is not a knob of {}", e.workload.name)));
+                errs.push(FieldError::new(
+                    k,
+                    format!("{k} is not a knob of {}", e.workload.name),
+                ));
             }
-        } else if !["v", "machine", "hz", "workload", "a", "b", "seconds", "seed"].contains(&k.as_str()) && !MACHINE_KEYS.contains(&k.as_str()) {
+        } else if ![
+            "v", "machine", "hz", "workload", "a", "b", "seconds", "seed",
+        ]
+        .contains(&k.as_str())
+            && !MACHINE_KEYS.contains(&k.as_str())
+        {
             errs.push(FieldError::new(k, format!("unknown key {k:?}")));
         }
     }
     for (field, dst) in [("a", &mut e.a), ("b", &mut e.b)] {
         if let Some(list) = get(field) {
-            let names: Vec<String> = list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+            let names: Vec<String> = list
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
             match Patches::parse(field, &names) {
                 Ok(_) => *dst = names,
                 Err(err) => {
                     // keep the names that are known
-                    *dst = names.into_iter().filter(|n| Patches::parse(field, std::slice::from_ref(n)).is_ok()).collect();
+                    *dst = names
+                        .into_iter()
+                        .filter(|n| Patches::parse(field, std::slice::from_ref(n)).is_ok())
+                        .collect();
                     errs.push(err);
                 }
             }
@@ -358,13 +466,19 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
     if let Some(s) = get("seconds") {
         match s.parse::<f64>() {
             Ok(x) if x.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&x) => e.seconds = x,
-            _ => errs.push(FieldError::new("seconds", format!("{s:?} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds"))),
+            _ => errs.push(FieldError::new(
+                "seconds",
+                format!("{s:?} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds"),
+            )),
         }
     }
     if let Some(s) = get("seed") {
         match s.parse::<u64>() {
             Ok(x) => e.seed = x,
-            _ => errs.push(FieldError::new("seed", format!("{s:?} is not an integer in 0..={}", u64::MAX))),
+            _ => errs.push(FieldError::new(
+                "seed",
+                format!("{s:?} is not an integer in 0..={}", u64::MAX),
+            )),
         }
     }
     (e, errs)
@@ -394,7 +508,9 @@ mod tests {
 
     #[test]
     fn bad_fields_are_reported_and_the_rest_loads() {
-        let (e, errs) = decode_link("v=1&machine=nope&workload=oltp&clients=64&seconds=-1&b=skip-not-due,bogus&zzz=1&seed=3");
+        let (e, errs) = decode_link(
+            "v=1&machine=nope&workload=oltp&clients=64&seconds=-1&b=skip-not-due,bogus&zzz=1&seed=3",
+        );
         let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, vec!["machine", "zzz", "b", "seconds"]);
         assert_eq!(e.machine.preset, "gnr-2s-snc3");

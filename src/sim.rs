@@ -37,14 +37,21 @@ pub struct EventQueue<E> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), seq: 0 }
+        EventQueue {
+            heap: BinaryHeap::new(),
+            seq: 0,
+        }
     }
 }
 
 impl<E> EventQueue<E> {
     pub fn push(&mut self, time: u64, ev: E) {
         self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, ev });
+        self.heap.push(Entry {
+            time,
+            seq: self.seq,
+            ev,
+        });
     }
 
     pub fn pop(&mut self) -> Option<(u64, E)> {
@@ -83,7 +90,11 @@ impl SimRng {
 
     /// Uniform in [0, n).
     pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { ((self.next_u64() as u128 * n as u128) >> 64) as u64 }
+        if n == 0 {
+            0
+        } else {
+            ((self.next_u64() as u128 * n as u128) >> 64) as u64
+        }
     }
 
     /// Exponentially distributed with the given mean, in whole ns (at least 1).
@@ -110,9 +121,18 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream_different_seed_different_stream() {
-        let a: Vec<u64> = { let mut r = SimRng::new(7); (0..8).map(|_| r.next_u64()).collect() };
-        let b: Vec<u64> = { let mut r = SimRng::new(7); (0..8).map(|_| r.next_u64()).collect() };
-        let c: Vec<u64> = { let mut r = SimRng::new(8); (0..8).map(|_| r.next_u64()).collect() };
+        let a: Vec<u64> = {
+            let mut r = SimRng::new(7);
+            (0..8).map(|_| r.next_u64()).collect()
+        };
+        let b: Vec<u64> = {
+            let mut r = SimRng::new(7);
+            (0..8).map(|_| r.next_u64()).collect()
+        };
+        let c: Vec<u64> = {
+            let mut r = SimRng::new(8);
+            (0..8).map(|_| r.next_u64()).collect()
+        };
         assert_eq!(a, b);
         assert_ne!(a, c);
         // A fixed value pins the generator: a change of algorithm would silently change every result.

@@ -98,41 +98,132 @@ const LAT_GENOA: LatencyTable = LatencyTable {
 };
 
 /// Preset names, append-only (links name them).
-pub const PRESETS: &[&str] =
-    &["gnr-2s-snc3", "gnr-2s-96c-snc3", "gnr-2s", "spr-2s-snc4", "milan-2s", "genoa-2s", "bergamo-2s", "custom"];
+pub const PRESETS: &[&str] = &[
+    "gnr-2s-snc3",
+    "gnr-2s-96c-snc3",
+    "gnr-2s",
+    "spr-2s-snc4",
+    "milan-2s",
+    "genoa-2s",
+    "bergamo-2s",
+    "custom",
+];
 
 pub fn preset(name: &str) -> Option<MachineSpec> {
     let gnr_slit = Some(GNR_SNC3_SLIT.iter().map(|r| r.to_vec()).collect::<Vec<_>>());
-    let m = |name: &str, description, vendor, sockets, cores, nodes, llc, slit, llc_mib, latency| MachineSpec {
-        name: name.to_string(),
-        description,
-        vendor,
-        sockets,
-        cores_per_socket: cores,
-        smt: 2,
-        nodes_per_socket: nodes,
-        cores_per_llc: llc,
-        slit,
-        llc_mib,
-        latency,
-    };
+    let m =
+        |name: &str, description, vendor, sockets, cores, nodes, llc, slit, llc_mib, latency| {
+            MachineSpec {
+                name: name.to_string(),
+                description,
+                vendor,
+                sockets,
+                cores_per_socket: cores,
+                smt: 2,
+                nodes_per_socket: nodes,
+                cores_per_llc: llc,
+                slit,
+                llc_mib,
+                latency,
+            }
+        };
     Some(match name {
-        "gnr-2s-snc3" => m(name, "2S Xeon 6980P (Granite Rapids-AP), 2x128 cores, SMT2, SNC3 (43/43/42), raw asymmetric SLIT",
-            Vendor::Intel, 2, 128, 3, 43, gnr_slit, 168, LAT_GNR_SNC3),
-        "gnr-2s-96c-snc3" => m(name, "2S Granite Rapids 96-core, SNC3 nodes of 32 cores (the seed-000 test machine's dmesg)",
-            Vendor::Intel, 2, 96, 3, 32, gnr_slit, 168, LAT_GNR_SNC3),
-        "gnr-2s" => m(name, "2S Xeon 6980P, SNC off: one node and one LLC per socket",
-            Vendor::Intel, 2, 128, 1, 128, None, 504, LAT_GNR_FLAT),
-        "spr-2s-snc4" => m(name, "2S Xeon 8480+ (Sapphire Rapids), 2x56 cores, SNC4 nodes of 14 cores",
-            Vendor::Intel, 2, 56, 4, 14, None, 26, LAT_SPR),
-        "milan-2s" => m(name, "2S EPYC 7763 (Milan), 2x64 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
-            Vendor::Amd, 2, 64, 1, 8, None, 32, LAT_MILAN),
-        "genoa-2s" => m(name, "2S EPYC 9654 (Genoa), 2x96 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
-            Vendor::Amd, 2, 96, 1, 8, None, 32, LAT_GENOA),
-        "bergamo-2s" => m(name, "2S EPYC 9754 (Bergamo), 2x128 Zen4c cores, SMT2, NPS1, 8-core CCX with 16 MB L3",
-            Vendor::Amd, 2, 128, 1, 8, None, 16, LAT_GENOA),
-        "custom" => m(name, "custom layout from parameters (hardware figures of gnr-2s-snc3)",
-            Vendor::Intel, 2, 32, 2, 16, None, 32, LAT_GNR_SNC3),
+        "gnr-2s-snc3" => m(
+            name,
+            "2S Xeon 6980P (Granite Rapids-AP), 2x128 cores, SMT2, SNC3 (43/43/42), raw asymmetric SLIT",
+            Vendor::Intel,
+            2,
+            128,
+            3,
+            43,
+            gnr_slit,
+            168,
+            LAT_GNR_SNC3,
+        ),
+        "gnr-2s-96c-snc3" => m(
+            name,
+            "2S Granite Rapids 96-core, SNC3 nodes of 32 cores (the seed-000 test machine's dmesg)",
+            Vendor::Intel,
+            2,
+            96,
+            3,
+            32,
+            gnr_slit,
+            168,
+            LAT_GNR_SNC3,
+        ),
+        "gnr-2s" => m(
+            name,
+            "2S Xeon 6980P, SNC off: one node and one LLC per socket",
+            Vendor::Intel,
+            2,
+            128,
+            1,
+            128,
+            None,
+            504,
+            LAT_GNR_FLAT,
+        ),
+        "spr-2s-snc4" => m(
+            name,
+            "2S Xeon 8480+ (Sapphire Rapids), 2x56 cores, SNC4 nodes of 14 cores",
+            Vendor::Intel,
+            2,
+            56,
+            4,
+            14,
+            None,
+            26,
+            LAT_SPR,
+        ),
+        "milan-2s" => m(
+            name,
+            "2S EPYC 7763 (Milan), 2x64 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
+            Vendor::Amd,
+            2,
+            64,
+            1,
+            8,
+            None,
+            32,
+            LAT_MILAN,
+        ),
+        "genoa-2s" => m(
+            name,
+            "2S EPYC 9654 (Genoa), 2x96 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
+            Vendor::Amd,
+            2,
+            96,
+            1,
+            8,
+            None,
+            32,
+            LAT_GENOA,
+        ),
+        "bergamo-2s" => m(
+            name,
+            "2S EPYC 9754 (Bergamo), 2x128 Zen4c cores, SMT2, NPS1, 8-core CCX with 16 MB L3",
+            Vendor::Amd,
+            2,
+            128,
+            1,
+            8,
+            None,
+            16,
+            LAT_GENOA,
+        ),
+        "custom" => m(
+            name,
+            "custom layout from parameters (hardware figures of gnr-2s-snc3)",
+            Vendor::Intel,
+            2,
+            32,
+            2,
+            16,
+            None,
+            32,
+            LAT_GNR_SNC3,
+        ),
         _ => return None,
     })
 }
@@ -181,30 +272,63 @@ impl MachineSpec {
     pub fn validate(&self) -> Result<(), Invalid> {
         let mut errs = Vec::new();
         if !(1..=8).contains(&self.sockets) {
-            errs.push(FieldError::new("sockets", format!("{} is out of range: allowed 1..=8", self.sockets)));
+            errs.push(FieldError::new(
+                "sockets",
+                format!("{} is out of range: allowed 1..=8", self.sockets),
+            ));
         }
         if !(1..=512).contains(&self.cores_per_socket) {
-            errs.push(FieldError::new("cores_per_socket", format!("{} is out of range: allowed 1..=512", self.cores_per_socket)));
+            errs.push(FieldError::new(
+                "cores_per_socket",
+                format!("{} is out of range: allowed 1..=512", self.cores_per_socket),
+            ));
         }
         if !(1..=2).contains(&self.smt) {
-            errs.push(FieldError::new("smt", format!("{} is not allowed: 1 (off) or 2 (on)", self.smt)));
+            errs.push(FieldError::new(
+                "smt",
+                format!("{} is not allowed: 1 (off) or 2 (on)", self.smt),
+            ));
         }
         if ![1, 2, 3, 4].contains(&self.nodes_per_socket) {
-            errs.push(FieldError::new("nodes_per_socket", format!("{} is not allowed: 1 (SNC off / NPS1), 2, 3 or 4", self.nodes_per_socket)));
+            errs.push(FieldError::new(
+                "nodes_per_socket",
+                format!(
+                    "{} is not allowed: 1 (SNC off / NPS1), 2, 3 or 4",
+                    self.nodes_per_socket
+                ),
+            ));
         } else if self.cores_per_socket < self.nodes_per_socket * 2 {
             errs.push(FieldError::new(
                 "nodes_per_socket",
-                format!("{} nodes per socket need at least {} cores per socket (2 per node), got {}", self.nodes_per_socket, self.nodes_per_socket * 2, self.cores_per_socket),
+                format!(
+                    "{} nodes per socket need at least {} cores per socket (2 per node), got {}",
+                    self.nodes_per_socket,
+                    self.nodes_per_socket * 2,
+                    self.cores_per_socket
+                ),
             ));
         }
         if self.cores_per_llc == 0 || self.cores_per_llc > self.cores_per_socket.max(1) {
-            errs.push(FieldError::new("cores_per_llc", format!("{} is out of range: allowed 1..={}", self.cores_per_llc, self.cores_per_socket)));
+            errs.push(FieldError::new(
+                "cores_per_llc",
+                format!(
+                    "{} is out of range: allowed 1..={}",
+                    self.cores_per_llc, self.cores_per_socket
+                ),
+            ));
         }
         let cpus = self.sockets as u64 * self.cores_per_socket as u64 * self.smt as u64;
         if errs.is_empty() && cpus > MAX_CPUS as u64 {
-            errs.push(FieldError::new("cores_per_socket", format!("{cpus} CPUs (sockets x cores x SMT) exceed the limit of {MAX_CPUS}")));
+            errs.push(FieldError::new(
+                "cores_per_socket",
+                format!("{cpus} CPUs (sockets x cores x SMT) exceed the limit of {MAX_CPUS}"),
+            ));
         }
-        if errs.is_empty() { Ok(()) } else { Err(Invalid(errs)) }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(Invalid(errs))
+        }
     }
 }
 
@@ -237,8 +361,12 @@ pub struct Topology {
 impl Topology {
     pub fn new(spec: MachineSpec) -> Result<Topology, Invalid> {
         spec.validate()?;
-        let (sockets, cps, smt, nps) =
-            (spec.sockets as usize, spec.cores_per_socket as usize, spec.smt as usize, spec.nodes_per_socket as usize);
+        let (sockets, cps, smt, nps) = (
+            spec.sockets as usize,
+            spec.cores_per_socket as usize,
+            spec.smt as usize,
+            spec.nodes_per_socket as usize,
+        );
         let cores_total = sockets * cps;
         let nr_cpus = cores_total * smt;
         // Per core: node and LLC. Nodes split a socket as evenly as possible, larger first (43/43/42).
@@ -285,7 +413,17 @@ impl Topology {
             Some(s) if s.len() == nr_nodes => s.clone(),
             _ => regular_slit(&spec, &socket_of_node),
         };
-        Ok(Topology { spec, cpus, nr_nodes, nr_llcs: nr_llcs as usize, cores_total, slit, node_cpus, llc_cpus, socket_of_node })
+        Ok(Topology {
+            spec,
+            cpus,
+            nr_nodes,
+            nr_llcs: nr_llcs as usize,
+            cores_total,
+            slit,
+            node_cpus,
+            llc_cpus,
+            socket_of_node,
+        })
     }
 
     pub fn nr_cpus(&self) -> usize {
@@ -346,7 +484,11 @@ impl Topology {
 
     /// `numactl -H`-style summary.
     pub fn numactl(&self) -> String {
-        let mut s = format!("available: {} nodes (0-{})\n", self.nr_nodes, self.nr_nodes - 1);
+        let mut s = format!(
+            "available: {} nodes (0-{})\n",
+            self.nr_nodes,
+            self.nr_nodes - 1
+        );
         for (n, set) in self.node_cpus.iter().enumerate() {
             let list: Vec<String> = set.iter().map(|c| c.to_string()).collect();
             s += &format!("node {n} cpus: {}\n", list.join(" "));
@@ -388,7 +530,15 @@ fn regular_slit(spec: &MachineSpec, socket_of_node: &[u32]) -> Vec<Vec<u32>> {
     (0..n)
         .map(|i| {
             (0..n)
-                .map(|j| if i == j { 10 } else if socket_of_node[i] == socket_of_node[j] { on } else { off })
+                .map(|j| {
+                    if i == j {
+                        10
+                    } else if socket_of_node[i] == socket_of_node[j] {
+                        on
+                    } else {
+                        off
+                    }
+                })
                 .collect()
         })
         .collect()
@@ -461,10 +611,20 @@ mod tests {
         let spec = preset("custom").unwrap();
         let e = spec
             .clone()
-            .with_overrides(&LayoutOverrides { cores_per_socket: Some(2), nodes_per_socket: Some(3), ..Default::default() })
+            .with_overrides(&LayoutOverrides {
+                cores_per_socket: Some(2),
+                nodes_per_socket: Some(3),
+                ..Default::default()
+            })
             .unwrap_err();
         assert_eq!(e.0[0].field, "nodes_per_socket");
-        let e = spec.with_overrides(&LayoutOverrides { sockets: Some(8), cores_per_socket: Some(512), ..Default::default() }).unwrap_err();
+        let e = spec
+            .with_overrides(&LayoutOverrides {
+                sockets: Some(8),
+                cores_per_socket: Some(512),
+                ..Default::default()
+            })
+            .unwrap_err();
         assert!(e.0[0].message.contains("4096"), "{e}");
     }
 }

@@ -4,13 +4,14 @@
 
 use crate::domains::SchedDomains;
 use crate::error::Invalid;
-use crate::scenario::{decode_link as decode, encode_link as encode, Experiment, Side};
-use crate::{patches, topology, workload, Delta, Report, Run};
+use crate::scenario::{Experiment, Side, decode_link as decode, encode_link as encode};
+use crate::{Delta, Report, Run, patches, topology, workload};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 fn to_js<T: Serialize>(v: &T) -> JsValue {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or(JsValue::NULL)
 }
 
 fn invalid(e: &Invalid) -> JsValue {
@@ -18,8 +19,12 @@ fn invalid(e: &Invalid) -> JsValue {
 }
 
 fn experiment(v: JsValue) -> Result<Experiment, JsValue> {
-    serde_wasm_bindgen::from_value(v)
-        .map_err(|e| invalid(&Invalid(vec![crate::error::FieldError::new("experiment", e.to_string())])))
+    serde_wasm_bindgen::from_value(v).map_err(|e| {
+        invalid(&Invalid(vec![crate::error::FieldError::new(
+            "experiment",
+            e.to_string(),
+        )]))
+    })
 }
 
 fn side(s: &str) -> Side {
@@ -48,7 +53,14 @@ pub fn presets() -> JsValue {
             })
         })
         .collect();
-    let stories: Vec<Story> = crate::scenario::stories().into_iter().map(|(name, title, experiment)| Story { name, title, experiment }).collect();
+    let stories: Vec<Story> = crate::scenario::stories()
+        .into_iter()
+        .map(|(name, title, experiment)| Story {
+            name,
+            title,
+            experiment,
+        })
+        .collect();
     to_js(&serde_json::json!({
         "machines": machines,
         "workloads": workload::WORKLOADS,
@@ -102,7 +114,9 @@ impl Sim {
     #[wasm_bindgen(constructor)]
     pub fn new(experiment_js: JsValue, side_name: &str) -> Result<Sim, JsValue> {
         let e = experiment(experiment_js)?;
-        Run::new(&e, side(side_name)).map(|run| Sim { run }).map_err(|i| invalid(&i))
+        Run::new(&e, side(side_name))
+            .map(|run| Sim { run })
+            .map_err(|i| invalid(&i))
     }
 
     /// Handles up to `max_events`; true when finished.
@@ -117,8 +131,17 @@ impl Sim {
     pub fn take_series(&mut self) -> JsValue {
         let [t, th, c, u] = self.run.take_series();
         let o = js_sys::Object::new();
-        for (k, v) in [("t_s", t), ("throughput", th), ("contention_pct", c), ("utilization", u)] {
-            let _ = js_sys::Reflect::set(&o, &k.into(), &js_sys::Float64Array::from(v.as_slice()).into());
+        for (k, v) in [
+            ("t_s", t),
+            ("throughput", th),
+            ("contention_pct", c),
+            ("utilization", u),
+        ] {
+            let _ = js_sys::Reflect::set(
+                &o,
+                &k.into(),
+                &js_sys::Float64Array::from(v.as_slice()).into(),
+            );
         }
         o.into()
     }
@@ -132,7 +155,8 @@ impl Sim {
 #[wasm_bindgen]
 pub fn compare(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
     let parse = |v: JsValue| -> Result<Report, JsValue> {
-        serde_wasm_bindgen::from_value::<Report>(v).map_err(|e| js_sys::Error::new(&e.to_string()).into())
+        serde_wasm_bindgen::from_value::<Report>(v)
+            .map_err(|e| js_sys::Error::new(&e.to_string()).into())
     };
     Ok(to_js(&Delta::between(&parse(a)?, &parse(b)?)))
 }

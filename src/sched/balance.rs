@@ -4,7 +4,10 @@
 //! idle-load-balancer.
 
 use super::*;
-use crate::domains::{SD_BALANCE_NEWIDLE, SD_NUMA, SD_PREFER_SIBLING, SD_SERIALIZE, SD_SHARE_CPUCAPACITY, SD_SHARE_LLC};
+use crate::domains::{
+    SD_BALANCE_NEWIDLE, SD_NUMA, SD_PREFER_SIBLING, SD_SERIALIZE, SD_SHARE_CPUCAPACITY,
+    SD_SHARE_LLC,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IdleType {
@@ -72,7 +75,15 @@ pub(crate) struct NewidleWalk {
 
 impl NewidleWalk {
     pub fn new(e: &Engine, _c: usize) -> NewidleWalk {
-        NewidleWalk { level: 0, phase: 0, curr_cost: 0, started: 0, next_balance: e.jiffies() + e.hz as u64, held: false, pulled: false }
+        NewidleWalk {
+            level: 0,
+            phase: 0,
+            curr_cost: 0,
+            started: 0,
+            next_balance: e.jiffies() + e.hz as u64,
+            held: false,
+            pulled: false,
+        }
     }
 }
 
@@ -134,6 +145,12 @@ impl Engine {
                     w.due = self.jiffies() >= self.cpus[rq].doms[level].last_balance + w.interval;
                     self.kcharge(c, Sym::SchedBalanceDomains, SBD_LEVEL_NS);
                     let serialize = self.dom(rq, level).has(SD_SERIALIZE);
+                    if serialize {
+                        self.metrics.count(Counter::SerializeVisits);
+                        if w.due {
+                            self.metrics.count(Counter::SerializeDueVisits);
+                        }
+                    }
                     let p = self.patches;
                     w.phase = if p.serialize_after_swb || !serialize {
                         // serialization (if any) happens inside sched_balance_rq
@@ -151,19 +168,30 @@ impl Engine {
                     }
                     if self.sbr_cmpxchg(c, Sym::SchedBalanceDomains) {
                         w.held = true;
-                        w.phase = if w.due { Phase::Balance } else { Phase::Release };
+                        w.phase = if w.due {
+                            Phase::Balance
+                        } else {
+                            Phase::Release
+                        };
                     } else {
                         w.phase = Phase::Track; // goto out: skip this level
                     }
                 }
                 Phase::Balance => {
                     self.metrics.count(Counter::Balances);
-                    let it = if w.idle { IdleType::Idle } else { IdleType::NotIdle };
+                    let it = if w.idle {
+                        IdleType::Idle
+                    } else {
+                        IdleType::NotIdle
+                    };
                     if !self.should_we_balance(c, rq, level, it) {
                         w.continue_balancing = false;
                         self.out_balanced(rq, level, it);
                         w.phase = Phase::AfterBalance;
-                    } else if self.patches.serialize_after_swb && self.dom(rq, level).has(SD_SERIALIZE) && !w.held {
+                    } else if self.patches.serialize_after_swb
+                        && self.dom(rq, level).has(SD_SERIALIZE)
+                        && !w.held
+                    {
                         w.phase = Phase::CmpxchgInRq;
                     } else {
                         w.pulled = self.balance_core(c, rq, level, it) > 0;
@@ -174,7 +202,11 @@ impl Engine {
                     if self.must_wait(c) {
                         return Some(w);
                     }
-                    let it = if w.idle { IdleType::Idle } else { IdleType::NotIdle };
+                    let it = if w.idle {
+                        IdleType::Idle
+                    } else {
+                        IdleType::NotIdle
+                    };
                     if self.sbr_cmpxchg(c, Sym::SchedBalanceRq) {
                         w.held = true;
                         w.pulled = self.balance_core(c, rq, level, it) > 0;
@@ -197,7 +229,11 @@ impl Engine {
                     if self.must_wait(c) {
                         return Some(w);
                     }
-                    let sym = if self.patches.serialize_after_swb { Sym::SchedBalanceRq } else { Sym::SchedBalanceDomains };
+                    let sym = if self.patches.serialize_after_swb {
+                        Sym::SchedBalanceRq
+                    } else {
+                        Sym::SchedBalanceDomains
+                    };
                     self.kaccess(c, self.line_sbr, Op::Store, 0, sym);
                     self.sbr_flag = false;
                     w.held = false;
@@ -260,7 +296,12 @@ impl Engine {
             if !self.cpu_idle(cpu as usize) {
                 continue;
             }
-            if !share_cap && !self.topo.smt_siblings(cpu as usize).all(|s| self.cpu_idle(s)) {
+            if !share_cap
+                && !self
+                    .topo
+                    .smt_siblings(cpu as usize)
+                    .all(|s| self.cpu_idle(s))
+            {
                 idle_smt.get_or_insert(cpu);
                 continue;
             }
@@ -275,7 +316,13 @@ impl Engine {
 
     /// The body of sched_balance_rq() after should_we_balance (and the serialization): group stats,
     /// busiest group and queue, imbalance, detach_tasks. Returns the number of tasks pulled to `dst`.
-    pub(super) fn balance_core(&mut self, exec: usize, dst: usize, level: usize, it: IdleType) -> usize {
+    pub(super) fn balance_core(
+        &mut self,
+        exec: usize,
+        dst: usize,
+        level: usize,
+        it: IdleType,
+    ) -> usize {
         let dom_id = self.sd.per_cpu[dst][level] as usize;
         let now = self.now;
         // update_sd_lb_stats(): every CPU's rq of the domain is read (mostly lines other CPUs modify).
@@ -283,7 +330,10 @@ impl Engine {
         let mut gs: Vec<GroupStats> = Vec::with_capacity(self.sd.domains[dom_id].groups.len());
         let mut local_util = 0u64;
         for (gi, g) in self.sd.domains[dom_id].groups.iter().enumerate() {
-            let mut s = GroupStats { weight: g.cpus.len(), ..Default::default() };
+            let mut s = GroupStats {
+                weight: g.cpus.len(),
+                ..Default::default()
+            };
             for &cpu in &g.cpus {
                 let cpu = cpu as usize;
                 stats_ns += self.topo.xfer_ns(exec, cpu) as u64;
@@ -305,8 +355,13 @@ impl Engine {
         self.kcharge(exec, Sym::UpdateSdLbStats, stats_ns / STATS_MLP);
         self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);
         let dom = &self.sd.domains[dom_id];
-        let (flags, imbalance_pct, cache_nice_tries, imb_numa_nr, min_interval) =
-            (dom.flags, dom.imbalance_pct as usize, dom.cache_nice_tries, dom.imb_numa_nr as usize, dom.min_interval);
+        let (flags, imbalance_pct, cache_nice_tries, imb_numa_nr, min_interval) = (
+            dom.flags,
+            dom.imbalance_pct as usize,
+            dom.cache_nice_tries,
+            dom.imb_numa_nr as usize,
+            dom.min_interval,
+        );
         // SIS_UTIL: balancing inside the LLC refreshes its nr_idle_scan (update_idle_cpu_scan).
         let llc_size = self.sd.llc_size[dst] as usize;
         if it != IdleType::NewlyIdle && dom.cpus.len() == llc_size && flags & SD_SHARE_LLC != 0 {
@@ -329,7 +384,9 @@ impl Engine {
             .map(|(i, s)| (i, *s));
         let nr_move = match busiest {
             None => 0,
-            Some((_, b)) => self.calculate_imbalance(local, b, it, flags, imbalance_pct, imb_numa_nr),
+            Some((_, b)) => {
+                self.calculate_imbalance(local, b, it, flags, imbalance_pct, imb_numa_nr)
+            }
         };
         if nr_move == 0 {
             self.out_balanced(dst, level, it);
@@ -343,7 +400,9 @@ impl Engine {
             .map(|&c| c as usize)
             .filter(|&c| c != dst)
             .max_by_key(|&c| (self.cpus[c].nr_running(), std::cmp::Reverse(c)));
-        let Some(src) = src.filter(|&s| self.cpus[s].nr_running() > 1 || !self.cpus[s].rq.is_empty()) else {
+        let Some(src) =
+            src.filter(|&s| self.cpus[s].nr_running() > 1 || !self.cpus[s].rq.is_empty())
+        else {
             self.out_balanced(dst, level, it);
             return 0;
         };
@@ -355,13 +414,18 @@ impl Engine {
         while moved < nr_move && i < self.cpus[src].rq.len() && examined < NR_MIGRATE {
             examined += 1;
             let t = self.cpus[src].rq[i];
-            let hot = flags & SD_SHARE_CPUCAPACITY == 0 && now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS;
+            let hot = flags & SD_SHARE_CPUCAPACITY == 0
+                && now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS;
             if hot && failed <= cache_nice_tries {
                 i += 1;
                 continue;
             }
             self.migrate_task(src, dst, i);
-            self.kcharge(exec, Sym::DetachTasks, 2 * self.topo.xfer_ns(exec, src) as u64 + 300);
+            self.kcharge(
+                exec,
+                Sym::DetachTasks,
+                2 * self.topo.xfer_ns(exec, src) as u64 + 300,
+            );
             moved += 1;
             if it == IdleType::NewlyIdle {
                 break; // CONFIG_PREEMPTION: a newidle pass stops after one task
@@ -380,7 +444,15 @@ impl Engine {
     }
 
     /// calculate_imbalance() reduced to a number of tasks to move (0 = balanced).
-    fn calculate_imbalance(&self, local: GroupStats, b: GroupStats, it: IdleType, flags: u32, pct: usize, imb_numa_nr: usize) -> usize {
+    fn calculate_imbalance(
+        &self,
+        local: GroupStats,
+        b: GroupStats,
+        it: IdleType,
+        flags: u32,
+        pct: usize,
+        imb_numa_nr: usize,
+    ) -> usize {
         if b.nr == 0 || local.ty > b.ty {
             return 0;
         }
@@ -390,7 +462,9 @@ impl Engine {
                 if 100 * b.nr * local.weight <= pct * local.nr * b.weight {
                     return 0;
                 }
-                ((b.nr * local.weight).saturating_sub(local.nr * b.weight) / (2 * local.weight.max(1))).max(1)
+                ((b.nr * local.weight).saturating_sub(local.nr * b.weight)
+                    / (2 * local.weight.max(1)))
+                .max(1)
             } else {
                 // local has spare capacity: pull to fill it
                 ((b.nr.saturating_sub(b.weight)).max(1)).min(local.idle.max(1))
@@ -398,7 +472,8 @@ impl Engine {
         } else {
             let prefer_sibling = flags & SD_NUMA == 0 || flags & SD_PREFER_SIBLING != 0;
             // sibling_imbalance(): spread tasks in proportion to group weights
-            let sib = (b.nr * local.weight).saturating_sub(local.nr * b.weight) / (local.weight + b.weight).max(1);
+            let sib = (b.nr * local.weight).saturating_sub(local.nr * b.weight)
+                / (local.weight + b.weight).max(1);
             if prefer_sibling && local.ty == 0 && sib > 1 {
                 sib / 2
             } else {
@@ -452,7 +527,12 @@ impl Engine {
             match w.phase {
                 0 => {
                     let gate = level == 0
-                        && (self.nr_overloaded == 0 || self.cpus[c].avg_idle < self.cpus[c].doms.first().map_or(0, |d| d.max_newidle_lb_cost));
+                        && (self.nr_overloaded == 0
+                            || self.cpus[c].avg_idle
+                                < self.cpus[c]
+                                    .doms
+                                    .first()
+                                    .map_or(0, |d| d.max_newidle_lb_cost));
                     if level >= nlev || gate || !self.cpus[c].rq.is_empty() || w.pulled {
                         if gate && nlev > 0 {
                             let mut nb = w.next_balance;
@@ -467,7 +547,9 @@ impl Engine {
                     let mut nb = w.next_balance;
                     self.update_next_balance(c, level, &mut nb);
                     w.next_balance = nb;
-                    if self.cpus[c].avg_idle < w.curr_cost + self.cpus[c].doms[level].max_newidle_lb_cost {
+                    if self.cpus[c].avg_idle
+                        < w.curr_cost + self.cpus[c].doms[level].max_newidle_lb_cost
+                    {
                         w.phase = 3; // break
                         w.level = nlev as u8;
                         continue;
@@ -533,18 +615,40 @@ impl Engine {
             return;
         }
         let n = self.cpus.len();
-        let Some(ilb) = (1..n).map(|k| (c + k) % n).find(|&k| self.nohz_idle[k]) else { return };
+        let Some(ilb) = (1..n).map(|k| (c + k) % n).find(|&k| self.nohz_idle[k]) else {
+            return;
+        };
         self.nohz_next_balance = self.jiffies() + 1;
         self.metrics.count(Counter::IlbKicks);
-        let cpus: Vec<u32> = (1..=n).map(|k| ((ilb + k) % n) as u32).filter(|&k| self.nohz_idle[k as usize]).collect();
-        self.push_job(ilb, Job::Ilb { cpus, next: 0, walk: None });
+        let cpus: Vec<u32> = (1..=n)
+            .map(|k| ((ilb + k) % n) as u32)
+            .filter(|&k| self.nohz_idle[k as usize])
+            .collect();
+        self.push_job(
+            ilb,
+            Job::Ilb {
+                cpus,
+                next: 0,
+                walk: None,
+            },
+        );
     }
 
     /// _nohz_idle_balance() on the ILB CPU: sched_balance_domains(CPU_IDLE) for each due idle CPU.
-    pub(super) fn step_ilb(&mut self, c: usize, cpus: Vec<u32>, mut next: usize, walk: Option<Walk>) -> Option<Job> {
+    pub(super) fn step_ilb(
+        &mut self,
+        c: usize,
+        cpus: Vec<u32>,
+        mut next: usize,
+        walk: Option<Walk>,
+    ) -> Option<Job> {
         if let Some(w) = walk {
             if let Some(w) = self.step_balance(c, w) {
-                return Some(Job::Ilb { cpus, next, walk: Some(w) });
+                return Some(Job::Ilb {
+                    cpus,
+                    next,
+                    walk: Some(w),
+                });
             }
         }
         while next < cpus.len() {
@@ -556,11 +660,19 @@ impl Engine {
             self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
             if self.nohz_idle[b] && self.jiffies() >= self.cpus[b].next_balance {
                 let w = Walk::new(self, b, true);
-                return Some(Job::Ilb { cpus, next, walk: Some(w) });
+                return Some(Job::Ilb {
+                    cpus,
+                    next,
+                    walk: Some(w),
+                });
             }
         }
         // nohz.next_balance = the earliest next_balance of the idle CPUs
-        let nb = cpus.iter().filter(|&&b| self.nohz_idle[b as usize]).map(|&b| self.cpus[b as usize].next_balance).min();
+        let nb = cpus
+            .iter()
+            .filter(|&&b| self.nohz_idle[b as usize])
+            .map(|&b| self.cpus[b as usize].next_balance)
+            .min();
         self.nohz_next_balance = nb.unwrap_or(self.jiffies() + 1).max(self.jiffies() + 1);
         None
     }

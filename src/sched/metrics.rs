@@ -85,10 +85,12 @@ pub enum Counter {
     IlbKicks,
     WakeMigrations,
     MmSchedCpuStores,
+    SerializeVisits,
+    SerializeDueVisits,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 11] = [
+    pub const ALL: [Counter; 13] = [
         Counter::Ticks,
         Counter::Softirqs,
         Counter::SbrCmpxchg,
@@ -100,6 +102,8 @@ impl Counter {
         Counter::IlbKicks,
         Counter::WakeMigrations,
         Counter::MmSchedCpuStores,
+        Counter::SerializeVisits,
+        Counter::SerializeDueVisits,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -114,6 +118,8 @@ impl Counter {
             Counter::IlbKicks => "nohz_ilb_kicks",
             Counter::WakeMigrations => "wakeup_migrations",
             Counter::MmSchedCpuStores => "mm_sched_cpu_stores",
+            Counter::SerializeVisits => "sd_serialize_level_visits",
+            Counter::SerializeDueVisits => "sd_serialize_level_visits_due",
         }
     }
 }
@@ -247,7 +253,10 @@ impl Metrics {
     }
 
     pub fn non_idle_ns(&self) -> u64 {
-        self.cpu_sym.iter().map(|s| s.iter().sum::<u64>() - s[Sym::Idle as usize]).sum()
+        self.cpu_sym
+            .iter()
+            .map(|s| s.iter().sum::<u64>() - s[Sym::Idle as usize])
+            .sum()
     }
 
     /// Closes one series interval (the caller has flushed open accounting up to `now`).
@@ -257,11 +266,23 @@ impl Metrics {
         let all: u64 = self.cpu_sym.iter().map(|s| s.iter().sum::<u64>()).sum();
         let (t0, c0, b0, s0, a0) = self.last_sample;
         let dt = now.saturating_sub(t0).max(1);
-        let (db, ds, da) = (busy.saturating_sub(b0), stall.saturating_sub(s0), all.saturating_sub(a0));
+        let (db, ds, da) = (
+            busy.saturating_sub(b0),
+            stall.saturating_sub(s0),
+            all.saturating_sub(a0),
+        );
         self.series.t_s.push(now as f64 / 1e9);
-        self.series.throughput.push((self.completions - c0) as f64 * 1e9 / dt as f64);
-        self.series.contention_pct.push(if db > 0 { ds as f64 * 100.0 / db as f64 } else { 0.0 });
-        self.series.utilization.push(if da > 0 { db as f64 / da as f64 } else { 0.0 });
+        self.series
+            .throughput
+            .push((self.completions - c0) as f64 * 1e9 / dt as f64);
+        self.series.contention_pct.push(if db > 0 {
+            ds as f64 * 100.0 / db as f64
+        } else {
+            0.0
+        });
+        self.series
+            .utilization
+            .push(if da > 0 { db as f64 / da as f64 } else { 0.0 });
         self.last_sample = (now, self.completions, busy, stall, all);
     }
 }

@@ -96,7 +96,11 @@ pub(crate) enum Job {
     Compute(Sym, u64),
     Tick,
     Balance(Walk),
-    Ilb { cpus: Vec<u32>, next: usize, walk: Option<Walk> },
+    Ilb {
+        cpus: Vec<u32>,
+        next: usize,
+        walk: Option<Walk>,
+    },
     Newidle(NewidleWalk),
     NohzEnter(u8),
     NohzExit(u8),
@@ -184,13 +188,27 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(topo: Topology, patches: Patches, hz: u32, seed: u64, workload: Box<dyn Workload>, sample_ns: u64) -> Engine {
+    pub fn new(
+        topo: Topology,
+        patches: Patches,
+        hz: u32,
+        seed: u64,
+        workload: Box<dyn Workload>,
+        sample_ns: u64,
+    ) -> Engine {
         let sd = SchedDomains::build(&topo, patches.snc3_distance_fix);
         let n = topo.nr_cpus();
         let tick_ns = 1_000_000_000 / hz as u64;
         let mut lines = Coherence::new(n);
         let line_sbr = lines.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
-        let line_nohz = lines.add_line("nohz", &[(0, "nohz.idle_cpus_mask"), (8, "nohz.nr_cpus"), (16, "nohz.next_balance")]);
+        let line_nohz = lines.add_line(
+            "nohz",
+            &[
+                (0, "nohz.idle_cpus_mask"),
+                (8, "nohz.nr_cpus"),
+                (16, "nohz.next_balance"),
+            ],
+        );
         let cpus = (0..n)
             .map(|c| Cpu {
                 mode: Mode::Idle,
@@ -215,7 +233,11 @@ impl Engine {
                 tick_gen: 0,
                 in_nohz_mask: false,
                 // skew_tick=1: offset = (TICK_NSEC / 2) / num_possible_cpus() * cpu
-                tick_offset: if patches.skew_tick { tick_ns / 2 / n as u64 * c as u64 } else { 0 },
+                tick_offset: if patches.skew_tick {
+                    tick_ns / 2 / n as u64 * c as u64
+                } else {
+                    0
+                },
                 util: 0,
                 busy_since_tick: 0,
                 last_util_update: 0,
@@ -254,7 +276,9 @@ impl Engine {
             })
             .collect();
         let nr_llcs = topo.nr_llcs;
-        let llc_scan: Vec<u32> = (0..nr_llcs).map(|l| topo.llc_cpus[l].weight() as u32).collect();
+        let llc_scan: Vec<u32> = (0..nr_llcs)
+            .map(|l| topo.llc_cpus[l].weight() as u32)
+            .collect();
         let ws_lines = workload.ws_lines() as u64;
         let mut e = Engine {
             sd,
@@ -277,7 +301,9 @@ impl Engine {
             nr_overloaded: 0,
             llc_nr_idle_scan: llc_scan,
             llc_has_idle_cores: vec![true; nr_llcs],
-            llc_list: (0..nr_llcs).map(|l| topo.llc_cpus[l].iter().map(|c| c as u32).collect()).collect(),
+            llc_list: (0..nr_llcs)
+                .map(|l| topo.llc_cpus[l].iter().map(|c| c as u32).collect())
+                .collect(),
             ws_lines,
             events: 0,
             topo,
@@ -322,7 +348,9 @@ impl Engine {
                     return true;
                 }
             }
-            let Some((t, ev)) = self.q.pop() else { return true };
+            let Some((t, ev)) = self.q.pop() else {
+                return true;
+            };
             self.now = t;
             self.events += 1;
             handled += 1;
@@ -335,7 +363,8 @@ impl Engine {
         match ev {
             Ev::Tick(c, g) => self.on_tick(c as usize, g),
             Ev::BurstEnd(c, g) => {
-                if self.cpus[c as usize].burst_gen == g && self.cpus[c as usize].mode == Mode::User {
+                if self.cpus[c as usize].burst_gen == g && self.cpus[c as usize].mode == Mode::User
+                {
                     self.on_burst_end(c as usize);
                 }
             }
@@ -568,7 +597,8 @@ impl Engine {
         cpu.burst_gen = cpu.burst_gen.wrapping_add(1);
         let task = &mut self.tasks[t as usize];
         task.run_end = now + task.remaining;
-        self.q.push(task.run_end, Ev::BurstEnd(c as u32, cpu.burst_gen));
+        self.q
+            .push(task.run_end, Ev::BurstEnd(c as u32, cpu.burst_gen));
     }
 
     // ---- run queue -------------------------------------------------------------------------
@@ -584,7 +614,11 @@ impl Engine {
 
     fn pick_next(&mut self, c: usize) -> Option<TaskId> {
         let cpu = &mut self.cpus[c];
-        let (i, _) = cpu.rq.iter().enumerate().min_by_key(|&(_, &t)| (self.tasks[t as usize].vruntime, t))?;
+        let (i, _) = cpu
+            .rq
+            .iter()
+            .enumerate()
+            .min_by_key(|&(_, &t)| (self.tasks[t as usize].vruntime, t))?;
         Some(cpu.rq.swap_remove(i))
     }
 
@@ -606,7 +640,11 @@ impl Engine {
             // update_rq_avg_idle
             let delta = now - cpu.idle_stamp;
             let max = 2 * cpu.max_idle_balance_cost;
-            cpu.avg_idle = if delta > max { max } else { ((cpu.avg_idle as i64) + (delta as i64 - cpu.avg_idle as i64) / 8) as u64 };
+            cpu.avg_idle = if delta > max {
+                max
+            } else {
+                ((cpu.avg_idle as i64) + (delta as i64 - cpu.avg_idle as i64) / 8) as u64
+            };
             if cpu.tick_stopped {
                 cpu.tick_stopped = false;
                 cpu.tick_gen = cpu.tick_gen.wrapping_add(1);
@@ -644,7 +682,13 @@ impl Engine {
         task.vruntime += delta;
         task.exec_start = now;
         let cpu = &mut self.cpus[c];
-        let min_v = cpu.rq.iter().map(|&q| self.tasks[q as usize].vruntime).min().unwrap_or(u64::MAX).min(self.tasks[t as usize].vruntime);
+        let min_v = cpu
+            .rq
+            .iter()
+            .map(|&q| self.tasks[q as usize].vruntime)
+            .min()
+            .unwrap_or(u64::MAX)
+            .min(self.tasks[t as usize].vruntime);
         cpu.min_vruntime = cpu.min_vruntime.max(min_v);
     }
 
@@ -664,7 +708,8 @@ impl Engine {
         if cpu.mode == Mode::Idle {
             self.push_job(c, Job::Resched);
         } else if let Some(curr) = cpu.curr {
-            if v + WAKEUP_GRAN_NS < self.tasks[curr as usize].vruntime && !self.cpus[c].need_resched {
+            if v + WAKEUP_GRAN_NS < self.tasks[curr as usize].vruntime && !self.cpus[c].need_resched
+            {
                 self.cpus[c].need_resched = true;
                 self.push_job(c, Job::Resched);
             }
@@ -736,7 +781,11 @@ impl Engine {
     fn random_sibling_thread(&mut self, t: TaskId) -> TaskId {
         let n = self.tasks.len() as u64;
         let other = self.rng.below(n) as TaskId;
-        if self.tasks[other as usize].process == self.tasks[t as usize].process { other } else { t }
+        if self.tasks[other as usize].process == self.tasks[t as usize].process {
+            other
+        } else {
+            t
+        }
     }
 
     // ---- tick ------------------------------------------------------------------------------
@@ -758,7 +807,10 @@ impl Engine {
         self.update_util(c);
         self.update_curr(c);
         let idle = self.cpus[c].is_idle();
-        if self.cpus[c].curr.is_some() && self.now - self.cpus[c].picked_at >= SLICE_NS && !self.cpus[c].rq.is_empty() {
+        if self.cpus[c].curr.is_some()
+            && self.now - self.cpus[c].picked_at >= SLICE_NS
+            && !self.cpus[c].rq.is_empty()
+        {
             self.cpus[c].need_resched = true;
         }
         if self.cpus[c].in_nohz_mask && !idle {
@@ -803,6 +855,16 @@ impl Engine {
 
     // ---- report helpers --------------------------------------------------------------------
 
+    /// CPU time each task has received.
+    pub fn task_runtime(&self) -> Vec<u64> {
+        self.tasks.iter().map(|t| t.sum_exec).collect()
+    }
+
+    /// All time charged to CPU `c` (every symbol, idle included).
+    pub fn cpu_time_ns(&self, c: usize) -> u64 {
+        self.metrics.cpu_sym[c].iter().sum()
+    }
+
     pub fn task_events(&self) -> Vec<u64> {
         self.tasks.iter().map(|t| t.events).collect()
     }
@@ -818,24 +880,36 @@ impl Engine {
             for &t in cpu.rq.iter().chain(cpu.curr.iter()) {
                 seen[t as usize] += 1;
                 if self.tasks[t as usize].cpu as usize != c {
-                    return Err(format!("task {t} queued on CPU {c} but says CPU {}", self.tasks[t as usize].cpu));
+                    return Err(format!(
+                        "task {t} queued on CPU {c} but says CPU {}",
+                        self.tasks[t as usize].cpu
+                    ));
                 }
             }
             if let Some(t) = cpu.curr {
                 if self.tasks[t as usize].state != TaskState::Running {
-                    return Err(format!("CPU {c} runs task {t} in state {:?}", self.tasks[t as usize].state));
+                    return Err(format!(
+                        "CPU {c} runs task {t} in state {:?}",
+                        self.tasks[t as usize].state
+                    ));
                 }
             }
         }
         for (t, task) in self.tasks.iter().enumerate() {
             let queued = matches!(task.state, TaskState::Running | TaskState::Runnable);
             if queued != (seen[t] == 1) || seen[t] > 1 {
-                return Err(format!("task {t} in state {:?} is on {} run queues", task.state, seen[t]));
+                return Err(format!(
+                    "task {t} in state {:?} is on {} run queues",
+                    task.state, seen[t]
+                ));
             }
         }
         let overloaded = self.cpus.iter().filter(|c| c.nr_running() >= 2).count();
         if overloaded != self.nr_overloaded {
-            return Err(format!("overload count {} but {overloaded} CPUs have 2+ tasks", self.nr_overloaded));
+            return Err(format!(
+                "overload count {} but {overloaded} CPUs have 2+ tasks",
+                self.nr_overloaded
+            ));
         }
         Ok(())
     }
@@ -843,7 +917,11 @@ impl Engine {
     /// Time a CPU has charged beyond now (kernel work already costed past the end of the run).
     pub fn overshoot_ns(&self, c: usize) -> u64 {
         let cpu = &self.cpus[c];
-        let end = if cpu.mode == Mode::Kernel { cpu.cursor } else { cpu.since };
+        let end = if cpu.mode == Mode::Kernel {
+            cpu.cursor
+        } else {
+            cpu.since
+        };
         end.saturating_sub(self.now)
     }
 }

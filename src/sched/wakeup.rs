@@ -11,7 +11,12 @@ impl Engine {
 
     /// try_to_wake_up() issued on `waker_cpu` by a task (`waker` = (task, lines handed over)) or by
     /// an interrupt (`None`, e.g. a timer or the NIC queue steered to the wakee's CPU).
-    pub(super) fn try_to_wake_up(&mut self, t: TaskId, waker_cpu: usize, waker: Option<(TaskId, u32)>) {
+    pub(super) fn try_to_wake_up(
+        &mut self,
+        t: TaskId,
+        waker_cpu: usize,
+        waker: Option<(TaskId, u32)>,
+    ) {
         match self.tasks[t as usize].state {
             TaskState::Sleeping => {}
             TaskState::Exited => return,
@@ -34,7 +39,12 @@ impl Engine {
             self.metrics.count(Counter::WakeMigrations);
         }
         // Remote enqueue: the target rq's lock/wakelist line comes to the waker.
-        let ttwu_ns = TTWU_NS + if target != waker_cpu { self.topo.xfer_ns(waker_cpu, target) as u64 } else { 0 };
+        let ttwu_ns = TTWU_NS
+            + if target != waker_cpu {
+                self.topo.xfer_ns(waker_cpu, target) as u64
+            } else {
+                0
+            };
         // The waker is in the kernel for the wakeup; the enqueue happens inside that work.
         let was_kernel = self.cpus[waker_cpu].mode == Mode::Kernel;
         self.enter_kernel(waker_cpu);
@@ -65,19 +75,32 @@ impl Engine {
 
     /// wake_wide(): many-to-many wakeup patterns spread instead of pulling to the waker.
     fn wake_wide(&self, waker: TaskId, wakee: TaskId, waker_cpu: usize) -> bool {
-        let (a, b) = (self.tasks[waker as usize].wakee_flips, self.tasks[wakee as usize].wakee_flips);
+        let (a, b) = (
+            self.tasks[waker as usize].wakee_flips,
+            self.tasks[wakee as usize].wakee_flips,
+        );
         let (master, slave) = (a.max(b), a.min(b));
         let factor = self.sd.llc_size[waker_cpu];
         slave >= factor && master >= slave * factor
     }
 
     /// Returns the chosen CPU and the time the idle-CPU search cost the waker.
-    fn select_task_rq_fair(&mut self, t: TaskId, prev: usize, cpu: usize, waker: Option<TaskId>) -> (usize, u64) {
+    fn select_task_rq_fair(
+        &mut self,
+        t: TaskId,
+        prev: usize,
+        cpu: usize,
+        waker: Option<TaskId>,
+    ) -> (usize, u64) {
         let mut target = prev;
         if let Some(w) = waker {
             let want_affine = !self.wake_wide(w, t, cpu);
             if want_affine {
-                let affine = self.sd.of(cpu).find(|d| d.has(SD_WAKE_AFFINE) && d.span.contains(prev)).map(|d| d.imbalance_pct);
+                let affine = self
+                    .sd
+                    .of(cpu)
+                    .find(|d| d.has(SD_WAKE_AFFINE) && d.span.contains(prev))
+                    .map(|d| d.imbalance_pct);
                 if let Some(pct) = affine {
                     if cpu != prev {
                         target = self.wake_affine(cpu, prev, pct);
@@ -91,13 +114,18 @@ impl Engine {
     /// wake_affine(): WA_IDLE, then WA_WEIGHT on run-queue load.
     fn wake_affine(&self, this: usize, prev: usize, imbalance_pct: u32) -> usize {
         if self.cpus[this].is_idle() && self.share_cache(this, prev) {
-            return if self.cpus[prev].is_idle() { prev } else { this };
+            return if self.cpus[prev].is_idle() {
+                prev
+            } else {
+                this
+            };
         }
         if self.cpus[prev].is_idle() {
             return prev;
         }
         let this_eff = (self.cpus[this].nr_running() as u64 + 1) * 100;
-        let prev_eff = (self.cpus[prev].nr_running() as u64).max(1) * (100 + (imbalance_pct as u64 - 100) / 2);
+        let prev_eff =
+            (self.cpus[prev].nr_running() as u64).max(1) * (100 + (imbalance_pct as u64 - 100) / 2);
         if this_eff < prev_eff { this } else { prev }
     }
 

@@ -22,8 +22,17 @@ struct Pipe {
 
 #[derive(Clone, Copy)]
 enum Role {
-    Sender { group: usize, next_rx: usize, sent: u64, pending_run: bool },
-    Receiver { pipe: usize, pending_run: bool, wrote_back: bool },
+    Sender {
+        group: usize,
+        next_rx: usize,
+        sent: u64,
+        pending_run: bool,
+    },
+    Receiver {
+        pipe: usize,
+        pending_run: bool,
+        wrote_back: bool,
+    },
 }
 
 pub struct Hackbench {
@@ -48,22 +57,41 @@ impl Hackbench {
                     procs.push(format!("hackbench-g{g}-tx{}", tasks.len()));
                 }
                 tasks.push(TaskSpec { process });
-                roles.push(Role::Sender { group: g, next_rx: 0, sent: 0, pending_run: false });
+                roles.push(Role::Sender {
+                    group: g,
+                    next_rx: 0,
+                    sent: 0,
+                    pending_run: false,
+                });
             }
             for _ in 0..fds {
                 let process = if thread_mode { 0 } else { procs.len() as u32 };
                 if !thread_mode {
                     procs.push(format!("hackbench-g{g}-rx{}", tasks.len()));
                 }
-                pipes.push(Pipe { queue: VecDeque::new(), reader: tasks.len() as TaskId, waiting_writers: Vec::new() });
+                pipes.push(Pipe {
+                    queue: VecDeque::new(),
+                    reader: tasks.len() as TaskId,
+                    waiting_writers: Vec::new(),
+                });
                 tasks.push(TaskSpec { process });
-                roles.push(Role::Receiver { pipe: pipes.len() - 1, pending_run: false, wrote_back: false });
+                roles.push(Role::Receiver {
+                    pipe: pipes.len() - 1,
+                    pending_run: false,
+                    wrote_back: false,
+                });
             }
         }
         if thread_mode {
             procs.push("hackbench".into());
         }
-        Hackbench { tasks, procs, roles, pipes, fds }
+        Hackbench {
+            tasks,
+            procs,
+            roles,
+            pipes,
+            fds,
+        }
     }
 }
 
@@ -77,7 +105,12 @@ impl Workload for Hackbench {
     fn next(&mut self, task: TaskId, now: u64, _rng: &mut SimRng) -> Step {
         let fds = self.fds;
         match &mut self.roles[task as usize] {
-            Role::Sender { group, next_rx, sent, pending_run } => {
+            Role::Sender {
+                group,
+                next_rx,
+                sent,
+                pending_run,
+            } => {
                 let pipe = &mut self.pipes[*group * fds + *next_rx];
                 if *pending_run {
                     // The write's CPU time is done: the message is in the pipe; wake the reader.
@@ -85,22 +118,34 @@ impl Workload for Hackbench {
                     pipe.queue.push_back(now);
                     *sent += 1;
                     *next_rx = (*next_rx + 1) % fds;
-                    return Step::Wake { task: pipe.reader, lines: MSG_LINES };
+                    return Step::Wake {
+                        task: pipe.reader,
+                        lines: MSG_LINES,
+                    };
                 }
                 if pipe.queue.len() >= PIPE_MSGS {
                     pipe.waiting_writers.push(task);
                     return Step::Block;
                 }
                 *pending_run = true;
-                Step::Run { ns: WRITE_NS, shared_lines: 0 }
+                Step::Run {
+                    ns: WRITE_NS,
+                    shared_lines: 0,
+                }
             }
-            Role::Receiver { pipe, pending_run, wrote_back } => {
+            Role::Receiver {
+                pipe,
+                pending_run,
+                wrote_back,
+            } => {
                 let p = &mut self.pipes[*pipe];
                 if *pending_run {
                     *pending_run = false;
                     let written = p.queue.pop_front().unwrap_or(now);
                     *wrote_back = false;
-                    return Step::Complete { latency_ns: now - written };
+                    return Step::Complete {
+                        latency_ns: now - written,
+                    };
                 }
                 if !*wrote_back {
                     // A read frees pipe space: wake a writer blocked on this pipe.
@@ -113,7 +158,10 @@ impl Workload for Hackbench {
                     return Step::Block;
                 }
                 *pending_run = true;
-                Step::Run { ns: READ_NS, shared_lines: 0 }
+                Step::Run {
+                    ns: READ_NS,
+                    shared_lines: 0,
+                }
             }
         }
     }

@@ -62,7 +62,14 @@ pub struct WorkloadInfo {
 }
 
 const fn int(name: &'static str, min: u64, max: u64, description: &'static str) -> KnobInfo {
-    KnobInfo { name, kind: "int", min, max, values: &[], description }
+    KnobInfo {
+        name,
+        kind: "int",
+        min,
+        max,
+        values: &[],
+        description,
+    }
 }
 
 /// Workload names and knobs, append-only. Defaults depend on the machine (see `defaults`).
@@ -71,7 +78,12 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         name: "oltp",
         description: "sysbench oltp_read_write against one mysqld: a thread per client, each transaction 20 statements of short CPU bursts and client round trips",
         unit: "transactions",
-        knobs: &[int("clients", 1, 16384, "client connections = mysqld threads (default: number of CPUs)")],
+        knobs: &[int(
+            "clients",
+            1,
+            16384,
+            "client connections = mysqld threads (default: number of CPUs)",
+        )],
     },
     WorkloadInfo {
         name: "hackbench",
@@ -79,9 +91,26 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         unit: "messages",
         knobs: &[
             int("groups", 1, 1024, "groups (default 10)"),
-            int("fds", 1, 256, "senders and receivers per group (default 20)"),
-            int("loops", 1, 1_000_000, "messages each sender sends each receiver per round (default 100)"),
-            KnobInfo { name: "mode", kind: "enum", min: 0, max: 0, values: &["process", "thread"], description: "process: one mm per task; thread: all tasks are threads of one process" },
+            int(
+                "fds",
+                1,
+                256,
+                "senders and receivers per group (default 20)",
+            ),
+            int(
+                "loops",
+                1,
+                1_000_000,
+                "messages each sender sends each receiver per round (default 100)",
+            ),
+            KnobInfo {
+                name: "mode",
+                kind: "enum",
+                min: 0,
+                max: 0,
+                values: &["process", "thread"],
+                description: "process: one mm per task; thread: all tasks are threads of one process",
+            },
         ],
     },
     WorkloadInfo {
@@ -90,14 +119,24 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         unit: "requests",
         knobs: &[
             int("message_threads", 1, 256, "message threads (default 2)"),
-            int("workers", 1, 4096, "workers per message thread (default: CPUs / message threads)"),
+            int(
+                "workers",
+                1,
+                4096,
+                "workers per message thread (default: CPUs / message threads)",
+            ),
         ],
     },
     WorkloadInfo {
         name: "spin",
         description: "N CPU hogs that never sleep",
         unit: "seconds of CPU",
-        knobs: &[int("threads", 1, 16384, "spinning threads (default: number of CPUs)")],
+        knobs: &[int(
+            "threads",
+            1,
+            16384,
+            "spinning threads (default: number of CPUs)",
+        )],
     },
 ];
 
@@ -111,23 +150,41 @@ pub type Knobs = BTreeMap<String, String>;
 pub fn validate_knobs(name: &str, knobs: &Knobs) -> Vec<FieldError> {
     let Some(w) = info(name) else {
         let allowed: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
-        return vec![FieldError::new("workload", format!("unknown workload {name:?}: allowed {}", allowed.join(", ")))];
+        return vec![FieldError::new(
+            "workload",
+            format!("unknown workload {name:?}: allowed {}", allowed.join(", ")),
+        )];
     };
     let mut errs = Vec::new();
     for (k, v) in knobs {
         match w.knobs.iter().find(|x| x.name == k) {
             None => {
                 let allowed: Vec<&str> = w.knobs.iter().map(|x| x.name).collect();
-                errs.push(FieldError::new(k, format!("{k} is not a knob of {name}: allowed {}", allowed.join(", "))));
+                errs.push(FieldError::new(
+                    k,
+                    format!(
+                        "{k} is not a knob of {name}: allowed {}",
+                        allowed.join(", ")
+                    ),
+                ));
             }
             Some(kn) if kn.kind == "enum" => {
                 if !kn.values.contains(&v.as_str()) {
-                    errs.push(FieldError::new(k, format!("{v:?} is not allowed: {}", kn.values.join(" or "))));
+                    errs.push(FieldError::new(
+                        k,
+                        format!("{v:?} is not allowed: {}", kn.values.join(" or ")),
+                    ));
                 }
             }
             Some(kn) => match v.parse::<u64>() {
                 Ok(x) if (kn.min..=kn.max).contains(&x) => {}
-                _ => errs.push(FieldError::new(k, format!("{v:?} is out of range: an integer in {}..={}", kn.min, kn.max))),
+                _ => errs.push(FieldError::new(
+                    k,
+                    format!(
+                        "{v:?} is out of range: an integer in {}..={}",
+                        kn.min, kn.max
+                    ),
+                )),
             },
         }
     }
@@ -155,7 +212,10 @@ pub fn build(name: &str, knobs: &Knobs, nr_cpus: usize) -> Result<Box<dyn Worklo
         )),
         "schbench" => {
             let m = knob(knobs, "message_threads", 2);
-            Box::new(schbench::Schbench::new(m as usize, knob(knobs, "workers", (n / m).max(1)) as usize))
+            Box::new(schbench::Schbench::new(
+                m as usize,
+                knob(knobs, "workers", (n / m).max(1)) as usize,
+            ))
         }
         "spin" => Box::new(spin::Spin::new(knob(knobs, "threads", n) as usize)),
         _ => unreachable!("validated above"),

@@ -33,7 +33,11 @@ pub struct Oltp {
 
 impl Oltp {
     pub fn new(clients: usize) -> Self {
-        Oltp { tasks: vec![TaskSpec { process: 0 }; clients], procs: vec!["mysqld".into()], conns: vec![Conn::default(); clients] }
+        Oltp {
+            tasks: vec![TaskSpec { process: 0 }; clients],
+            procs: vec!["mysqld".into()],
+            conns: vec![Conn::default(); clients],
+        }
     }
 }
 
@@ -48,7 +52,9 @@ impl Workload for Oltp {
         let c = &mut self.conns[task as usize];
         if c.reply_pending {
             c.reply_pending = false;
-            return Step::Sleep { ns: rng.exp_ns(ROUND_TRIP_NS) };
+            return Step::Sleep {
+                ns: rng.exp_ns(ROUND_TRIP_NS),
+            };
         }
         if c.in_burst {
             // Statement done: reply to the client and wait for the next statement.
@@ -61,13 +67,18 @@ impl Workload for Oltp {
                 c.reply_pending = true;
                 return Step::Complete { latency_ns };
             }
-            return Step::Sleep { ns: rng.exp_ns(ROUND_TRIP_NS) };
+            return Step::Sleep {
+                ns: rng.exp_ns(ROUND_TRIP_NS),
+            };
         }
         if c.stmt == 0 && c.txn_start == 0 {
             c.txn_start = now.max(1);
         }
         c.in_burst = true;
-        Step::Run { ns: rng.exp_ns(STATEMENT_CPU_NS), shared_lines: SHARED_LINES }
+        Step::Run {
+            ns: rng.exp_ns(STATEMENT_CPU_NS),
+            shared_lines: SHARED_LINES,
+        }
     }
     fn ws_lines(&self) -> u32 {
         WS_LINES

@@ -8,12 +8,19 @@ use crate::sim::SimRng;
 const SLEEP_NS: u64 = 1_000_000;
 /// CPU per request (schbench -c cputime), ns.
 const REQUEST_NS: u64 = 400_000;
+/// Message-thread CPU per round (timestamps, building the messages), ns.
+const ROUND_NS: u64 = 5_000;
 /// A request message handed to the worker: 2 cache lines.
 const MSG_LINES: u32 = 2;
 
 #[derive(Clone, Copy)]
 enum Role {
-    Message { first_worker: TaskId, workers: u32, next: u32 },
+    /// next: the next worker to wake; u32::MAX = the round's own CPU work is still to run.
+    Message {
+        first_worker: TaskId,
+        workers: u32,
+        next: u32,
+    },
     /// phase 0: waiting; 1: wakeup recorded, request to run; 2: request done.
     Worker { woken_at: Option<u64>, phase: u8 },
 }
@@ -29,10 +36,21 @@ impl Schbench {
         let mut roles = Vec::new();
         for _ in 0..message_threads {
             let first = (roles.len() + 1) as TaskId;
-            roles.push(Role::Message { first_worker: first, workers: workers as u32, next: 0 });
-            roles.extend((0..workers).map(|_| Role::Worker { woken_at: None, phase: 0 }));
+            roles.push(Role::Message {
+                first_worker: first,
+                workers: workers as u32,
+                next: u32::MAX,
+            });
+            roles.extend((0..workers).map(|_| Role::Worker {
+                woken_at: None,
+                phase: 0,
+            }));
         }
-        Schbench { tasks: vec![TaskSpec { process: 0 }; roles.len()], procs: vec!["schbench".into()], roles }
+        Schbench {
+            tasks: vec![TaskSpec { process: 0 }; roles.len()],
+            procs: vec!["schbench".into()],
+            roles,
+        }
     }
 }
 
@@ -45,27 +63,61 @@ impl Workload for Schbench {
     }
     fn next(&mut self, task: TaskId, now: u64, _rng: &mut SimRng) -> Step {
         match self.roles[task as usize] {
-            Role::Message { first_worker, workers, next } => {
+            Role::Message {
+                first_worker,
+                workers,
+                next,
+            } => {
+                if next == u32::MAX {
+                    self.roles[task as usize] = Role::Message {
+                        first_worker,
+                        workers,
+                        next: 0,
+                    };
+                    return Step::Run {
+                        ns: ROUND_NS,
+                        shared_lines: 0,
+                    };
+                }
                 if next < workers {
                     let w = first_worker + next;
-                    self.roles[task as usize] = Role::Message { first_worker, workers, next: next + 1 };
+                    self.roles[task as usize] = Role::Message {
+                        first_worker,
+                        workers,
+                        next: next + 1,
+                    };
                     if let Role::Worker { woken_at, .. } = &mut self.roles[w as usize] {
                         woken_at.get_or_insert(now);
                     }
-                    return Step::Wake { task: w, lines: MSG_LINES };
+                    return Step::Wake {
+                        task: w,
+                        lines: MSG_LINES,
+                    };
                 }
-                self.roles[task as usize] = Role::Message { first_worker, workers, next: 0 };
+                self.roles[task as usize] = Role::Message {
+                    first_worker,
+                    workers,
+                    next: u32::MAX,
+                };
                 Step::Sleep { ns: SLEEP_NS }
             }
             Role::Worker { woken_at, phase } => match (phase, woken_at) {
                 (1, _) => {
                     self.roles[task as usize] = Role::Worker { woken_at, phase: 2 };
-                    Step::Run { ns: REQUEST_NS, shared_lines: 0 }
+                    Step::Run {
+                        ns: REQUEST_NS,
+                        shared_lines: 0,
+                    }
                 }
                 (0, Some(t)) => {
                     // A request is counted when its worker starts: its latency is the wakeup latency.
-                    self.roles[task as usize] = Role::Worker { woken_at: None, phase: 1 };
-                    Step::Complete { latency_ns: now - t }
+                    self.roles[task as usize] = Role::Worker {
+                        woken_at: None,
+                        phase: 1,
+                    };
+                    Step::Complete {
+                        latency_ns: now - t,
+                    }
                 }
                 _ => {
                     self.roles[task as usize] = Role::Worker { woken_at, phase: 0 };

@@ -14,7 +14,11 @@ pub struct Spin {
 
 impl Spin {
     pub fn new(threads: usize) -> Self {
-        Spin { tasks: vec![TaskSpec { process: 0 }; threads], procs: vec!["spin".into()], started: vec![false; threads] }
+        Spin {
+            tasks: vec![TaskSpec { process: 0 }; threads],
+            procs: vec!["spin".into()],
+            started: vec![false; threads],
+        }
     }
 }
 
@@ -30,10 +34,15 @@ impl Workload for Spin {
         if *s {
             *s = false;
             // One unit = one burst of CPU time (reported per second as CPU-seconds / 100).
-            return Step::Complete { latency_ns: BURST_NS };
+            return Step::Complete {
+                latency_ns: BURST_NS,
+            };
         }
         *s = true;
-        Step::Run { ns: BURST_NS, shared_lines: 0 }
+        Step::Run {
+            ns: BURST_NS,
+            shared_lines: 0,
+        }
     }
     fn ws_lines(&self) -> u32 {
         64

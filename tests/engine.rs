@@ -1,0 +1,158 @@
+//! Behaviour of the engine: invariants over long runs, determinism, and the seed-000 mechanism.
+#![cfg(not(target_arch = "wasm32"))]
+
+use schedplay::scenario::{Experiment, Side};
+use schedplay::{Report, Run, run};
+
+fn exp(machine: &str, workload: &str, seconds: f64) -> Experiment {
+    let mut e = Experiment::default();
+    e.machine.preset = machine.into();
+    e.workload.name = workload.into();
+    e.seconds = seconds;
+    e
+}
+
+fn custom(e: &mut Experiment, sockets: u32, cores: u32, nodes: u32) {
+    e.machine.preset = "custom".into();
+    e.machine.overrides.sockets = Some(sockets);
+    e.machine.overrides.cores_per_socket = Some(cores);
+    e.machine.overrides.nodes_per_socket = Some(nodes);
+}
+
+fn pct(r: &Report, sym: &str) -> f64 {
+    r.symbol_percent(sym)
+}
+
+/// Runs in slices, checking run-queue invariants and CPU-time conservation after every slice.
+fn run_checked(e: &Experiment) -> Report {
+    let mut r = Run::new(e, Side::A).unwrap();
+    loop {
+        let done = r.step(20_000);
+        r.engine().check_invariants().unwrap();
+        r.flush();
+        let eng = r.engine();
+        for c in 0..eng.topo.nr_cpus() {
+            let charged = eng.cpu_time_ns(c);
+            assert_eq!(
+                charged,
+                eng.now + eng.overshoot_ns(c),
+                "CPU {c}: charged {charged} ns at t={}",
+                eng.now
+            );
+        }
+        if done {
+            break;
+        }
+    }
+    let runtime = r.engine().task_runtime();
+    let never: Vec<usize> = (0..runtime.len()).filter(|&t| runtime[t] == 0).collect();
+    assert!(
+        never.is_empty(),
+        "{}: tasks that never ran: {never:?}",
+        e.workload.name
+    );
+    r.report()
+}
+
+#[test]
+fn invariants_hold_for_every_workload() {
+    for (w, knobs) in [
+        ("oltp", vec![]),
+        ("hackbench", vec![("groups", 4), ("fds", 8)]),
+        ("schbench", vec![]),
+        ("spin", vec![("threads", 96)]),
+    ] {
+        let mut e = exp("custom", w, 0.05);
+        custom(&mut e, 2, 16, 2);
+        for (k, v) in knobs {
+            e.workload.knobs.insert(k.into(), v.into());
+        }
+        e.b = vec![];
+        let r = run_checked(&e);
+        assert!(r.throughput_per_sec > 0.0, "{w}: no throughput");
+        let total: f64 = r.profile.iter().map(|p| p.percent).sum();
+        assert!((total - 100.0).abs() < 1e-6, "{w}: profile sums to {total}");
+    }
+}
+
+#[test]
+fn invariants_hold_with_every_balance_patch() {
+    for p in [
+        "skip-not-due",
+        "serialize-after-swb",
+        "serialize-newidle",
+        "skew-tick",
+        "snc3-distance-fix",
+    ] {
+        let mut e = exp("gnr-2s-96c-snc3", "oltp", 0.02);
+        e.a = vec![p.into()];
+        run_checked(&e);
+    }
+}
+
+#[test]
+fn same_seed_same_report_other_seed_other_report() {
+    let mut e = exp("custom", "oltp", 0.05);
+    custom(&mut e, 2, 16, 2);
+    let a = serde_json::to_string(&run(&e, Side::A).unwrap()).unwrap();
+    let b = serde_json::to_string(&run(&e, Side::A).unwrap()).unwrap();
+    assert_eq!(a, b);
+    e.seed = 2;
+    let c = serde_json::to_string(&run(&e, Side::A).unwrap()).unwrap();
+    assert_ne!(a, c);
+}
+
+#[test]
+fn prefix_cmpxchg_on_every_serialize_visit_and_only_when_due_with_skip_not_due() {
+    let e = exp("gnr-2s-96c-snc3", "oltp", 0.05);
+    let a = run(&e, Side::A).unwrap();
+    let c = |r: &Report, k: &str| r.counters[k];
+    assert!(c(&a, "sd_serialize_level_visits") > 0);
+    // equal but for the CPUs still queued on the line when the run ends (at most one per CPU)
+    let in_flight = |r: &Report, visits: u64| visits - c(r, "sched_balance_running_cmpxchg");
+    assert!(in_flight(&a, c(&a, "sd_serialize_level_visits")) <= 384);
+    let mut e2 = e.clone();
+    e2.a = vec!["skip-not-due".into()];
+    let b = run(&e2, Side::A).unwrap();
+    assert!(in_flight(&b, c(&b, "sd_serialize_level_visits_due")) <= 384);
+    assert!(c(&b, "sd_serialize_level_visits_due") * 10 < c(&b, "sd_serialize_level_visits"));
+}
+
+#[test]
+fn seed_000_sched_balance_running_contention_and_its_fix() {
+    let mut e = exp("gnr-2s-96c-snc3", "oltp", 0.2);
+    e.b = vec!["skip-not-due".into()];
+    let a = run(&e, Side::A).unwrap();
+    let b = run(&e, Side::B).unwrap();
+    let (sa, sb) = (
+        pct(&a, "sched_balance_domains"),
+        pct(&b, "sched_balance_domains"),
+    );
+    assert!(
+        (3.0..=12.0).contains(&sa),
+        "A spends {sa:.2}% in sched_balance_domains"
+    );
+    assert!(sb < 1.0, "B spends {sb:.2}%");
+    let gain = (b.throughput_per_sec / a.throughput_per_sec - 1.0) * 100.0;
+    assert!(gain > 2.0, "B's throughput gain {gain:.2}%");
+    let line = a
+        .cachelines
+        .iter()
+        .find(|l| l.name == "sched_balance_running")
+        .unwrap();
+    assert!(line.hitm_remote > 0 && line.avg_stall_ns > 1000.0);
+}
+
+#[test]
+fn contention_grows_with_cpus_and_skew_tick_lowers_it() {
+    let mut small = exp("custom", "oltp", 0.1);
+    custom(&mut small, 2, 16, 2);
+    let s = pct(&run(&small, Side::A).unwrap(), "sched_balance_domains");
+    let big = exp("gnr-2s-96c-snc3", "oltp", 0.1);
+    let l = pct(&run(&big, Side::A).unwrap(), "sched_balance_domains");
+    assert!(s * 3.0 < l, "64 CPUs {s:.2}% vs 384 CPUs {l:.2}%");
+    let mut skew = big.clone();
+    skew.a = vec!["skew-tick".into()];
+    let k = pct(&run(&skew, Side::A).unwrap(), "sched_balance_domains");
+    assert!(k < l / 2.0, "skew-tick {k:.2}% vs {l:.2}%");
+}
