@@ -1,8 +1,7 @@
 //! Cache-line model. A line has an owner (Modified) or a set of sharers. A load of a line modified
 //! elsewhere is a HITM (local or remote socket); a store or atomic takes ownership. Requests that
-//! change ownership are served one at a time in arrival order (FIFO): each costs the transfer
-//! latency from the previous holder to the requester, so the k-th of k simultaneous requesters
-//! waits about k transfers. Counters per named line and per field offset feed the c2c report.
+//! miss are served one at a time in arrival order (FIFO): each costs the transfer latency from the
+//! holder to the requester, so the k-th of k simultaneous requesters waits about k transfers. Counters per named line and per field offset feed the c2c report.
 
 use crate::topology::Topology;
 use serde::Serialize;
@@ -173,13 +172,16 @@ impl Coherence {
                 (done, true)
             }
             (Op::Load, None) => {
-                // Clean miss: read from the nearest copy; reads of a shared line proceed in parallel.
+                // Clean miss: served from the nearest copy, in turn with every other request for
+                // the line (the home agent / directory serializes requests to one line).
                 let src = line
                     .sharer_list()
                     .min_by_key(|&s| topo.xfer_ns(s as usize, cpu))
                     .unwrap_or(line.last);
                 line.add_sharer(c);
-                (start + topo.xfer_ns(src as usize, cpu).max(1) as u64, false)
+                let done = start + topo.xfer_ns(src as usize, cpu).max(1) as u64;
+                line.free_at = done;
+                (done, false)
             }
             (_, Some(o)) if o == c => {
                 let cost = if op == Op::Atomic {

@@ -47,6 +47,11 @@ pub struct Patches {
     pub serialize_newidle: bool,
     pub snc3_distance_fix: bool,
     pub skew_tick: bool,
+    pub cache_aware: bool,
+    /// The three below change code inside cache-aware scheduling; without `cache-aware` they do nothing.
+    pub cas_skip_many_threads: bool,
+    pub cas_nr_running_avg_own_line: bool,
+    pub cas_write_if_changed: bool,
 }
 
 impl Patches {
@@ -64,6 +69,10 @@ impl Patches {
                 "serialize-newidle" => &mut p.serialize_newidle,
                 "snc3-distance-fix" => &mut p.snc3_distance_fix,
                 "skew-tick" => &mut p.skew_tick,
+                "cache-aware" => &mut p.cache_aware,
+                "cas-skip-many-threads" => &mut p.cas_skip_many_threads,
+                "cas-nr-running-avg-own-line" => &mut p.cas_nr_running_avg_own_line,
+                "cas-write-if-changed" => &mut p.cas_write_if_changed,
                 other => {
                     let allowed: Vec<&str> = PATCHES.iter().map(|p| p.name).collect();
                     return Err(FieldError::new(

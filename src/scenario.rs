@@ -224,11 +224,23 @@ pub fn stories() -> Vec<(&'static str, &'static str, Experiment)> {
     gnr.machine.preset = "gnr-2s-96c-snc3".into();
     gnr.seconds = 0.3;
     gnr.b = vec!["skip-not-due".into()];
-    vec![(
-        "sched-balance-running",
-        "sched_balance_running on 2S GNR SNC3",
-        gnr,
-    )]
+    let mut milan = Experiment::default();
+    milan.machine.preset = "milan-2s".into();
+    milan.seconds = 0.3;
+    milan.a = vec!["cache-aware".into()];
+    milan.b = vec!["cache-aware".into(), "cas-skip-many-threads".into()];
+    vec![
+        (
+            "sched-balance-running",
+            "sched_balance_running on 2S GNR SNC3",
+            gnr,
+        ),
+        (
+            "cache-aware-false-sharing",
+            "cache-aware false sharing on Milan",
+            milan,
+        ),
+    ]
 }
 
 /// Rough event count of a run: ticks, balancing and about 10 events per task per ms of activity.

@@ -156,3 +156,81 @@ fn contention_grows_with_cpus_and_skew_tick_lowers_it() {
     let k = pct(&run(&skew, Side::A).unwrap(), "sched_balance_domains");
     assert!(k < l / 2.0, "skew-tick {k:.2}% vs {l:.2}%");
 }
+
+fn mm_hitm(r: &Report) -> u64 {
+    r.cachelines
+        .iter()
+        .filter(|l| l.name.starts_with("mm_struct(mysqld)"))
+        .map(|l| l.hitm_local + l.hitm_remote)
+        .sum()
+}
+
+#[test]
+fn seed_002_mm_struct_false_sharing_and_its_fixes() {
+    let run_b = |b: &[&str]| {
+        let mut e = exp("milan-2s", "oltp", 0.1);
+        e.a = b.iter().map(|s| s.to_string()).collect();
+        run(&e, Side::A).unwrap()
+    };
+    let a = run_b(&["cache-aware"]);
+    let b = run_b(&["cache-aware", "cas-skip-many-threads"]);
+    let fixed = run_b(&[
+        "cache-aware",
+        "cas-skip-many-threads",
+        "cas-nr-running-avg-own-line",
+        "cas-write-if-changed",
+    ]);
+    assert!(
+        mm_hitm(&b) > 10 * mm_hitm(&a),
+        "B's mm line HITM {} vs A {}",
+        mm_hitm(&b),
+        mm_hitm(&a)
+    );
+    assert!(
+        pct(&b, "account_mm_sched") > 1.0 && pct(&b, "exceed_llc_nr") > 0.1,
+        "{:?}",
+        b.profile
+    );
+    assert!(b.throughput_per_sec < a.throughput_per_sec);
+    assert!(
+        mm_hitm(&b) > 10 * mm_hitm(&fixed),
+        "fixed: {} vs B {}",
+        mm_hitm(&fixed),
+        mm_hitm(&b)
+    );
+    // fix 2: never a store of -1 over -1; without it, almost every store is one
+    assert_eq!(fixed.counters["mm_sched_cpu_stores_of_unchanged_value"], 0);
+    assert!(
+        b.counters["mm_sched_cpu_stores_of_unchanged_value"] * 10
+            > b.counters["mm_sched_cpu_stores"] * 9
+    );
+    // fix 1: nr_running_avg on its own line, which sees almost no HITM
+    let own = fixed
+        .cachelines
+        .iter()
+        .find(|l| l.name == "mm_struct(mysqld)+0x40")
+        .expect("own line");
+    assert!(own.hitm_local + own.hitm_remote < 100);
+}
+
+#[test]
+fn cache_aware_invariants_hold() {
+    let mut e = exp("custom", "hackbench", 0.05);
+    custom(&mut e, 2, 16, 2);
+    e.workload.knobs.insert("mode".into(), "thread".into());
+    e.a = vec!["cache-aware".into(), "cas-skip-many-threads".into()];
+    run_checked(&e);
+}
+
+mod golden;
+
+#[test]
+fn golden_report_hash() {
+    let r = run(&golden::experiment(), Side::B).unwrap();
+    assert_eq!(
+        r.report_hash,
+        golden::HASH.trim(),
+        "the model changed: if on purpose, write {} to tests/golden/hash.txt",
+        r.report_hash
+    );
+}

@@ -1,4 +1,9 @@
 // schedplay page: scenario form, A/B runs in the engine worker, live charts, reports, share links.
+//
+// A/B runs go through ONE worker, A first, then B (same run id, side 'a' then 'b'). Why not two
+// workers in parallel: results are per-side deterministic either way, but one worker means one wasm
+// instance to load, one crash/restart path and one cancel target; the slices stay ~30 ms so the page
+// stays live, and on the 2-core CI machines two busy workers would only fight over the cores.
 import { $, setText } from './dom.js';
 import { Engine, newId } from './engine.js';
 import { ScenarioForm, showErrors } from './form.js';
@@ -167,7 +172,7 @@ async function onDone(msg) {
   if (!run || msg.id !== run.id) return;
   const r = run;
   r.reports[msg.side] = msg.report;
-  charts.setUnit(msg.report.throughput_unit);
+  charts.setUnit(msg.report.throughput_unit ? `${msg.report.throughput_unit}/s` : '');
   charts.setFromReport(msg.side, msg.report);
   renderSide(msg.side, msg.report);
   if (msg.side === 'a') {

@@ -24,7 +24,7 @@ export class ScenarioForm {
 
     const tbody = clear($('patches').tBodies[0]);
     for (const pt of p.patches) {
-      const desc = h('div', { class: 'patch-desc' }, pt.description || '');
+      const desc = h('div', { class: 'patch-desc', title: pt.description || '' }, pt.description || '');
       const commit = pt.commit ? h('code', { class: 'commit', title: 'upstream commit' }, pt.commit) : null;
       tbody.append(h('tr', { dataset: { patch: pt.name } },
         h('td', {}, h('input', { type: 'checkbox', class: 'patch-a', 'aria-label': `A: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-a-${pt.name}` } })),
@@ -81,16 +81,21 @@ export class ScenarioForm {
     const box = clear($('workload-knobs'));
     this.knobs = w ? w.knobs || [] : [];
     for (const k of this.knobs) {
-      const v = values && values[k.name] !== undefined ? values[k.name] : k.default;
+      // A knob left empty is omitted from the experiment: the engine then uses its default, which
+      // may depend on the machine ("default: number of CPUs"), so `default` may be absent here.
+      const given = values && values[k.name] !== undefined && values[k.name] !== null;
+      const v = given ? values[k.name] : k.default;
       let input;
       if (k.kind === 'enum') {
-        input = h('select', { id: `knob-${k.name}`, name: k.name, dataset: { knob: k.name } },
-          (k.values || []).map((x) => h('option', { value: String(x) }, String(x))));
-        input.value = String(v);
+        const opts = (k.values || []).map((x) => h('option', { value: String(x) }, String(x)));
+        if (k.default === undefined || k.default === null) opts.unshift(h('option', { value: '' }, 'default'));
+        input = h('select', { id: `knob-${k.name}`, name: k.name, dataset: { knob: k.name } }, opts);
+        input.value = v === undefined || v === null ? '' : String(v);
       } else {
         input = h('input', {
           id: `knob-${k.name}`, name: k.name, type: 'number', step: '1',
           min: k.min ?? undefined, max: k.max ?? undefined, dataset: { knob: k.name },
+          placeholder: k.default === undefined || k.default === null ? defaultHint(k.description) : undefined,
         });
         input.value = v === undefined || v === null ? '' : String(v);
       }
@@ -104,10 +109,12 @@ export class ScenarioForm {
     this.template = structuredClone(exp);
     const m = exp.machine || {};
     $('machine').value = m.preset ?? '';
-    const mp = this.machinePreset(m.preset);
-    $('machine-desc').textContent = mp ? (mp.description || '') : '';
-    for (const k of MACHINE_KNOBS) $(k).value = m[k] === undefined || m[k] === null ? '' : String(m[k]);
-    $('smt').value = smtOn(m.smt) ? 'on' : 'off';
+    const mp = this.machinePreset(m.preset) || {};
+    $('machine-desc').textContent = mp.description || '';
+    // machine knobs are overrides of the preset: absent/null means "the preset's value"
+    const val = (k) => (m[k] === undefined || m[k] === null ? mp[k] : m[k]);
+    for (const k of MACHINE_KNOBS) $(k).value = val(k) === undefined || val(k) === null ? '' : String(val(k));
+    $('smt').value = smtOn(val('smt')) ? 'on' : 'off';
     $('hz').value = String(exp.hz ?? 1000);
     const wl = exp.workload || {};
     $('workload').value = wl.name ?? '';
@@ -123,21 +130,25 @@ export class ScenarioForm {
   /** Current form -> Experiment (value types follow the last experiment set). */
   get() {
     const t = this.template || {};
-    const tm = t.machine || {};
     const num = (id) => {
       const s = $(id).value.trim();
       return s === '' ? null : Number(s);
     };
-    const machine = { ...tm, preset: $('machine').value };
-    for (const k of MACHINE_KNOBS) machine[k] = num(k);
+    // Machine knobs are sent as overrides only where they differ from the preset (the engine's
+    // canonical link leaves preset values out too).
+    const preset = $('machine').value;
+    const mp = this.machinePreset(preset) || {};
+    const machine = { preset };
     const on = $('smt').value === 'on';
-    machine.smt = typeof tm.smt === 'number' ? (on ? (tm.smt > 1 ? tm.smt : 2) : 1) : on;
+    const values = { smt: typeof mp.smt === 'boolean' ? on : (on ? 2 : 1) };
+    for (const k of MACHINE_KNOBS) values[k] = num(k);
+    for (const [k, v] of Object.entries(values)) if (v !== null && v !== mp[k]) machine[k] = v;
     const workload = { name: $('workload').value };
     for (const k of this.knobs) {
       const el = $(`knob-${k.name}`);
       if (!el) continue;
-      if (k.kind === 'enum') workload[k.name] = el.value;
-      else workload[k.name] = el.value.trim() === '' ? null : Number(el.value);
+      if (el.value.trim() === '') continue; // engine default
+      workload[k.name] = k.kind === 'enum' ? el.value : Number(el.value);
     }
     const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked).map((e) => e.dataset.patch);
     return {
@@ -152,6 +163,12 @@ export class ScenarioForm {
       b: checked('patch-b'),
     };
   }
+}
+
+/** "groups (default 10)" -> "default 10"; "... (default: number of CPUs)" -> "default: number of CPUs". */
+function defaultHint(description) {
+  const m = /\(?(default:?\s*[^)]*)\)?/i.exec(String(description || ''));
+  return m ? m[1].trim().slice(0, 40) : 'default';
 }
 
 function smtOn(v) {

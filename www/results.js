@@ -34,8 +34,9 @@ export function setPatchLists(exp) {
 const ms = (x) => (x === undefined || x === null ? '–' : `${fmt(x, 3)} ms`);
 
 export function renderSide(side, r) {
-  const unit = r.throughput_unit ? ` ${r.throughput_unit}` : '/s';
-  setCell(`summary-${side}-throughput`, `${fmt(r.throughput_per_sec, 2)}${unit}`, r.throughput_per_sec);
+  setCell(`summary-${side}-throughput`, `${fmt(r.throughput_per_sec, 2)}/s`, r.throughput_per_sec);
+  $(`summary-${side}-throughput`).title = `${r.throughput_per_sec} ${r.throughput_unit || ''} per second`;
+  for (const el of document.querySelectorAll('.tp-unit')) el.textContent = r.throughput_unit ? ` (${r.throughput_unit})` : '';
   setCell(`summary-${side}-contention`, fmtPct(r.contention_pct, 2), r.contention_pct);
   const l = r.latency_ms || {};
   setCell(`summary-${side}-lat-avg`, ms(l.avg), l.avg);

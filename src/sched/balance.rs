@@ -388,6 +388,29 @@ impl Engine {
                 self.calculate_imbalance(local, b, it, flags, imbalance_pct, imb_numa_nr)
             }
         };
+        // Cache-aware llc_balance(): at the first level above the LLC, group_llc_balance ranks
+        // above every type but overloaded; pull one task that prefers dst's LLC (migrate_llc_task).
+        let first_above_llc =
+            flags & SD_SHARE_LLC == 0 && level > 0 && self.dom(dst, level - 1).has(SD_SHARE_LLC);
+        if self.patches.cache_aware
+            && first_above_llc
+            && it != IdleType::NewlyIdle
+            && busiest.is_none_or(|(_, b)| b.ty < 2)
+        {
+            let span = self.sd.domains[dom_id].cpus.clone();
+            if let Some((src, i)) = self.llc_balance_pull(dst, &span) {
+                self.migrate_task(src, dst, i);
+                self.kcharge(
+                    exec,
+                    Sym::DetachTasks,
+                    2 * self.topo.xfer_ns(exec, src) as u64 + 300,
+                );
+                let d = &mut self.cpus[dst].doms[level];
+                d.nr_balance_failed = 0;
+                d.balance_interval = min_interval;
+                return 1;
+            }
+        }
         if nr_move == 0 {
             self.out_balanced(dst, level, it);
             return 0;
@@ -416,7 +439,9 @@ impl Engine {
             let t = self.cpus[src].rq[i];
             let hot = flags & SD_SHARE_CPUCAPACITY == 0
                 && now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS;
-            if hot && failed <= cache_nice_tries {
+            // migrate_degrades_llc(): cache-aware keeps tasks in their preferred LLC until balancing failed
+            let llc_pinned = failed <= cache_nice_tries && self.llc_forbids_migration(t, src, dst);
+            if (hot && failed <= cache_nice_tries) || llc_pinned {
                 i += 1;
                 continue;
             }

@@ -87,10 +87,11 @@ pub enum Counter {
     MmSchedCpuStores,
     SerializeVisits,
     SerializeDueVisits,
+    MmSchedCpuRedundantStores,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 13] = [
+    pub const ALL: [Counter; 14] = [
         Counter::Ticks,
         Counter::Softirqs,
         Counter::SbrCmpxchg,
@@ -104,6 +105,7 @@ impl Counter {
         Counter::MmSchedCpuStores,
         Counter::SerializeVisits,
         Counter::SerializeDueVisits,
+        Counter::MmSchedCpuRedundantStores,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -120,6 +122,7 @@ impl Counter {
             Counter::MmSchedCpuStores => "mm_sched_cpu_stores",
             Counter::SerializeVisits => "sd_serialize_level_visits",
             Counter::SerializeDueVisits => "sd_serialize_level_visits_due",
+            Counter::MmSchedCpuRedundantStores => "mm_sched_cpu_stores_of_unchanged_value",
         }
     }
 }

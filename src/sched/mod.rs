@@ -4,6 +4,7 @@
 //! cache-aware scheduling in `cache_aware.rs`.
 
 mod balance;
+mod cache_aware;
 mod metrics;
 mod wakeup;
 
@@ -16,6 +17,7 @@ use crate::sim::{EventQueue, SimRng};
 use crate::topology::Topology;
 use crate::workload::{Step, TaskId, Workload};
 use balance::{NewidleWalk, Walk};
+use cache_aware::{CacheAware, CasJob};
 use std::collections::VecDeque;
 
 /// Kernel defaults and cost assumptions (sources in docs/MODEL.md).
@@ -81,6 +83,8 @@ pub(crate) struct Task {
     last_wakee: u32,
     pub sum_exec: u64,
     pub events: u64,
+    /// Cache-aware scheduling: the LLC this task's mm prefers (-1: none).
+    pub preferred_llc: i32,
 }
 
 #[derive(Clone, Debug)]
@@ -106,6 +110,7 @@ pub(crate) enum Job {
     NohzExit(u8),
     /// Something became runnable here (an IPI): re-evaluate at kernel exit.
     Resched,
+    CacheAware(CasJob),
 }
 
 pub(crate) struct Cpu {
@@ -183,6 +188,7 @@ pub struct Engine {
     llc_nr_idle_scan: Vec<u32>,
     llc_has_idle_cores: Vec<bool>,
     llc_list: Vec<Vec<u32>>,
+    cas: Option<CacheAware>,
     ws_lines: u64,
     pub events: u64,
 }
@@ -273,6 +279,7 @@ impl Engine {
                 last_wakee: u32::MAX,
                 sum_exec: 0,
                 events: 0,
+                preferred_llc: -1,
             })
             .collect();
         let nr_llcs = topo.nr_llcs;
@@ -301,6 +308,7 @@ impl Engine {
             nr_overloaded: 0,
             llc_nr_idle_scan: llc_scan,
             llc_has_idle_cores: vec![true; nr_llcs],
+            cas: None,
             llc_list: (0..nr_llcs)
                 .map(|l| topo.llc_cpus[l].iter().map(|c| c as u32).collect())
                 .collect(),
@@ -308,10 +316,12 @@ impl Engine {
             events: 0,
             topo,
         };
+        e.init_cache_aware();
         for t in 0..e.tasks.len() {
             let c = e.tasks[t].cpu as usize;
+            let before = e.cpus[c].nr_running();
             e.cpus[c].rq.push(t as TaskId);
-            e.update_overload(c, 0);
+            e.update_overload(c, before);
         }
         for c in 0..n {
             let first = e.cpus[c].tick_offset + e.tick_ns;
@@ -513,6 +523,7 @@ impl Engine {
                 None
             }
             Job::Resched => None,
+            Job::CacheAware(j) => self.step_cache_aware(c, j).map(Job::CacheAware),
             Job::Tick => {
                 if self.must_wait(c) {
                     return Some(Job::Tick);
@@ -690,6 +701,10 @@ impl Engine {
             .unwrap_or(u64::MAX)
             .min(self.tasks[t as usize].vruntime);
         cpu.min_vruntime = cpu.min_vruntime.max(min_v);
+        if delta > 0 && self.cas.is_some() {
+            let mm = self.tasks[t as usize].process;
+            self.account_mm_sched(c, mm, delta);
+        }
     }
 
     /// Enqueue a runnable task on `c` (wakeup or migration) and decide on preemption.
@@ -807,11 +822,12 @@ impl Engine {
         self.update_util(c);
         self.update_curr(c);
         let idle = self.cpus[c].is_idle();
-        if self.cpus[c].curr.is_some()
-            && self.now - self.cpus[c].picked_at >= SLICE_NS
-            && !self.cpus[c].rq.is_empty()
-        {
-            self.cpus[c].need_resched = true;
+        if let Some(t) = self.cpus[c].curr {
+            if self.now - self.cpus[c].picked_at >= SLICE_NS && !self.cpus[c].rq.is_empty() {
+                self.cpus[c].need_resched = true;
+            }
+            let mm = self.tasks[t as usize].process;
+            self.task_tick_cache(c, mm);
         }
         if self.cpus[c].in_nohz_mask && !idle {
             self.cpus[c].jobs.push_back(Job::NohzExit(0));

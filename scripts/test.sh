@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Everything from a fresh clone: setup, native tests, wasm tests (Node.js, headless Chromium),
+# Trunk release build, Playwright e2e against dist/ served on a free loopback port.
+# Runs every step even after a failure and ends with `N passed, N failed` (one count per step).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+TOOLS_ROOT="${TOOLS_ROOT:-$HOME/.cargo}"
+export PATH="$TOOLS_ROOT/bin:$PWD/node_modules/.bin:$PATH"
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+PASSED=0; FAILED=0; FAILED_STEPS=()
+# run a step, time it, count it; never abort the script
+step() {
+  local name=$1; shift
+  local s=$SECONDS rc=0
+  echo "[test] >>> $name: $*" >&2
+  "$@" || rc=$?
+  if [ $rc -eq 0 ]; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); FAILED_STEPS+=("$name"); fi
+  echo "[test] <<< $name: rc=$rc in $((SECONDS - s))s" >&2
+  return $rc
+}
+finish() {
+  [ ${#FAILED_STEPS[@]} -gt 0 ] && echo "[test] failed: ${FAILED_STEPS[*]}" >&2
+  echo "[test] total ${SECONDS}s" >&2
+  echo "$PASSED passed, $FAILED failed"
+  [ "$FAILED" -eq 0 ]
+  exit $?
+}
+
+if ! step setup bash scripts/setup.sh; then finish; fi
+
+step native-tests cargo test --locked --release
+# wasm in Node.js: test binaries without a configure macro (browser-only binaries are skipped)
+step wasm-node env WASM_BINDGEN_TEST_ONLY_NODE=1 cargo test --locked --target wasm32-unknown-unknown
+# wasm in headless Chromium: binaries with run_in_browser / run_in_dedicated_worker (node-only ones skipped)
+step wasm-chromium env WASM_BINDGEN_TEST_ONLY_WEB=1 cargo test --locked --target wasm32-unknown-unknown
+
+if step trunk-build trunk build --release; then
+  PORT="${E2E_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
+  LOG="${TMPDIR:-/tmp}/schedplay-http-$PORT.log"
+  python3 -m http.server "$PORT" --bind 127.0.0.1 --directory dist >"$LOG" 2>&1 &
+  HTTP_PID=$!
+  trap 'kill "$HTTP_PID" 2>/dev/null || true' EXIT
+  for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/" >/dev/null && break; sleep 0.2; done
+  # fail if our server died (e.g. port taken) instead of testing someone else's server
+  if kill -0 "$HTTP_PID" 2>/dev/null; then
+    step e2e env BASE_URL="http://127.0.0.1:$PORT/" node e2e/e2e.mjs
+  else
+    echo "[test] static server on port $PORT did not start: $(cat "$LOG")" >&2
+    FAILED=$((FAILED + 1)); FAILED_STEPS+=("e2e")
+  fi
+  kill "$HTTP_PID" 2>/dev/null || true
+else
+  echo "[test] e2e skipped: no dist/" >&2
+  FAILED=$((FAILED + 1)); FAILED_STEPS+=("e2e")
+fi
+finish

@@ -1,0 +1,657 @@
+//! Cache-aware scheduling (RFC v4, CONFIG_SCHED_CACHE): per-mm per-CPU occupancy accounted in
+//! account_mm_sched() from update_curr(), 10 ms epochs with halving decay, task_tick_cache()
+//! queuing task_cache_work() once per epoch per mm, the LLC scan with 2x hysteresis writing
+//! mm_sched_cpu and nr_running_avg, and the preferred LLC used by load balancing. The mm fields
+//! live in cache lines of the coherence model, laid out as in the RFC's struct mm_struct, so every
+//! load of a line another CPU modified is a HITM and every store an ownership transfer.
+
+use super::*;
+use crate::coherence::Coherence;
+
+/// NICE_0_LOAD (SCHED_FIXEDPOINT scale) for occupancy fractions.
+const NICE_0_LOAD: u64 = 1024;
+/// sysctl_llc_old: an mm whose epoch is this many epochs old loses its preferred LLC.
+const LLC_OLD: u64 = 5;
+/// llc_aggr_cap: a preferred LLC takes tasks while its utilization is below 50% (halved with SMT2).
+const LLC_AGGR_CAP: u64 = 50;
+/// llc_aggr_imb: migrations out of the preferred LLC need 20% more utilization at the source.
+const LLC_AGGR_IMB: u64 = 20;
+/// Per-CPU bookkeeping of account_mm_sched (rq->cpu_epoch_lock, pcpu_sched), ns (assumption).
+const ACCOUNT_LOCAL_NS: u64 = 40;
+/// Per CPU examined by task_cache_work (occupancy + rq->curr->mm reads are remote loads), lines.
+const SCAN_LINES_PER_CPU: u64 = 2;
+
+/// Field offsets in struct mm_struct's cache-aware block (one 64-byte line unless fix 1 moves
+/// nr_running_avg to the next line).
+const F_LOCK: usize = 0;
+const F_EPOCH: usize = 1;
+const F_CPU: usize = 2;
+const F_NR_RUNNING_AVG: usize = 3;
+
+#[derive(Clone, Copy, Default)]
+struct PcpuSched {
+    runtime: u64,
+    epoch: u64,
+    occ: u64,
+}
+
+#[derive(Clone, Copy, Default)]
+struct RqEpoch {
+    cpu_runtime: u64,
+    cpu_epoch: u64,
+    cpu_epoch_next: u64,
+}
+
+pub(crate) struct MmSched {
+    pub line: LineId,
+    /// Where nr_running_avg lives: `line` (RFC v4) or its own line (fix 1).
+    pub avg_line: LineId,
+    avg_field: usize,
+    pub mm_sched_epoch: u64,
+    pub mm_sched_cpu: i32,
+    /// EWMA (1/8) of the number of CPUs running this mm in the scanned LLCs, ×1024 fixed point.
+    pub nr_running_avg: u64,
+    pub nr_threads: u32,
+    work_queued: bool,
+    pcpu: Vec<PcpuSched>,
+}
+
+pub(crate) struct CacheAware {
+    pub mms: Vec<MmSched>,
+    rq: Vec<RqEpoch>,
+    epoch_period: u64,
+}
+
+/// Resumable kernel work of the series.
+pub(crate) enum CasJob {
+    /// account_mm_sched(): the mm-line part (the per-CPU part is done when it is queued).
+    Account {
+        mm: u32,
+        phase: u8,
+        stale: bool,
+        invalidate: bool,
+    },
+    /// task_tick_cache(): epoch check, lock, queue the work, publish the epoch.
+    Tick { mm: u32, phase: u8 },
+    /// task_cache_work() on return to user.
+    Work { mm: u32, phase: u8 },
+}
+
+impl CacheAware {
+    pub fn new(
+        topo: &Topology,
+        lines: &mut Coherence,
+        processes: &[String],
+        threads: &[u32],
+        own_line: bool,
+        hz: u32,
+    ) -> Self {
+        let n = topo.nr_cpus();
+        let mms = processes
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let base = format!("mm_struct({name})");
+                let fields: &[(u32, &'static str)] = if own_line {
+                    &[
+                        (0, "mm_sched_lock"),
+                        (8, "mm_sched_epoch"),
+                        (16, "mm_sched_cpu"),
+                        (24, "(pad)"),
+                    ]
+                } else {
+                    &[
+                        (0, "mm_sched_lock"),
+                        (8, "mm_sched_epoch"),
+                        (16, "mm_sched_cpu"),
+                        (24, "nr_running_avg"),
+                    ]
+                };
+                let line = lines.add_line(base.clone(), fields);
+                let (avg_line, avg_field) = if own_line {
+                    (
+                        lines.add_line(format!("{base}+0x40"), &[(64, "nr_running_avg")]),
+                        0,
+                    )
+                } else {
+                    (line, F_NR_RUNNING_AVG)
+                };
+                MmSched {
+                    line,
+                    avg_line,
+                    avg_field,
+                    mm_sched_epoch: 0,
+                    mm_sched_cpu: -1,
+                    nr_running_avg: 0,
+                    nr_threads: threads.get(i).copied().unwrap_or(1),
+                    work_queued: false,
+                    pcpu: vec![PcpuSched::default(); n],
+                }
+            })
+            .collect();
+        // EPOCH_PERIOD = HZ/100 jiffies (10 ms)
+        let epoch_period = (hz as u64 / 100).max(1);
+        CacheAware {
+            mms,
+            rq: vec![
+                RqEpoch {
+                    cpu_epoch_next: epoch_period,
+                    ..Default::default()
+                };
+                n
+            ],
+            epoch_period,
+        }
+    }
+
+    /// __update_mm_sched(): advance the rq epoch and decay both runtimes by halving per epoch.
+    fn update_mm_sched(&mut self, mm: usize, cpu: usize, jiffies: u64) {
+        let r = &mut self.rq[cpu];
+        if jiffies > r.cpu_epoch_next {
+            let n = (jiffies - r.cpu_epoch_next).div_ceil(self.epoch_period);
+            r.cpu_epoch += n;
+            r.cpu_epoch_next += n * self.epoch_period;
+            r.cpu_runtime = if n >= 64 { 0 } else { r.cpu_runtime >> n };
+        }
+        let epoch = r.cpu_epoch;
+        let p = &mut self.mms[mm].pcpu[cpu];
+        let n = epoch - p.epoch.min(epoch);
+        if n > 0 {
+            p.epoch = epoch;
+            p.runtime = if n >= 64 { 0 } else { p.runtime >> n };
+        }
+    }
+
+    /// The per-CPU half of account_mm_sched(): occupancy runtime; returns the rq epoch.
+    pub fn account_local(&mut self, mm: usize, cpu: usize, delta: u64, jiffies: u64) -> u64 {
+        self.update_mm_sched(mm, cpu, jiffies);
+        self.rq[cpu].cpu_runtime += delta;
+        self.mms[mm].pcpu[cpu].runtime += delta;
+        self.rq[cpu].cpu_epoch
+    }
+
+    /// fraction_mm_sched(): this mm's share of the CPU's recent runtime, in NICE_0_LOAD units.
+    pub fn fraction(&mut self, mm: usize, cpu: usize, jiffies: u64) -> u64 {
+        self.update_mm_sched(mm, cpu, jiffies);
+        NICE_0_LOAD * self.mms[mm].pcpu[cpu].runtime / (self.rq[cpu].cpu_runtime + 1)
+    }
+
+    pub fn rq_epoch(&self, cpu: usize) -> u64 {
+        self.rq[cpu].cpu_epoch
+    }
+
+    /// The hysteresis rule of task_cache_work(): switch only to an LLC with more than twice the
+    /// occupancy of the current one.
+    pub fn should_switch(best_occ: u64, current_occ: u64) -> bool {
+        best_occ > 2 * current_occ
+    }
+}
+
+/// update_avg(): avg += (sample - avg) / 8, on ×1024 fixed point.
+pub fn update_avg(avg: u64, sample: u64) -> u64 {
+    (avg as i64 + (sample as i64 * 1024 - avg as i64) / 8) as u64
+}
+
+impl Engine {
+    pub(super) fn init_cache_aware(&mut self) {
+        if !self.patches.cache_aware {
+            return;
+        }
+        let procs = self.workload.processes().to_vec();
+        let mut threads = vec![0u32; procs.len()];
+        for t in &self.tasks {
+            if let Some(x) = threads.get_mut(t.process as usize) {
+                *x += 1;
+            }
+        }
+        self.cas = Some(CacheAware::new(
+            &self.topo,
+            &mut self.lines,
+            &procs,
+            &threads,
+            self.patches.cas_nr_running_avg_own_line,
+            self.hz,
+        ));
+    }
+
+    /// account_mm_sched(), from update_curr() of the running task: the per-CPU accounting now, the
+    /// mm-line accesses as kernel work on this CPU.
+    pub(super) fn account_mm_sched(&mut self, c: usize, mm: u32, delta: u64) {
+        let jiffies = self.jiffies();
+        let Some(cas) = &mut self.cas else { return };
+        let epoch = cas.account_local(mm as usize, c, delta, jiffies);
+        let m = &cas.mms[mm as usize];
+        let stale = epoch.saturating_sub(m.mm_sched_epoch) > LLC_OLD;
+        let single = m.nr_threads <= 1;
+        self.cpus[c]
+            .jobs
+            .push_back(Job::CacheAware(CasJob::Account {
+                mm,
+                phase: 0,
+                stale,
+                invalidate: single,
+            }));
+    }
+
+    /// task_tick_cache(), from the tick of a CPU running a task of `mm`.
+    pub(super) fn task_tick_cache(&mut self, c: usize, mm: u32) {
+        if self.cas.is_some() {
+            self.cpus[c]
+                .jobs
+                .push_back(Job::CacheAware(CasJob::Tick { mm, phase: 0 }));
+        }
+    }
+
+    pub(super) fn step_cache_aware(&mut self, c: usize, job: CasJob) -> Option<CasJob> {
+        if self.must_wait(c) {
+            return Some(job);
+        }
+        let smt = self.topo.spec.smt as u64;
+        let llc_size = self.sd.llc_size[c] as u64;
+        let cas = self.cas.as_ref()?;
+        let epoch = cas.rq_epoch(c);
+        let mm_of = |j: &CasJob| match *j {
+            CasJob::Account { mm, .. } | CasJob::Tick { mm, .. } | CasJob::Work { mm, .. } => {
+                mm as usize
+            }
+        };
+        let m = &cas.mms[mm_of(&job)];
+        let (line, avg_line, avg_field) = (m.line, m.avg_line, m.avg_field);
+        match job {
+            CasJob::Account {
+                mm,
+                phase,
+                stale,
+                invalidate,
+            } => {
+                match phase {
+                    0 => {
+                        // epoch - READ_ONCE(mm->mm_sched_epoch) > sysctl_llc_old
+                        self.kcharge(c, Sym::AccountMmSched, ACCOUNT_LOCAL_NS);
+                        if self.must_wait(c) {
+                            return Some(CasJob::Account {
+                                mm,
+                                phase: 1,
+                                stale,
+                                invalidate,
+                            });
+                        }
+                        self.kaccess(c, line, Op::Load, F_EPOCH, Sym::AccountMmSched);
+                        Some(CasJob::Account {
+                            mm,
+                            phase: 2,
+                            stale,
+                            invalidate,
+                        })
+                    }
+                    1 => {
+                        self.kaccess(c, line, Op::Load, F_EPOCH, Sym::AccountMmSched);
+                        Some(CasJob::Account {
+                            mm,
+                            phase: 2,
+                            stale,
+                            invalidate,
+                        })
+                    }
+                    2 => {
+                        let mut invalidate = invalidate || stale;
+                        if !invalidate && self.patches.cas_skip_many_threads {
+                            // exceed_llc_nr(): nr_running_avg * smt_nr > sd_llc_size
+                            self.kaccess(c, avg_line, Op::Load, avg_field, Sym::ExceedLlcNr);
+                            let avg = self
+                                .cas
+                                .as_ref()
+                                .map_or(0, |x| x.mms[mm as usize].nr_running_avg);
+                            invalidate = avg * smt > llc_size * 1024;
+                        }
+                        Some(CasJob::Account {
+                            mm,
+                            phase: if invalidate { 3 } else { 5 },
+                            stale,
+                            invalidate,
+                        })
+                    }
+                    3 => {
+                        if self.patches.cas_write_if_changed {
+                            // fix 2: if (mm->mm_sched_cpu != -1) mm->mm_sched_cpu = -1;
+                            self.kaccess(c, line, Op::Load, F_CPU, Sym::AccountMmSched);
+                            let cur = self
+                                .cas
+                                .as_ref()
+                                .map_or(-1, |x| x.mms[mm as usize].mm_sched_cpu);
+                            return Some(CasJob::Account {
+                                mm,
+                                phase: if cur != -1 { 4 } else { 5 },
+                                stale,
+                                invalidate,
+                            });
+                        }
+                        Some(CasJob::Account {
+                            mm,
+                            phase: 4,
+                            stale,
+                            invalidate,
+                        })
+                    }
+                    4 => {
+                        self.kaccess(c, line, Op::Store, F_CPU, Sym::AccountMmSched);
+                        self.metrics.count(Counter::MmSchedCpuStores);
+                        if self
+                            .cas
+                            .as_ref()
+                            .is_some_and(|x| x.mms[mm as usize].mm_sched_cpu == -1)
+                        {
+                            self.metrics.count(Counter::MmSchedCpuRedundantStores);
+                        }
+                        if let Some(x) = &mut self.cas {
+                            x.mms[mm as usize].mm_sched_cpu = -1;
+                            x.mms[mm as usize].pcpu[c].occ = 0;
+                        }
+                        Some(CasJob::Account {
+                            mm,
+                            phase: 5,
+                            stale,
+                            invalidate,
+                        })
+                    }
+                    _ => {
+                        // mm_sched_llc = mm->mm_sched_cpu != -1 ? llc_id(mm->mm_sched_cpu) : -1
+                        self.kaccess(c, line, Op::Load, F_CPU, Sym::AccountMmSched);
+                        let pref = self
+                            .cas
+                            .as_ref()
+                            .map_or(-1, |x| x.mms[mm as usize].mm_sched_cpu);
+                        let llc = if pref >= 0 {
+                            self.topo.cpus[pref as usize].llc as i32
+                        } else {
+                            -1
+                        };
+                        if let Some(t) = self.cpus[c].curr {
+                            self.tasks[t as usize].preferred_llc = llc;
+                        }
+                        None
+                    }
+                }
+            }
+            CasJob::Tick { mm, phase } => {
+                match phase {
+                    0 => {
+                        // if (mm->mm_sched_epoch == rq->cpu_epoch) return;
+                        self.kaccess(c, line, Op::Load, F_EPOCH, Sym::TaskTickCache);
+                        let cur = self
+                            .cas
+                            .as_ref()
+                            .map_or(0, |x| x.mms[mm as usize].mm_sched_epoch);
+                        if cur >= epoch {
+                            None
+                        } else {
+                            Some(CasJob::Tick { mm, phase: 1 })
+                        }
+                    }
+                    1 => {
+                        // guard(raw_spinlock)(&mm->mm_sched_lock)
+                        self.kaccess(c, line, Op::Atomic, F_LOCK, Sym::TaskTickCache);
+                        Some(CasJob::Tick { mm, phase: 2 })
+                    }
+                    2 => {
+                        let queue = self
+                            .cas
+                            .as_ref()
+                            .is_some_and(|x| !x.mms[mm as usize].work_queued);
+                        if queue {
+                            self.kaccess(c, line, Op::Store, F_EPOCH, Sym::TaskTickCache);
+                            if let Some(x) = &mut self.cas {
+                                x.mms[mm as usize].mm_sched_epoch = epoch;
+                                x.mms[mm as usize].work_queued = true;
+                            }
+                        }
+                        Some(CasJob::Tick {
+                            mm,
+                            phase: if queue { 3 } else { 4 },
+                        })
+                    }
+                    3 => {
+                        // unlock, then the task_work runs on the way back to user space
+                        self.kaccess(c, line, Op::Store, F_LOCK, Sym::TaskTickCache);
+                        self.cpus[c]
+                            .jobs
+                            .push_back(Job::CacheAware(CasJob::Work { mm, phase: 0 }));
+                        None
+                    }
+                    _ => {
+                        self.kaccess(c, line, Op::Store, F_LOCK, Sym::TaskTickCache);
+                        None
+                    }
+                }
+            }
+            CasJob::Work { mm, phase } => {
+                self.task_cache_work(c, mm, phase, line, avg_line, avg_field)
+            }
+        }
+    }
+
+    /// task_cache_work(): scan the LLCs of this CPU's node, sum occupancy per LLC, switch the
+    /// preferred LLC only past 2x hysteresis, and refresh nr_running_avg.
+    #[allow(clippy::too_many_arguments)]
+    fn task_cache_work(
+        &mut self,
+        c: usize,
+        mm: u32,
+        phase: u8,
+        line: LineId,
+        avg_line: LineId,
+        avg_field: usize,
+    ) -> Option<CasJob> {
+        let jiffies = self.jiffies();
+        match phase {
+            0 => {
+                let node = self.topo.cpus[c].node as usize;
+                let pref = self
+                    .cas
+                    .as_ref()
+                    .map_or(-1, |x| x.mms[mm as usize].mm_sched_cpu);
+                // scan mask: node(mm_sched_cpu) ∪ node(this CPU) (NUMA balancing off)
+                let mut nodes = vec![node];
+                if pref >= 0 {
+                    let pn = self.topo.cpus[pref as usize].node as usize;
+                    if pn != node {
+                        nodes.push(pn);
+                    }
+                }
+                let (mut best, mut best_cpu, mut current, mut nr_running) =
+                    (0u64, -1i32, 0u64, 0u64);
+                let mut cost = 0u64;
+                let cur_llc = if pref >= 0 {
+                    self.topo.cpus[pref as usize].llc as i32
+                } else {
+                    -1
+                };
+                for llc in 0..self.topo.nr_llcs {
+                    let first = self.llc_list[llc][0] as usize;
+                    if !nodes.contains(&(self.topo.cpus[first].node as usize)) {
+                        continue;
+                    }
+                    let (mut a_occ, mut m_occ, mut m_cpu) = (0u64, 0u64, first as i32);
+                    for k in 0..self.llc_list[llc].len() {
+                        let i = self.llc_list[llc][k] as usize;
+                        cost += SCAN_LINES_PER_CPU * self.topo.xfer_ns(c, i) as u64;
+                        let occ = self
+                            .cas
+                            .as_mut()
+                            .map_or(0, |x| x.fraction(mm as usize, i, jiffies));
+                        a_occ += occ;
+                        if occ > m_occ {
+                            m_occ = occ;
+                            m_cpu = i as i32;
+                        }
+                        if self.cpus[i]
+                            .curr
+                            .is_some_and(|t| self.tasks[t as usize].process == mm)
+                        {
+                            nr_running += 1;
+                        }
+                    }
+                    if a_occ > best {
+                        best = a_occ;
+                        best_cpu = m_cpu;
+                    }
+                    if llc as i32 == cur_llc {
+                        current = a_occ;
+                    }
+                    if let Some(x) = &mut self.cas {
+                        for &i in &self.llc_list[llc] {
+                            x.mms[mm as usize].pcpu[i as usize].occ = a_occ;
+                        }
+                    }
+                    let _ = m_occ;
+                }
+                self.kcharge(c, Sym::TaskCacheWork, cost / STATS_MLP);
+                let switch = best_cpu >= 0 && CacheAware::should_switch(best, current);
+                if let Some(x) = &mut self.cas {
+                    let m = &mut x.mms[mm as usize];
+                    m.work_queued = false;
+                    m.nr_running_avg = update_avg(m.nr_running_avg, nr_running);
+                    if switch {
+                        m.mm_sched_cpu = best_cpu;
+                    }
+                }
+                Some(CasJob::Work {
+                    mm,
+                    phase: if switch { 1 } else { 2 },
+                })
+            }
+            1 => {
+                self.kaccess(c, line, Op::Store, F_CPU, Sym::TaskCacheWork);
+                self.metrics.count(Counter::MmSchedCpuStores);
+                Some(CasJob::Work { mm, phase: 2 })
+            }
+            _ => {
+                self.kaccess(c, avg_line, Op::Store, avg_field, Sym::TaskCacheWork);
+                None
+            }
+        }
+    }
+
+    /// The LLC utilization test of the RFC's migration hint: util*100 < cap*llc_aggr_cap/smt.
+    fn llc_fits(&self, llc: usize, extra_util: u64) -> bool {
+        let cpus = &self.llc_list[llc];
+        let util: u64 = cpus
+            .iter()
+            .map(|&c| self.cpus[c as usize].util as u64)
+            .sum::<u64>()
+            + extra_util;
+        util * 100 < cpus.len() as u64 * 1024 * LLC_AGGR_CAP / self.topo.spec.smt as u64
+    }
+
+    /// can_migrate_llc_task(): forbid moving a task out of its preferred LLC while that LLC is not
+    /// overloaded, and into a full LLC that it does not prefer... reduced to the RFC's two rules.
+    pub(super) fn llc_forbids_migration(&self, t: TaskId, src: usize, dst: usize) -> bool {
+        let Some(cas) = &self.cas else { return false };
+        let task = &self.tasks[t as usize];
+        let m = &cas.mms[task.process as usize];
+        if m.mm_sched_cpu < 0 || m.nr_threads <= 1 {
+            return false;
+        }
+        let (sl, dl) = (
+            self.topo.cpus[src].llc as usize,
+            self.topo.cpus[dst].llc as usize,
+        );
+        if sl == dl {
+            return false;
+        }
+        let pref = task.preferred_llc;
+        let util = |l: usize| -> u64 {
+            self.llc_list[l]
+                .iter()
+                .map(|&c| self.cpus[c as usize].util as u64)
+                .sum()
+        };
+        if pref == sl as i32 {
+            // out of the preferred LLC: only when it is over the cap and busier by llc_aggr_imb
+            return self.llc_fits(sl, 0) || util(sl) * 100 <= util(dl) * (100 + LLC_AGGR_IMB);
+        }
+        false
+    }
+
+    /// llc_balance(): at the first level above the LLC, a task elsewhere that prefers the destination
+    /// LLC is pulled there while the LLC has room (migrate_llc_task).
+    pub(super) fn llc_balance_pull(&mut self, dst: usize, span: &[u32]) -> Option<(usize, usize)> {
+        self.cas.as_ref()?;
+        let dl = self.topo.cpus[dst].llc as i32;
+        if !self.llc_fits(dl as usize, 0) {
+            return None;
+        }
+        for &s in span {
+            let s = s as usize;
+            if self.topo.cpus[s].llc as i32 == dl {
+                continue;
+            }
+            if let Some(i) = self.cpus[s]
+                .rq
+                .iter()
+                .position(|&t| self.tasks[t as usize].preferred_llc == dl)
+            {
+                return Some((s, i));
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::preset;
+
+    fn cas() -> CacheAware {
+        let t = Topology::new(preset("milan-2s").unwrap()).unwrap();
+        let mut lines = Coherence::new(t.nr_cpus());
+        CacheAware::new(&t, &mut lines, &["mysqld".to_string()], &[64], false, 1000)
+    }
+
+    #[test]
+    fn occupancy_decays_by_half_per_epoch() {
+        let mut c = cas();
+        // 4 ms of this mm and 4 ms of others in epoch 0 on CPU 3
+        c.account_local(0, 3, 4_000_000, 1);
+        c.rq[3].cpu_runtime += 4_000_000;
+        assert_eq!(c.fraction(0, 3, 5), 1024 * 4_000_000 / 8_000_001);
+        // 25 jiffies later: epoch_next was 10 → two epochs pass (ceil(15/10)) → both halve twice
+        c.account_local(0, 3, 0, 25);
+        assert_eq!(c.rq[3].cpu_epoch, 2);
+        assert_eq!(c.mms[0].pcpu[3].runtime, 1_000_000);
+        assert_eq!(c.rq[3].cpu_runtime, 2_000_000);
+        assert_eq!(c.fraction(0, 3, 25), 1024 * 1_000_000 / 2_000_001);
+    }
+
+    #[test]
+    fn hysteresis_needs_twice_the_occupancy() {
+        assert!(!CacheAware::should_switch(200, 100));
+        assert!(CacheAware::should_switch(201, 100));
+        assert!(CacheAware::should_switch(1, 0));
+    }
+
+    #[test]
+    fn nr_running_avg_is_an_eighth_ewma() {
+        let mut a = 0;
+        a = update_avg(a, 8);
+        assert_eq!(a, 1024); // 8/8
+        a = update_avg(a, 8);
+        assert_eq!(a, 1024 + (8 * 1024 - 1024) / 8);
+    }
+
+    #[test]
+    fn fix_1_moves_nr_running_avg_to_its_own_line() {
+        let t = Topology::new(preset("milan-2s").unwrap()).unwrap();
+        let mut lines = Coherence::new(t.nr_cpus());
+        let a = CacheAware::new(&t, &mut lines, &["mysqld".to_string()], &[64], false, 1000);
+        assert_eq!(a.mms[0].avg_line, a.mms[0].line);
+        let b = CacheAware::new(&t, &mut lines, &["mysqld".to_string()], &[64], true, 1000);
+        assert_ne!(b.mms[0].avg_line, b.mms[0].line);
+        assert_eq!(
+            lines.lines[b.mms[0].avg_line].name,
+            "mm_struct(mysqld)+0x40"
+        );
+        assert_eq!(lines.lines[b.mms[0].avg_line].fields[0].offset, 64);
+    }
+}
