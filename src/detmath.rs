@@ -7,13 +7,17 @@ const LN2: f64 = std::f64::consts::LN_2;
 pub fn ln(x: f64) -> f64 {
     debug_assert!(x > 0.0);
     let bits = x.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i64 - 1023;
-    let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52)); // [1, 2)
-    // ln(m) = 2 atanh(z), z = (m-1)/(m+1) in [0, 1/3): the series converges fast.
+    let mut exp = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let mut m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52)); // [1, 2)
+    if m > std::f64::consts::SQRT_2 {
+        m *= 0.5; // exact
+        exp += 1;
+    }
+    // ln(m) = 2 atanh(z), z = (m-1)/(m+1), |z| < 0.172: 12 terms reach full precision.
     let z = (m - 1.0) / (m + 1.0);
     let z2 = z * z;
     let (mut term, mut sum) = (z, 0.0);
-    for k in 0..24 {
+    for k in 0..12 {
         sum += term / (2 * k + 1) as f64;
         term *= z2;
     }

@@ -210,7 +210,7 @@ impl SchedDomains {
         let spans = spans.0;
         let reclaim = node_reclaim_distance(topo.spec.vendor);
         let mut domains: Vec<Domain> = Vec::new();
-        let mut shape_ids: HashMap<(usize, u32, Option<u32>), u32> = HashMap::new();
+        let mut shape_ids: HashMap<(usize, u32, u32), u32> = HashMap::new();
         let mut per_cpu = vec![Vec::new(); n];
         for cpu in 0..n {
             let mut kept: Vec<(usize, u32)> = Vec::new();
@@ -222,8 +222,14 @@ impl SchedDomains {
                 kept.push((li, sid));
             }
             for (k, &(li, sid)) in kept.iter().enumerate() {
-                let child_raw = if li > 0 { Some(raw[cpu][li - 1]) } else { None };
-                let key = (li, sid, child_raw);
+                // The local group (groups[0]) is this CPU's child span, or the CPU itself at the
+                // lowest level: CPUs sharing a span but not a local group need their own shape.
+                let local = if li > 0 {
+                    raw[cpu][li - 1]
+                } else {
+                    u32::MAX - cpu as u32
+                };
+                let key = (li, sid, local);
                 let id = *shape_ids.entry(key).or_insert_with(|| {
                     let lv = &levels[li];
                     let d = make_domain(topo, &spans, &raw, lv, li, sid, cpu, reclaim);
@@ -391,18 +397,36 @@ fn make_domain(
     } else {
         cache_nice_tries = 1;
     }
-    let child_span = |i: usize| -> CpuSet {
-        if li == 0 {
-            let mut s = CpuSet::new(topo.nr_cpus());
-            s.set(i);
-            s
+    let n = topo.nr_cpus();
+    let single = |i: usize| {
+        let mut s = CpuSet::new(n);
+        s.set(i);
+        s
+    };
+    // The level whose child span makes CPU i's group: its own level, or for overlapping NUMA
+    // levels the first descendant whose child fits in this span (find_descended_sibling), skipping
+    // levels that would degenerate.
+    let sibling_level = |i: usize| -> usize {
+        let mut sl = li;
+        if flags & SD_OVERLAP != 0 {
+            while sl > 0 && !spans[raw[i][sl - 1] as usize].is_subset_of(&span) {
+                sl -= 1;
+            }
+            while sl > 0 && raw[i][sl - 1] == raw[i][sl] {
+                sl -= 1;
+            }
+        }
+        sl
+    };
+    let child_span = |i: usize, sl: usize| -> CpuSet {
+        if sl == 0 {
+            single(i)
         } else {
-            spans[raw[i][li - 1] as usize].clone()
+            spans[raw[i][sl - 1] as usize].clone()
         }
     };
     // Groups: walk the span starting at this CPU (for_each_cpu_wrap), each uncovered CPU adds the
-    // child span of its own domain at this level.
-    let n = topo.nr_cpus();
+    // child span of its (descended) sibling domain.
     let order: Vec<usize> = span
         .iter()
         .filter(|&c| c >= cpu)
@@ -414,14 +438,15 @@ fn make_domain(
         if covered.contains(i) {
             continue;
         }
-        let gspan = child_span(i);
+        let sl = sibling_level(i);
+        let gspan = child_span(i, sl);
         covered.union_with(&gspan);
         let cpus: Vec<u32> = gspan.iter().map(|c| c as u32).collect();
         let balance_cpus = if flags & SD_OVERLAP != 0 {
-            // build_balance_mask: CPUs whose own child domain is exactly this group.
+            // build_balance_mask: CPUs whose own child domain at that level is exactly this group.
             gspan
                 .iter()
-                .filter(|&j| child_span(j) == gspan)
+                .filter(|&j| sl > 0 && child_span(j, sl) == gspan)
                 .map(|c| c as u32)
                 .collect()
         } else {
@@ -510,6 +535,48 @@ mod tests {
             vec![vec![0, 1], vec![0, 1, 2], vec![0, 1, 2, 3, 4, 5]]
         );
         assert_eq!(numa_node_spans(&t, &d, node1_cpu).len(), 2);
+    }
+
+    #[test]
+    fn local_group_first_and_overlapping_groups_stay_in_the_span() {
+        let (t, d) = doms("gnr-2s-96c-snc3", false);
+        // the seed's dmesg: domain-4 of CPU 0 has node 3 alone as a group (find_descended_sibling)
+        let d4 = d.of(0).nth(4).unwrap();
+        assert_eq!(
+            d4.groups
+                .iter()
+                .map(|g| g.span.to_string())
+                .collect::<Vec<_>>(),
+            vec!["0-95,192-287", "96-127,288-319"]
+        );
+        for cpu in [0, 32, 100, 200, 383] {
+            for dom in d.of(cpu) {
+                assert!(
+                    dom.groups[0].span.contains(cpu),
+                    "CPU {cpu} {}: local group first",
+                    dom.name
+                );
+                for g in &dom.groups {
+                    assert!(
+                        g.span.is_subset_of(&dom.span),
+                        "CPU {cpu} {} group {} outside {}",
+                        dom.name,
+                        g.span,
+                        dom.span
+                    );
+                }
+                let covered = dom
+                    .groups
+                    .iter()
+                    .fold(CpuSet::new(t.nr_cpus()), |mut a, g| {
+                        a.union_with(&g.span);
+                        a
+                    });
+                assert_eq!(covered, dom.span);
+            }
+        }
+        let smt = d.of(192).next().unwrap();
+        assert_eq!(smt.groups[0].span.to_string(), "192");
     }
 
     #[test]

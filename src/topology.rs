@@ -356,6 +356,8 @@ pub struct Topology {
     pub node_cpus: Vec<CpuSet>,
     pub llc_cpus: Vec<CpuSet>,
     pub socket_of_node: Vec<u32>,
+    /// Latency class between CPUs of two nodes that do not share an LLC (row-major, hot path).
+    node_class: Vec<LatencyClass>,
 }
 
 impl Topology {
@@ -413,7 +415,7 @@ impl Topology {
             Some(s) if s.len() == nr_nodes => s.clone(),
             _ => regular_slit(&spec, &socket_of_node),
         };
-        Ok(Topology {
+        let mut t = Topology {
             spec,
             cpus,
             nr_nodes,
@@ -423,7 +425,12 @@ impl Topology {
             node_cpus,
             llc_cpus,
             socket_of_node,
-        })
+            node_class: Vec::new(),
+        };
+        t.node_class = (0..nr_nodes * nr_nodes)
+            .map(|i| t.node_pair_class(i / nr_nodes, i % nr_nodes))
+            .collect();
+        Ok(t)
     }
 
     pub fn nr_cpus(&self) -> usize {
@@ -443,16 +450,20 @@ impl Topology {
             LatencyClass::Smt
         } else if x.llc == y.llc {
             LatencyClass::Llc
-        } else if x.socket == y.socket {
-            // Same socket: the larger of the two on-socket SLIT distances is the far die.
-            let d = self.slit[x.node as usize][y.node as usize];
-            if x.node != y.node && d > self.nearest_remote_node_distance(x.node as usize) {
-                LatencyClass::NodeFar
-            } else {
-                LatencyClass::NodeNear
-            }
         } else {
+            self.node_class[x.node as usize * self.nr_nodes + y.node as usize]
+        }
+    }
+
+    /// Two CPUs of these nodes in different LLCs: on one socket the larger of the on-socket SLIT
+    /// distances is the far die; otherwise the other socket.
+    fn node_pair_class(&self, na: usize, nb: usize) -> LatencyClass {
+        if self.socket_of_node[na] != self.socket_of_node[nb] {
             LatencyClass::Socket
+        } else if na != nb && self.slit[na][nb] > self.nearest_remote_node_distance(na) {
+            LatencyClass::NodeFar
+        } else {
+            LatencyClass::NodeNear
         }
     }
 

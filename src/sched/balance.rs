@@ -40,6 +40,7 @@ pub(crate) struct Walk {
     held: bool,
     due: bool,
     pulled: bool,
+    need_decay: bool,
     interval: u64,
 }
 
@@ -57,6 +58,7 @@ impl Walk {
             held: false,
             due: false,
             pulled: false,
+            need_decay: false,
             interval: 0,
         }
     }
@@ -118,13 +120,15 @@ impl Engine {
     }
 
     /// update_newidle_cost(sd, 0): decay max_newidle_lb_cost by 253/256 once a second.
-    fn newidle_cost_decay(&mut self, cpu: usize, level: usize) {
+    fn newidle_cost_decay(&mut self, cpu: usize, level: usize) -> bool {
         let now = self.now;
         let d = &mut self.cpus[cpu].doms[level];
         if now > d.last_decay + 1_000_000_000 {
             d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
             d.last_decay = now;
+            return true;
         }
+        false
     }
 
     pub(super) fn step_balance(&mut self, c: usize, mut w: Walk) -> Option<Walk> {
@@ -138,9 +142,18 @@ impl Engine {
                         if w.update_next {
                             self.cpus[rq].next_balance = w.next_balance;
                         }
+                        if w.need_decay {
+                            // rq->max_idle_balance_cost = max(sysctl_sched_migration_cost, Σ max_newidle_lb_cost)
+                            let sum: u64 = self.cpus[rq]
+                                .doms
+                                .iter()
+                                .map(|d| d.max_newidle_lb_cost)
+                                .sum();
+                            self.cpus[rq].max_idle_balance_cost = sum.max(MIGRATION_COST_NS);
+                        }
                         return None;
                     }
-                    self.newidle_cost_decay(rq, level);
+                    w.need_decay |= self.newidle_cost_decay(rq, level);
                     w.interval = self.balance_interval(rq, level, w.busy);
                     w.due = self.jiffies() >= self.cpus[rq].doms[level].last_balance + w.interval;
                     self.kcharge(c, Sym::SchedBalanceDomains, SBD_LEVEL_NS);
@@ -328,8 +341,8 @@ impl Engine {
         // update_sd_lb_stats(): every CPU's rq of the domain is read (mostly lines other CPUs modify).
         let mut stats_ns = 0u64;
         let mut gs: Vec<GroupStats> = Vec::with_capacity(self.sd.domains[dom_id].groups.len());
-        let mut local_util = 0u64;
-        for (gi, g) in self.sd.domains[dom_id].groups.iter().enumerate() {
+        let mut sum_util = 0u64;
+        for g in self.sd.domains[dom_id].groups.iter() {
             let mut s = GroupStats {
                 weight: g.cpus.len(),
                 ..Default::default()
@@ -339,9 +352,7 @@ impl Engine {
                 stats_ns += self.topo.xfer_ns(exec, cpu) as u64;
                 s.nr += self.cpus[cpu].nr_running();
                 s.idle += usize::from(self.cpus[cpu].is_idle());
-                if gi == 0 {
-                    local_util += self.cpus[cpu].util as u64;
-                }
+                sum_util += self.cpus[cpu].util as u64;
             }
             s.ty = if s.nr > s.weight {
                 2
@@ -365,7 +376,7 @@ impl Engine {
         // SIS_UTIL: balancing inside the LLC refreshes its nr_idle_scan (update_idle_cpu_scan).
         let llc_size = self.sd.llc_size[dst] as usize;
         if it != IdleType::NewlyIdle && dom.cpus.len() == llc_size && flags & SD_SHARE_LLC != 0 {
-            let x = local_util / llc_size as u64; // 0..1024
+            let x = sum_util / llc_size as u64; // 0..1024
             let pct = imbalance_pct as u64;
             let tmp = (x * x * pct * pct / (10_000 * 1024)).min(1024);
             let llc = self.topo.cpus[dst].llc as usize;
@@ -567,6 +578,9 @@ impl Engine {
                         if self.cpus[c].next_balance > w.next_balance {
                             self.cpus[c].next_balance = w.next_balance;
                         }
+                        if w.curr_cost > self.cpus[c].max_idle_balance_cost {
+                            self.cpus[c].max_idle_balance_cost = w.curr_cost;
+                        }
                         return None;
                     }
                     let mut nb = w.next_balance;
@@ -640,7 +654,8 @@ impl Engine {
             return;
         }
         let n = self.cpus.len();
-        let Some(ilb) = (1..n).map(|k| (c + k) % n).find(|&k| self.nohz_idle[k]) else {
+        // find_new_ilb(): the first CPU of nohz.idle_cpus_mask
+        let Some(ilb) = (0..n).find(|&k| k != c && self.nohz_idle[k]) else {
             return;
         };
         self.nohz_next_balance = self.jiffies() + 1;

@@ -67,6 +67,8 @@ pub(crate) enum CasJob {
     /// account_mm_sched(): the mm-line part (the per-CPU part is done when it is queued).
     Account {
         mm: u32,
+        /// The task whose preferred_llc the result updates.
+        task: TaskId,
         phase: u8,
         stale: bool,
         invalidate: bool,
@@ -216,7 +218,7 @@ impl Engine {
 
     /// account_mm_sched(), from update_curr() of the running task: the per-CPU accounting now, the
     /// mm-line accesses as kernel work on this CPU.
-    pub(super) fn account_mm_sched(&mut self, c: usize, mm: u32, delta: u64) {
+    pub(super) fn account_mm_sched(&mut self, c: usize, task: TaskId, mm: u32, delta: u64) {
         let jiffies = self.jiffies();
         let Some(cas) = &mut self.cas else { return };
         let epoch = cas.account_local(mm as usize, c, delta, jiffies);
@@ -227,6 +229,7 @@ impl Engine {
             .jobs
             .push_back(Job::CacheAware(CasJob::Account {
                 mm,
+                task,
                 phase: 0,
                 stale,
                 invalidate: single,
@@ -260,6 +263,7 @@ impl Engine {
         match job {
             CasJob::Account {
                 mm,
+                task,
                 phase,
                 stale,
                 invalidate,
@@ -271,6 +275,7 @@ impl Engine {
                         if self.must_wait(c) {
                             return Some(CasJob::Account {
                                 mm,
+                                task,
                                 phase: 1,
                                 stale,
                                 invalidate,
@@ -279,6 +284,7 @@ impl Engine {
                         self.kaccess(c, line, Op::Load, F_EPOCH, Sym::AccountMmSched);
                         Some(CasJob::Account {
                             mm,
+                            task,
                             phase: 2,
                             stale,
                             invalidate,
@@ -288,6 +294,7 @@ impl Engine {
                         self.kaccess(c, line, Op::Load, F_EPOCH, Sym::AccountMmSched);
                         Some(CasJob::Account {
                             mm,
+                            task,
                             phase: 2,
                             stale,
                             invalidate,
@@ -306,6 +313,7 @@ impl Engine {
                         }
                         Some(CasJob::Account {
                             mm,
+                            task,
                             phase: if invalidate { 3 } else { 5 },
                             stale,
                             invalidate,
@@ -321,6 +329,7 @@ impl Engine {
                                 .map_or(-1, |x| x.mms[mm as usize].mm_sched_cpu);
                             return Some(CasJob::Account {
                                 mm,
+                                task,
                                 phase: if cur != -1 { 4 } else { 5 },
                                 stale,
                                 invalidate,
@@ -328,6 +337,7 @@ impl Engine {
                         }
                         Some(CasJob::Account {
                             mm,
+                            task,
                             phase: 4,
                             stale,
                             invalidate,
@@ -349,6 +359,7 @@ impl Engine {
                         }
                         Some(CasJob::Account {
                             mm,
+                            task,
                             phase: 5,
                             stale,
                             invalidate,
@@ -366,9 +377,7 @@ impl Engine {
                         } else {
                             -1
                         };
-                        if let Some(t) = self.cpus[c].curr {
-                            self.tasks[t as usize].preferred_llc = llc;
-                        }
+                        self.tasks[task as usize].preferred_llc = llc;
                         None
                     }
                 }

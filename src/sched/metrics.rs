@@ -18,7 +18,8 @@ pub enum Sym {
     UpdateSdLbStats,
     DetachTasks,
     SchedBalanceNewidle,
-    NohzBalance,
+    NohzBalanceEnter,
+    NohzBalanceExit,
     NohzIdleBalance,
     AccountMmSched,
     ExceedLlcNr,
@@ -27,7 +28,7 @@ pub enum Sym {
 }
 
 impl Sym {
-    pub const ALL: [Sym; 17] = [
+    pub const ALL: [Sym; 18] = [
         Sym::Idle,
         Sym::User,
         Sym::SchedTick,
@@ -39,7 +40,8 @@ impl Sym {
         Sym::UpdateSdLbStats,
         Sym::DetachTasks,
         Sym::SchedBalanceNewidle,
-        Sym::NohzBalance,
+        Sym::NohzBalanceEnter,
+        Sym::NohzBalanceExit,
         Sym::NohzIdleBalance,
         Sym::AccountMmSched,
         Sym::ExceedLlcNr,
@@ -60,7 +62,8 @@ impl Sym {
             Sym::UpdateSdLbStats => "update_sd_lb_stats",
             Sym::DetachTasks => "detach_tasks",
             Sym::SchedBalanceNewidle => "sched_balance_newidle",
-            Sym::NohzBalance => "nohz_balance_enter_idle",
+            Sym::NohzBalanceEnter => "nohz_balance_enter_idle",
+            Sym::NohzBalanceExit => "nohz_balance_exit_idle",
             Sym::NohzIdleBalance => "_nohz_idle_balance",
             Sym::AccountMmSched => "account_mm_sched",
             Sym::ExceedLlcNr => "exceed_llc_nr",

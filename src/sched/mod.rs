@@ -43,6 +43,8 @@ pub mod consts {
     pub const REFILL_MLP: u64 = 8;
     /// sysctl_sched_nr_migrate.
     pub const NR_MIGRATE: usize = 32;
+    /// A CPU with no idle history predicts a long idle (no timer pending): 1 s.
+    pub const PRED_IDLE_INIT_NS: u64 = 1_000_000_000;
 }
 use consts::*;
 
@@ -133,7 +135,9 @@ pub(crate) struct Cpu {
     newidle_done: bool,
     idle_stamp: u64,
     pub avg_idle: u64,
-    max_idle_balance_cost: u64,
+    /// The cpuidle governor's predicted idle duration (EWMA of idle periods), ns.
+    pred_idle: u64,
+    pub max_idle_balance_cost: u64,
     tick_stopped: bool,
     tick_gen: u32,
     in_nohz_mask: bool,
@@ -230,10 +234,12 @@ impl Engine {
                 picked_at: 0,
                 min_vruntime: 0,
                 next_balance: 0,
-                idle_entered: true,
+                // not yet through the idle path: the first tick takes it (and may stop the tick)
+                idle_entered: false,
                 newidle_done: false,
                 idle_stamp: 0,
                 avg_idle: 2 * MIGRATION_COST_NS,
+                pred_idle: PRED_IDLE_INIT_NS,
                 max_idle_balance_cost: MIGRATION_COST_NS,
                 tick_stopped: false,
                 tick_gen: 0,
@@ -544,7 +550,12 @@ impl Engine {
         if self.must_wait(c) {
             return Some(k);
         }
-        self.kaccess(c, self.line_nohz, Op::Atomic, k as usize, Sym::NohzBalance);
+        let sym = if enter {
+            Sym::NohzBalanceEnter
+        } else {
+            Sym::NohzBalanceExit
+        };
+        self.kaccess(c, self.line_nohz, Op::Atomic, k as usize, sym);
         if k == 0 {
             self.nohz_idle[c] = enter;
             self.cpus[c].in_nohz_mask = enter;
@@ -584,7 +595,7 @@ impl Engine {
             cpu.idle_stamp = now;
             self.idle_core_update(c);
             // cpuidle governor: stop the tick only when the predicted idle is longer than a tick.
-            if self.cpus[c].avg_idle >= self.tick_ns && !self.cpus[c].tick_stopped {
+            if self.cpus[c].pred_idle >= self.tick_ns && !self.cpus[c].tick_stopped {
                 self.cpus[c].tick_stopped = true;
                 self.cpus[c].jobs.push_back(Job::NohzEnter(0));
                 return false;
@@ -648,14 +659,13 @@ impl Engine {
         let cpu = &mut self.cpus[c];
         if cpu.idle_entered {
             cpu.idle_entered = false;
-            // update_rq_avg_idle
+            // update_rq_avg_idle(): average, then clamp to twice the max idle balance cost
             let delta = now - cpu.idle_stamp;
-            let max = 2 * cpu.max_idle_balance_cost;
-            cpu.avg_idle = if delta > max {
-                max
-            } else {
-                ((cpu.avg_idle as i64) + (delta as i64 - cpu.avg_idle as i64) / 8) as u64
-            };
+            let avg = ((cpu.avg_idle as i64) + (delta as i64 - cpu.avg_idle as i64) / 8) as u64;
+            cpu.avg_idle = avg.min(2 * cpu.max_idle_balance_cost);
+            // the cpuidle governor's own prediction: recent idle durations, not clamped
+            cpu.pred_idle =
+                ((cpu.pred_idle as i64) + (delta as i64 - cpu.pred_idle as i64) / 8) as u64;
             if cpu.tick_stopped {
                 cpu.tick_stopped = false;
                 cpu.tick_gen = cpu.tick_gen.wrapping_add(1);
@@ -703,7 +713,7 @@ impl Engine {
         cpu.min_vruntime = cpu.min_vruntime.max(min_v);
         if delta > 0 && self.cas.is_some() {
             let mm = self.tasks[t as usize].process;
-            self.account_mm_sched(c, mm, delta);
+            self.account_mm_sched(c, t, mm, delta);
         }
     }
 
