@@ -7,6 +7,7 @@ use crate::cpuset::CpuSet;
 use crate::topology::{Topology, Vendor, sched_distances};
 use serde::Serialize;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 pub const SD_BALANCE_NEWIDLE: u32 = 1 << 0;
 pub const SD_BALANCE_EXEC: u32 = 1 << 1;
@@ -71,7 +72,7 @@ pub struct Domain {
     pub cache_nice_tries: u32,
     pub imb_numa_nr: u32,
     /// Local group first ("the first group of each domain is its child domain").
-    pub groups: Vec<Group>,
+    pub groups: Vec<Rc<Group>>,
     /// SLIT distance of a NUMA level.
     pub numa_distance: Option<u32>,
 }
@@ -211,6 +212,7 @@ impl SchedDomains {
         let reclaim = node_reclaim_distance(topo.spec.vendor);
         let mut domains: Vec<Domain> = Vec::new();
         let mut shape_ids: HashMap<(usize, u32, u32), u32> = HashMap::new();
+        let mut groups = GroupCache::default();
         let mut per_cpu = vec![Vec::new(); n];
         for cpu in 0..n {
             let mut kept: Vec<(usize, u32)> = Vec::new();
@@ -232,7 +234,7 @@ impl SchedDomains {
                 let key = (li, sid, local);
                 let id = *shape_ids.entry(key).or_insert_with(|| {
                     let lv = &levels[li];
-                    let d = make_domain(topo, &spans, &raw, lv, li, sid, cpu, reclaim);
+                    let d = make_domain(topo, &spans, &raw, lv, li, sid, cpu, reclaim, &mut groups);
                     domains.push(d);
                     domains.len() as u32 - 1
                 });
@@ -362,6 +364,30 @@ pub struct DomainJson {
     pub groups: Vec<String>,
 }
 
+/// Groups are shared between the domains of many CPUs (a 4096-CPU machine would otherwise hold a
+/// copy of every MC group list per core).
+#[derive(Default)]
+struct GroupCache {
+    /// Non-overlapping levels: the groups of a span in ascending CPU order.
+    by_span: HashMap<(usize, u32), Vec<Rc<Group>>>,
+    interned: HashMap<(Vec<u32>, Vec<u32>), Rc<Group>>,
+}
+
+impl GroupCache {
+    fn intern(&mut self, span: CpuSet, cpus: Vec<u32>, balance_cpus: Vec<u32>) -> Rc<Group> {
+        self.interned
+            .entry((cpus.clone(), balance_cpus.clone()))
+            .or_insert_with(|| {
+                Rc::new(Group {
+                    span,
+                    cpus,
+                    balance_cpus,
+                })
+            })
+            .clone()
+    }
+}
+
 /// `sd_init()` plus the groups (`build_sched_groups` / `build_overlap_sched_groups`).
 #[allow(clippy::too_many_arguments)]
 fn make_domain(
@@ -373,6 +399,7 @@ fn make_domain(
     sid: u32,
     cpu: usize,
     reclaim: u32,
+    cache: &mut GroupCache,
 ) -> Domain {
     let span = spans[sid as usize].clone();
     let weight = span.weight() as u32;
@@ -427,36 +454,56 @@ fn make_domain(
     };
     // Groups: walk the span starting at this CPU (for_each_cpu_wrap), each uncovered CPU adds the
     // child span of its (descended) sibling domain.
-    let order: Vec<usize> = span
-        .iter()
-        .filter(|&c| c >= cpu)
-        .chain(span.iter().filter(|&c| c < cpu))
-        .collect();
-    let mut covered = CpuSet::new(n);
-    let mut groups = Vec::new();
-    for &i in &order {
-        if covered.contains(i) {
-            continue;
-        }
-        let sl = sibling_level(i);
-        let gspan = child_span(i, sl);
-        covered.union_with(&gspan);
-        let cpus: Vec<u32> = gspan.iter().map(|c| c as u32).collect();
-        let balance_cpus = if flags & SD_OVERLAP != 0 {
-            // build_balance_mask: CPUs whose own child domain at that level is exactly this group.
-            gspan
+    let overlap = flags & SD_OVERLAP != 0;
+    let start = if overlap {
+        cpu
+    } else {
+        span.first().unwrap_or(cpu)
+    };
+    let cached = if overlap {
+        None
+    } else {
+        cache.by_span.get(&(li, sid)).cloned()
+    };
+    let mut groups = match cached {
+        Some(g) => g,
+        None => {
+            let order: Vec<usize> = span
                 .iter()
-                .filter(|&j| sl > 0 && child_span(j, sl) == gspan)
-                .map(|c| c as u32)
-                .collect()
-        } else {
-            cpus.clone()
-        };
-        groups.push(Group {
-            span: gspan,
-            cpus,
-            balance_cpus,
-        });
+                .filter(|&c| c >= start)
+                .chain(span.iter().filter(|&c| c < start))
+                .collect();
+            let mut covered = CpuSet::new(n);
+            let mut groups = Vec::new();
+            for &i in &order {
+                if covered.contains(i) {
+                    continue;
+                }
+                let sl = sibling_level(i);
+                let gspan = child_span(i, sl);
+                covered.union_with(&gspan);
+                let cpus: Vec<u32> = gspan.iter().map(|c| c as u32).collect();
+                let balance_cpus = if overlap {
+                    // build_balance_mask: CPUs whose own child domain at that level is exactly this group.
+                    gspan
+                        .iter()
+                        .filter(|&j| sl > 0 && child_span(j, sl) == gspan)
+                        .map(|c| c as u32)
+                        .collect()
+                } else {
+                    cpus.clone()
+                };
+                groups.push(cache.intern(gspan, cpus, balance_cpus));
+            }
+            if !overlap {
+                cache.by_span.insert((li, sid), groups.clone());
+            }
+            groups
+        }
+    };
+    // The local group first, then on in CPU order from there (wrapping).
+    if let Some(k) = groups.iter().position(|g| g.span.contains(cpu)) {
+        groups.rotate_left(k);
     }
     Domain {
         name: lv.name,

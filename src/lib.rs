@@ -11,6 +11,7 @@ pub mod report;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod sweep;
 pub mod topology;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -1,4 +1,4 @@
-//! `schedplay` CLI: presets, topology, run, compare, link, sweep.
+//! `schedplay` CLI: presets, topology, run, compare, link, sweep, bench.
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
@@ -72,6 +72,33 @@ mod cli {
             /// Page address the query is appended to.
             #[arg(long, default_value = "http://127.0.0.1:8080/")]
             base: String,
+        },
+        /// The same experiment on 2-socket machines of growing CPU count: throughput and contention of A and B.
+        Sweep {
+            #[command(flatten)]
+            s: ScenarioArgs,
+            #[arg(long, default_value = "")]
+            a: String,
+            #[arg(long, default_value = "")]
+            b: String,
+            /// CPU counts (multiples of 4).
+            #[arg(
+                long,
+                default_value = "64,128,256,512,1024,2048,4096",
+                value_delimiter = ','
+            )]
+            cpus: Vec<u32>,
+            #[arg(long)]
+            json: bool,
+        },
+        /// Simulation speed and memory of the reference scenarios (each in its own process).
+        Bench {
+            /// Simulated seconds per scenario.
+            #[arg(long, default_value_t = 0.5)]
+            seconds: f64,
+            /// Run only this scenario (used by the table mode to measure each in its own process).
+            #[arg(long)]
+            only: Option<String>,
         },
     }
 
@@ -360,6 +387,52 @@ mod cli {
                 }
                 ExitCode::SUCCESS
             }
+            Cmd::Sweep {
+                s,
+                a,
+                b,
+                cpus,
+                json,
+            } => {
+                let e = match s.experiment(lists(&s, &a, &b).0, lists(&s, &a, &b).1) {
+                    Ok(e) => e,
+                    Err(e) => return fail(e),
+                };
+                if !json {
+                    println!(
+                        "{:>6} {:>14} {:>14} {:>9} {:>12} {:>12}",
+                        "CPUs", "A /s", "B /s", "B vs A", "A contention", "B contention"
+                    );
+                }
+                let mut points = Vec::new();
+                for n in cpus {
+                    match schedplay::sweep::point(&e, n) {
+                        Ok(p) => {
+                            if !json {
+                                println!(
+                                    "{:>6} {:>14.1} {:>14.1} {:>+8.2}% {:>11.2}% {:>11.2}%",
+                                    p.cpus,
+                                    p.a_throughput,
+                                    p.b_throughput,
+                                    p.throughput_pct,
+                                    p.a_contention_pct,
+                                    p.b_contention_pct
+                                );
+                            }
+                            points.push(p);
+                        }
+                        Err(err) => return fail(err),
+                    }
+                }
+                if json {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&points).unwrap_or_default()
+                    );
+                }
+                ExitCode::SUCCESS
+            }
+            Cmd::Bench { seconds, only } => crate::bench::main(seconds, only.as_deref()),
             Cmd::Link { s, a, b, base } => {
                 let e = match s.experiment(lists(&s, &a, &b).0, lists(&s, &a, &b).1) {
                     Ok(e) => e,
@@ -371,6 +444,9 @@ mod cli {
         }
     }
 }
+
+#[cfg(not(target_arch = "wasm32"))]
+mod bench;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {

@@ -303,7 +303,8 @@ pub fn encode_link(e: &Experiment) -> String {
         ("machine".into(), e.machine.preset.clone()),
     ];
     let o = &e.machine.overrides;
-    let base = topology::preset(&e.machine.preset);
+    // Every override that is set, even one equal to the preset: the link must decode to the same
+    // experiment (and an override can change derived values, e.g. the Intel LLC split).
     for (k, v) in MACHINE_KEYS.iter().zip([
         o.sockets,
         o.cores_per_socket,
@@ -311,16 +312,7 @@ pub fn encode_link(e: &Experiment) -> String {
         o.nodes_per_socket,
         o.cores_per_llc,
     ]) {
-        let preset_value = base.as_ref().map(|b| match *k {
-            "sockets" => b.sockets,
-            "cores_per_socket" => b.cores_per_socket,
-            "smt" => b.smt,
-            "nodes_per_socket" => b.nodes_per_socket,
-            _ => b.cores_per_llc,
-        });
-        if let Some(v) = v.filter(|v| {
-            Some(*v) != preset_value || *k == "cores_per_llc" && o.cores_per_socket.is_some()
-        }) {
+        if let Some(v) = v {
             kv.push((k.to_string(), v.to_string()));
         }
     }

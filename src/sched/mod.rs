@@ -195,6 +195,8 @@ pub struct Engine {
     cas: Option<CacheAware>,
     ws_lines: u64,
     pub events: u64,
+    /// Nesting of run_cpu (a CPU's work can start another CPU's).
+    run_depth: u32,
 }
 
 impl Engine {
@@ -320,6 +322,7 @@ impl Engine {
                 .collect(),
             ws_lines,
             events: 0,
+            run_depth: 0,
             topo,
         };
         e.init_cache_aware();
@@ -360,7 +363,7 @@ impl Engine {
             match self.q.peek_time() {
                 Some(t) if t <= until => {}
                 _ => {
-                    self.now = until;
+                    self.now = self.now.max(until);
                     return true;
                 }
             }
@@ -476,7 +479,9 @@ impl Engine {
         if cursor <= self.now {
             return false;
         }
-        if self.q.peek_time().is_none_or(|t| cursor < t) {
+        // Only the outermost CPU of an event may advance time: a CPU reached from another CPU's
+        // work (an IPI, a wakeup) must not move the clock under the CPU that is running it.
+        if self.run_depth == 1 && self.q.peek_time().is_none_or(|t| cursor < t) {
             self.now = cursor;
             return false;
         }
@@ -500,6 +505,12 @@ impl Engine {
     }
 
     fn run_cpu(&mut self, c: usize) {
+        self.run_depth += 1;
+        self.run_cpu_inner(c);
+        self.run_depth -= 1;
+    }
+
+    fn run_cpu_inner(&mut self, c: usize) {
         loop {
             match self.cpus[c].jobs.pop_front() {
                 Some(job) => {

@@ -227,10 +227,12 @@ pub fn task_count(name: &str, knobs: &Knobs, nr_cpus: usize) -> u64 {
     let n = nr_cpus as u64;
     match name {
         "oltp" => knob(knobs, "clients", n),
-        "hackbench" => knob(knobs, "groups", 10) * knob(knobs, "fds", 20) * 2,
+        "hackbench" => knob(knobs, "groups", 10)
+            .saturating_mul(knob(knobs, "fds", 20))
+            .saturating_mul(2),
         "schbench" => {
             let m = knob(knobs, "message_threads", 2);
-            m * (1 + knob(knobs, "workers", (n / m.max(1)).max(1)))
+            m.saturating_mul(knob(knobs, "workers", (n / m.max(1)).max(1)).saturating_add(1))
         }
         "spin" => knob(knobs, "threads", n),
         _ => 0,

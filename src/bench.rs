@@ -1,0 +1,99 @@
+//! `schedplay bench`: simulated seconds per wall second, events per second and peak resident memory
+//! of the reference scenarios, each measured in its own process (wall time is the CLI's business,
+//! never the engine's).
+
+use schedplay::scenario::{Experiment, Side};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+/// (name, description, experiment)
+fn scenarios(seconds: f64) -> Vec<(&'static str, Experiment)> {
+    let mut gnr = Experiment::default();
+    gnr.machine.preset = "gnr-2s-snc3".into();
+    gnr.seconds = seconds;
+    let mut milan = Experiment::default();
+    milan.machine.preset = "milan-2s".into();
+    milan.a = vec!["cache-aware".into()];
+    milan.seconds = seconds;
+    let mut spin = Experiment::default();
+    spin.machine.preset = "custom".into();
+    spin.machine.overrides.sockets = Some(8);
+    spin.machine.overrides.cores_per_socket = Some(256);
+    spin.machine.overrides.nodes_per_socket = Some(2);
+    spin.workload.name = "spin".into();
+    spin.seconds = seconds;
+    vec![
+        ("gnr-2s-snc3/oltp", gnr),
+        ("milan-2s/oltp+cache-aware", milan),
+        ("custom-4096/spin", spin),
+    ]
+}
+
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+pub fn main(seconds: f64, only: Option<&str>) -> ExitCode {
+    if let Some(name) = only {
+        let Some((_, e)) = scenarios(seconds).into_iter().find(|(n, _)| *n == name) else {
+            eprintln!("error: only: unknown scenario {name:?}");
+            return ExitCode::from(2);
+        };
+        let t0 = Instant::now();
+        let r = match schedplay::run(&e, Side::A) {
+            Ok(r) => r,
+            Err(err) => {
+                eprintln!("error: {err}");
+                return ExitCode::from(2);
+            }
+        };
+        let wall = t0.elapsed().as_secs_f64();
+        println!(
+            "{name} {} {} {:.6} {} {}",
+            e.seconds,
+            r.events,
+            wall,
+            peak_rss_kib(),
+            r.machine.cpus
+        );
+        return ExitCode::SUCCESS;
+    }
+    println!(
+        "{:<28} {:>6} {:>10} {:>12} {:>14} {:>12}",
+        "scenario", "CPUs", "sim s", "sim s/wall s", "events/s", "peak RSS"
+    );
+    let exe = std::env::current_exe().unwrap_or_else(|_| "schedplay".into());
+    for (name, _) in scenarios(seconds) {
+        let out = Command::new(&exe)
+            .args(["bench", "--seconds", &seconds.to_string(), "--only", name])
+            .output();
+        let line = match out {
+            Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+            Ok(o) => {
+                eprintln!("{name}: {}", String::from_utf8_lossy(&o.stderr));
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("{name}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let num = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+        let (sim, events, wall, rss, cpus) = (num(1), num(2), num(3), num(4), num(5));
+        println!(
+            "{name:<28} {cpus:>6} {sim:>10.3} {:>12.3} {:>14.0} {:>9.1} MiB",
+            sim / wall,
+            events / wall,
+            rss / 1024.0
+        );
+    }
+    ExitCode::SUCCESS
+}
