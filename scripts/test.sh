@@ -29,6 +29,8 @@ finish() {
 if ! step setup bash scripts/setup.sh; then finish; fi
 
 step native-tests cargo test --locked --release
+# long-run invariants over 10^8 simulated events (release only)
+step long-run cargo test --locked --release --test long_run -- --ignored --nocapture
 # wasm in Node.js: test binaries without a configure macro (browser-only binaries are skipped)
 step wasm-node env WASM_BINDGEN_TEST_ONLY_NODE=1 cargo test --locked --target wasm32-unknown-unknown
 # wasm in headless Chromium: binaries with run_in_browser / run_in_dedicated_worker (node-only ones skipped)

@@ -23,6 +23,16 @@ pub struct Latency {
     pub p95: f64,
 }
 
+/// schbench-style wakeup latency percentiles, µs.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WakeupLatency {
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProfileRow {
     pub symbol: String,
@@ -79,12 +89,16 @@ pub struct Report {
     pub throughput_per_sec: f64,
     pub throughput_unit: String,
     pub latency_ms: Latency,
+    pub wakeup_latency_us: WakeupLatency,
     pub events_avg: f64,
     pub events_stddev: f64,
     pub utilization: f64,
     pub idle_pct: f64,
     /// Share of non-idle cycles stalled on the scheduler's contended cache lines.
     pub contention_pct: f64,
+    /// Share of non-idle cycles user code spent on cache-line transfers: working-set refills after
+    /// migrations, data handed over by wakers, shared data written by sibling threads.
+    pub user_transfer_pct: f64,
     pub profile: Vec<ProfileRow>,
     pub cachelines: Vec<CacheLineRow>,
     pub counters: BTreeMap<String, u64>,
@@ -222,6 +236,17 @@ impl Report {
                 max: ms(h.max),
                 p95: ms(h.quantile(0.95)),
             },
+            wakeup_latency_us: {
+                let w = &m.wakeup_latency;
+                let us = |ns: u64| ns as f64 / 1e3;
+                WakeupLatency {
+                    p50: us(w.quantile(0.5)),
+                    p90: us(w.quantile(0.9)),
+                    p99: us(w.quantile(0.99)),
+                    p999: us(w.quantile(0.999)),
+                    max: us(w.max),
+                }
+            },
             events_avg: ev_avg,
             events_stddev: ev_var.sqrt(),
             utilization: if total > 0 {
@@ -236,6 +261,11 @@ impl Report {
             },
             contention_pct: if non_idle > 0 {
                 stall as f64 * 100.0 / non_idle as f64
+            } else {
+                0.0
+            },
+            user_transfer_pct: if non_idle > 0 {
+                m.cpu_user_xfer.iter().sum::<u64>() as f64 * 100.0 / non_idle as f64
             } else {
                 0.0
             },
@@ -305,6 +335,12 @@ impl Report {
             s,
             "Latency (ms):\n         min: {:>12.3}\n         avg: {:>12.3}\n         max: {:>12.3}\n         95th percentile: {:>.3}",
             self.latency_ms.min, self.latency_ms.avg, self.latency_ms.max, self.latency_ms.p95
+        );
+        let w = &self.wakeup_latency_us;
+        let _ = writeln!(
+            s,
+            "Wakeup Latencies percentiles (usec)\n\t  50.0th: {:.1}\n\t  90.0th: {:.1}\n\t* 99.0th: {:.1}\n\t  99.9th: {:.1}\n\t  max: {:.1}",
+            w.p50, w.p90, w.p99, w.p999, w.max
         );
         let _ = writeln!(
             s,

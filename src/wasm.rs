@@ -160,3 +160,11 @@ pub fn compare(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
     };
     Ok(to_js(&Delta::between(&parse(a)?, &parse(b)?)))
 }
+
+/// The experiment resized for one point of the scaling sweep (2 sockets × cores × SMT2).
+#[wasm_bindgen]
+pub fn sweep_experiment(experiment_js: JsValue, cpus: u32) -> Result<JsValue, JsValue> {
+    let e = crate::sweep::resized(&experiment(experiment_js)?, cpus);
+    e.validate().map_err(|i| invalid(&i))?;
+    Ok(to_js(&e))
+}

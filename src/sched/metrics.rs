@@ -207,6 +207,8 @@ pub struct Metrics {
     pub cpu_user_xfer: Vec<u64>,
     pub counters: [u64; Counter::ALL.len()],
     pub latency: Histogram,
+    /// Wakeup to first run, every wakeup (schbench's "Wakeup Latencies").
+    pub wakeup_latency: Histogram,
     pub completions: u64,
     pub sample_ns: u64,
     pub series: Series,
@@ -222,6 +224,7 @@ impl Metrics {
             cpu_user_xfer: vec![0; nr_cpus],
             counters: [0; Counter::ALL.len()],
             latency: Histogram::default(),
+            wakeup_latency: Histogram::default(),
             completions: 0,
             sample_ns,
             series: Series::default(),

@@ -85,6 +85,8 @@ pub(crate) struct Task {
     last_wakee: u32,
     pub sum_exec: u64,
     pub events: u64,
+    /// When the last wakeup enqueued it (for the wakeup latency).
+    woken_at: Option<u64>,
     /// Cache-aware scheduling: the LLC this task's mm prefers (-1: none).
     pub preferred_llc: i32,
 }
@@ -288,6 +290,7 @@ impl Engine {
                 sum_exec: 0,
                 events: 0,
                 preferred_llc: -1,
+                woken_at: None,
             })
             .collect();
         let nr_llcs = topo.nr_llcs;
@@ -629,6 +632,9 @@ impl Engine {
         cpu.since = now;
         cpu.burst_gen = cpu.burst_gen.wrapping_add(1);
         let task = &mut self.tasks[t as usize];
+        if let Some(w) = task.woken_at.take() {
+            self.metrics.wakeup_latency.record(now - w); // wakeup to running in user space
+        }
         task.run_end = now + task.remaining;
         self.q
             .push(task.run_end, Ev::BurstEnd(c as u32, cpu.burst_gen));
@@ -693,6 +699,7 @@ impl Engine {
         task.last_ran_cpu = c as u32;
         task.exec_start = now;
         task.remaining += extra;
+
         self.metrics.charge_stat(c, extra);
     }
 

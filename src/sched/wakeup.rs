@@ -33,6 +33,7 @@ impl Engine {
                 self.tasks[t as usize].handoff = Some((waker_cpu as u32, lines));
             }
         }
+        self.tasks[t as usize].woken_at = Some(self.now);
         let prev = self.tasks[t as usize].cpu as usize;
         let (target, sis_ns) = self.select_task_rq_fair(t, prev, waker_cpu, waker.map(|w| w.0));
         if target != prev {

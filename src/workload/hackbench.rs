@@ -1,6 +1,7 @@
 //! `hackbench`: per group, `fds` senders each write `loops` messages to each of the group's `fds`
-//! receivers over pipes, round after round. A write wakes the reader; a full pipe (64 KiB of
-//! 100-byte messages) blocks the writer until the reader drains it.
+//! receivers over pipes. A write wakes the reader; a full pipe (64 KiB of 100-byte messages) blocks
+//! the writer until the reader drains it. When a group's receivers have read everything, the round
+//! ends and its senders start the next one (hackbench run again, for as long as the run lasts).
 
 use super::{Step, TaskId, TaskSpec, Workload};
 use crate::sim::SimRng;
@@ -30,12 +31,24 @@ enum Role {
     },
     Receiver {
         pipe: usize,
+        group: usize,
         pending_run: bool,
         wrote_back: bool,
     },
 }
 
+struct Group {
+    senders: Vec<TaskId>,
+    /// Messages still to be read this round.
+    pending_reads: u64,
+    /// Senders to wake for the next round.
+    to_wake: Vec<TaskId>,
+}
+
 pub struct Hackbench {
+    groups: Vec<Group>,
+    /// Messages each sender writes per round: loops × fds.
+    per_sender: u64,
     tasks: Vec<TaskSpec>,
     procs: Vec<String>,
     roles: Vec<Role>,
@@ -45,12 +58,17 @@ pub struct Hackbench {
 
 impl Hackbench {
     pub fn new(groups: usize, fds: usize, loops: u64, thread_mode: bool) -> Self {
-        let _ = loops; // rounds repeat for as long as the run lasts; `loops` sets the round size
         let mut tasks = Vec::new();
+        let mut group_list = Vec::new();
         let mut roles = Vec::new();
         let mut pipes = Vec::new();
         let mut procs = Vec::new();
         for g in 0..groups {
+            group_list.push(Group {
+                senders: (0..fds).map(|k| (tasks.len() + k) as TaskId).collect(),
+                pending_reads: (fds * fds) as u64 * loops,
+                to_wake: Vec::new(),
+            });
             for _ in 0..fds {
                 let process = if thread_mode { 0 } else { procs.len() as u32 };
                 if !thread_mode {
@@ -77,6 +95,7 @@ impl Hackbench {
                 tasks.push(TaskSpec { process });
                 roles.push(Role::Receiver {
                     pipe: pipes.len() - 1,
+                    group: g,
                     pending_run: false,
                     wrote_back: false,
                 });
@@ -86,6 +105,8 @@ impl Hackbench {
             procs.push("hackbench".into());
         }
         Hackbench {
+            groups: group_list,
+            per_sender: loops * fds as u64,
             tasks,
             procs,
             roles,
@@ -123,6 +144,9 @@ impl Workload for Hackbench {
                         lines: MSG_LINES,
                     };
                 }
+                if *sent >= self.per_sender {
+                    return Step::Block; // this round's messages are out: wait for the next round
+                }
                 if pipe.queue.len() >= PIPE_MSGS {
                     pipe.waiting_writers.push(task);
                     return Step::Block;
@@ -135,18 +159,35 @@ impl Workload for Hackbench {
             }
             Role::Receiver {
                 pipe,
+                group,
                 pending_run,
                 wrote_back,
             } => {
-                let p = &mut self.pipes[*pipe];
+                let (pipe, group) = (*pipe, *group);
                 if *pending_run {
                     *pending_run = false;
-                    let written = p.queue.pop_front().unwrap_or(now);
                     *wrote_back = false;
+                    let written = self.pipes[pipe].queue.pop_front().unwrap_or(now);
+                    let g = &mut self.groups[group];
+                    g.pending_reads = g.pending_reads.saturating_sub(1);
+                    if g.pending_reads == 0 {
+                        // Round over: every sender of the group starts again.
+                        g.pending_reads = (fds * fds) as u64 * (self.per_sender / fds as u64);
+                        g.to_wake = g.senders.clone();
+                        for &t in &g.senders {
+                            if let Role::Sender { sent, .. } = &mut self.roles[t as usize] {
+                                *sent = 0;
+                            }
+                        }
+                    }
                     return Step::Complete {
                         latency_ns: now - written,
                     };
                 }
+                if let Some(t) = self.groups[group].to_wake.pop() {
+                    return Step::Wake { task: t, lines: 0 };
+                }
+                let p = &mut self.pipes[pipe];
                 if !*wrote_back {
                     // A read frees pipe space: wake a writer blocked on this pipe.
                     *wrote_back = true;

@@ -130,7 +130,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     WorkloadInfo {
         name: "spin",
         description: "N CPU hogs that never sleep",
-        unit: "seconds of CPU",
+        unit: "10 ms CPU slices",
         knobs: &[int(
             "threads",
             1,
