@@ -386,10 +386,10 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
     };
     let o = &mut e.machine.overrides;
     o.sockets = num("sockets", &mut errs, 1, 8).map(|x| x as u32);
-    o.cores_per_socket = num("cores_per_socket", &mut errs, 1, 512).map(|x| x as u32);
+    o.cores_per_socket = num("cores_per_socket", &mut errs, 1, 2048).map(|x| x as u32);
     o.smt = num("smt", &mut errs, 1, 2).map(|x| x as u32);
     o.nodes_per_socket = num("nodes_per_socket", &mut errs, 1, 4).map(|x| x as u32);
-    o.cores_per_llc = num("cores_per_llc", &mut errs, 1, 512).map(|x| x as u32);
+    o.cores_per_llc = num("cores_per_llc", &mut errs, 1, 2048).map(|x| x as u32);
     if let Err(inv) = e.machine_spec() {
         // An impossible layout: report it and fall back to the preset's own layout.
         errs.extend(inv.0);

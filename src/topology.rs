@@ -277,10 +277,10 @@ impl MachineSpec {
                 format!("{} is out of range: allowed 1..=8", self.sockets),
             ));
         }
-        if !(1..=512).contains(&self.cores_per_socket) {
+        if !(1..=2048).contains(&self.cores_per_socket) {
             errs.push(FieldError::new(
                 "cores_per_socket",
-                format!("{} is out of range: allowed 1..=512", self.cores_per_socket),
+                format!("{} is out of range: allowed 1..=2048", self.cores_per_socket),
             ));
         }
         if !(1..=2).contains(&self.smt) {

@@ -1,0 +1,29 @@
+// The reference scenarios of `schedplay bench`, compiled to wasm and run in Node.js (the engine
+// the page's worker runs), so native and wasm speeds stand side by side.
+// Usage: node scripts/bench-wasm.mjs <dir with wasm-bindgen --target nodejs output> [seconds]
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+
+const dir = resolve(process.argv[2] ?? 'target/bench-node');
+const seconds = Number(process.argv[3] ?? 0.5);
+const require = createRequire(import.meta.url);
+const wasm = require(`${dir}/worker.js`);
+
+const base = { v: 1, hz: 1000, seconds, seed: 1, a: [], b: [] };
+const scenarios = [
+  ['gnr-2s-snc3/oltp', { ...base, machine: { preset: 'gnr-2s-snc3' }, workload: { name: 'oltp' } }],
+  ['milan-2s/oltp+cache-aware', { ...base, machine: { preset: 'milan-2s' }, workload: { name: 'oltp' }, a: ['cache-aware'] }],
+  ['custom-4096/spin', { ...base, machine: { preset: 'custom', sockets: 8, cores_per_socket: 256, nodes_per_socket: 2 }, workload: { name: 'spin' } }],
+];
+
+console.log(`${'scenario (wasm, Node ' + process.version + ')'.padEnd(20)}  CPUs   sim s/wall s      events/s   RSS MiB`);
+for (const [name, exp] of scenarios) {
+  const t0 = process.hrtime.bigint();
+  const sim = new wasm.Sim(exp, 'a');
+  while (!sim.step(200000)) { /* slices, as the worker runs them */ }
+  const r = sim.report();
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  sim.free();
+  const rss = process.memoryUsage().rss / 1048576;
+  console.log(`${name.padEnd(28)} ${String(r.machine.cpus).padStart(5)} ${(r.sim_seconds / wall).toFixed(3).padStart(14)} ${Math.round(r.events / wall).toString().padStart(13)} ${rss.toFixed(1).padStart(9)}`);
+}
