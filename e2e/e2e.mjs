@@ -227,6 +227,116 @@ test('worker crash: page says so, restarts the worker, keeps the form', async ()
   await page.close();
 });
 
+const NEW_PATCHES = ['cache-aware', 'cas-skip-many-threads', 'cas-nr-running-avg-own-line', 'cas-write-if-changed'];
+const MILAN_STORY = 'cache-aware false sharing on Milan';
+
+test('presets: 9 patches and 2 stories in the page', async () => {
+  const { page, problems } = await openPage();
+  const stories = await page.locator('#stories button.story').allTextContents();
+  assert.equal(stories.length, 2, `stories: ${JSON.stringify(stories)}`);
+  assert.equal(stories[1].trim(), MILAN_STORY);
+  await page.locator('#stories button.story').nth(1).click();
+  await page.waitForFunction(() => /machine=milan/.test(location.search), null, { timeout: 5000 });
+  const checked = (cls) => page.evaluate((c) => [...document.querySelectorAll(`input.${c}:checked`)].map((e) => e.dataset.patch).sort(), cls);
+  assert.deepEqual(await checked('patch-a'), ['cache-aware']);
+  assert.deepEqual(await checked('patch-b'), ['cache-aware', 'cas-skip-many-threads']);
+  assert.match(await page.textContent('#status'), /cache-aware false sharing on Milan/);
+  const listed = await page.evaluate(() => [...document.querySelectorAll('#patches tbody tr:not([data-extra])')].map((r) => r.dataset.patch));
+  assert.equal(listed.length, 9, `patches from presets(): ${JSON.stringify(listed)}`);
+  for (const n of NEW_PATCHES) assert.ok(listed.includes(n), `patch ${n} listed by presets()`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('second story: cache-aware false sharing, B slower, HITM on mm_struct(mysqld)', async () => {
+  const { page, problems } = await openPage();
+  state.milan = { page, problems };
+  await page.click('[data-testid="story-cache-aware-false-sharing"]');
+  await page.waitForFunction(() => /machine=milan/.test(location.search), null, { timeout: 5000 });
+  await page.fill('#seconds', SECONDS);
+  await page.waitForFunction((s) => new URLSearchParams(location.search).get('seconds') === s, SECONDS, { timeout: 5000 });
+  await runAB(page);
+  assert.equal(await page.textContent('#summary-a-patches'), '(cache-aware)');
+  assert.equal(await page.textContent('#summary-b-patches'), '(cache-aware, cas-skip-many-threads)');
+  const s = await summary(page);
+  const a = Number(s['summary-a-throughput'].value), b = Number(s['summary-b-throughput'].value);
+  assert.ok(Number.isFinite(a) && Number.isFinite(b) && a > 0, `throughputs: ${a}, ${b}`);
+  assert.ok(b < a, `B (cache-aware,cas-skip-many-threads) throughput ${b} < A (cache-aware) ${a}`);
+  assert.equal(await page.textContent('#c2c-side'), 'B');
+  const lines = await page.evaluate(() => [...document.querySelectorAll('#c2c tr.cl-row')].map((r) => {
+    const td = r.querySelectorAll('td');
+    const n = (i) => Number(td[i].textContent.replace(/,/g, ''));
+    return { name: r.dataset.line, hitmLocal: n(5), hitmRemote: n(6) };
+  }));
+  const mm = lines.filter((l) => l.name.startsWith('mm_struct(mysqld)'));
+  assert.ok(mm.length > 0, `a c2c row for mm_struct(mysqld): ${JSON.stringify(lines.map((l) => l.name))}`);
+  assert.ok(mm.some((l) => l.hitmLocal + l.hitmRemote > 0), `HITM on mm_struct(mysqld) in B: ${JSON.stringify(mm)}`);
+  assert.deepEqual(problems, []);
+});
+
+test('scaling sweep: 64,128 CPUs, chart and table, light and dark', async () => {
+  assert.ok(state.milan, 'needs the second-story test');
+  const { page, problems } = state.milan;
+  // the story's 0.3 s is capped at 0.1 s per point, and the panel says so
+  await page.fill('#seconds', '0.3');
+  assert.match(await page.textContent('#sweep-note'), /0\.1 s simulated: the experiment's 0\.3 s capped at 0\.1 s per point/);
+  // a bad list is refused in the page, before anything runs
+  await page.fill('#sweep-cpus', '64,130,8192');
+  await page.click('#sweep-run');
+  await page.waitForSelector('#sweep[data-state="error"]', { timeout: 5000 });
+  assert.match(await page.textContent('#sweep-error'), /130: must be a multiple of 4/);
+  assert.match(await page.textContent('#sweep-error'), /8192: allowed 4\.\.4096/);
+  assert.equal(await page.getAttribute('#sweep-cpus', 'aria-invalid'), 'true');
+
+  await page.fill('#sweep-cpus', '64,128');
+  await page.click('#sweep-run');
+  await page.waitForSelector('#sweep[data-state="running"]', { timeout: 10000 });
+  await page.waitForSelector('#sweep[data-state="done"], #sweep[data-state="error"]', { timeout: RUN_TIMEOUT });
+  const st = await page.getAttribute('#sweep', 'data-state');
+  assert.equal(st, 'done', `sweep ended ${st}: ${await page.textContent('#sweep-error')}`);
+  const pts = await page.evaluate(() => {
+    const d = window.schedplay.sweep.plot.data;
+    const nn = (arr) => arr.filter((v) => v != null).length;
+    return { x: d[0], tpA: nn(d[1]), tpB: nn(d[2]), contA: nn(d[3]), contB: nn(d[4]) };
+  });
+  assert.deepEqual(pts, { x: [64, 128], tpA: 2, tpB: 2, contA: 2, contB: 2 }, 'uPlot: 2 x-points with A and B values');
+  assert.equal(await page.getAttribute('#sweep-chart', 'data-points-a'), '2');
+  assert.equal(await page.getAttribute('#sweep-chart', 'data-points-b'), '2');
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#sweep-table tbody tr')].map((r) => {
+    const td = r.querySelectorAll('td');
+    return { cpus: r.dataset.cpus, state: r.dataset.state, a: Number(td[1]?.dataset.value), b: Number(td[2]?.dataset.value), ca: Number(td[4]?.dataset.value), cb: Number(td[5]?.dataset.value) };
+  }));
+  assert.equal(rows.length, 2, `table rows: ${JSON.stringify(rows)}`);
+  assert.deepEqual(rows.map((r) => [r.cpus, r.state]), [['64', 'done'], ['128', 'done']]);
+  for (const r of rows) assert.ok([r.a, r.b, r.ca, r.cb].every((v) => Number.isFinite(v) && v >= 0) && r.a > 0 && r.b > 0, `numbers in ${JSON.stringify(r)}`);
+  assert.ok(rows[1].a > rows[0].a, `A throughput grows with CPUs: ${rows[0].a} -> ${rows[1].a}`);
+  assert.match(await page.textContent('#sweep-th-a'), /transactions\/s|\/s/);
+  // the A/B results above are untouched by the sweep
+  assert.equal(await page.getAttribute('body', 'data-state'), 'done');
+
+  await page.locator('#sweep').scrollIntoViewIfNeeded();
+  await page.locator('#sweep').screenshot({ path: join(OUT, 'sweep-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForTimeout(300);
+  await page.locator('#sweep').screenshot({ path: join(OUT, 'sweep-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Esc cancels a sweep; no progress after that; the A/B Run button still works afterwards
+  await page.fill('#sweep-cpus', '1024');
+  await page.fill('#sweep-seconds', '5');
+  await page.click('#sweep-run');
+  await page.waitForFunction(() => document.getElementById('sweep-progress').value > 0, null, { timeout: 30000 });
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#sweep[data-state="cancelled"]', { timeout: 5000 });
+  const v = await page.evaluate(() => document.getElementById('sweep-progress').value);
+  await page.waitForTimeout(400);
+  assert.equal(await page.evaluate(() => document.getElementById('sweep-progress').value), v, 'no sweep progress after cancel');
+  assert.equal(await page.getAttribute('#sweep-table tbody tr', 'data-state'), 'halted');
+  assert.equal((await page.textContent('#sweep-table tbody tr')).trim(), '1024cancelled');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('screenshots: dark mode and phone', async () => {
   const page = state.page;
   assert.ok(page, 'needs the first test');

@@ -37,6 +37,26 @@ pub const PATCHES: &[PatchInfo] = &[
         description: "boot option skew_tick=1: per-CPU tick offsets instead of one instant",
         commit: "skew_tick=1",
     },
+    PatchInfo {
+        name: "cache-aware",
+        description: "cache-aware scheduling RFC v4: mm occupancy, task_cache_work, preferred LLC in load balancing",
+        commit: "RFC v4 01-24/28",
+    },
+    PatchInfo {
+        name: "cas-skip-many-threads",
+        description: "RFC v4 25/28: exceed_llc_nr() on every account_mm_sched, mm_sched_cpu = -1 written whenever it holds",
+        commit: "RFC v4 25/28",
+    },
+    PatchInfo {
+        name: "cas-nr-running-avg-own-line",
+        description: "fix 1: nr_running_avg ____cacheline_aligned_in_smp (its own cache line)",
+        commit: "seed 002 fix 1",
+    },
+    PatchInfo {
+        name: "cas-write-if-changed",
+        description: "fix 2: write mm_sched_cpu = -1 only when it differs",
+        commit: "seed 002 fix 2",
+    },
 ];
 
 /// The set of toggles of one run.

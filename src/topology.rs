@@ -280,7 +280,10 @@ impl MachineSpec {
         if !(1..=2048).contains(&self.cores_per_socket) {
             errs.push(FieldError::new(
                 "cores_per_socket",
-                format!("{} is out of range: allowed 1..=2048", self.cores_per_socket),
+                format!(
+                    "{} is out of range: allowed 1..=2048",
+                    self.cores_per_socket
+                ),
             ));
         }
         if !(1..=2).contains(&self.smt) {

@@ -4,6 +4,8 @@
 // workers in parallel: results are per-side deterministic either way, but one worker means one wasm
 // instance to load, one crash/restart path and one cancel target; the slices stay ~30 ms so the page
 // stays live, and on the 2-core CI machines two busy workers would only fight over the cores.
+// The A/B run and the scaling sweep are both engine *jobs* (engine.js): one at a time, starting one
+// cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
 import { $, setText } from './dom.js';
 import { Engine, newId } from './engine.js';
 import { ScenarioForm, showErrors } from './form.js';
@@ -11,19 +13,20 @@ import { Charts } from './charts.js';
 import { clearSummary, setPatchLists, renderSide, renderDelta, renderProfile, renderC2C, renderCounters } from './results.js';
 import { Heatmap, renderDomains } from './heatmap.js';
 import { exportJSON, exportCSV } from './export.js';
+import { SweepView, POINT_SECONDS_CAP, parseCpuList, pointSeconds } from './sweep.js';
 
 let form = null;
 let linkErrors = []; // decode_link errors; each stays until its field is edited
 let validateErrors = [];
-let run = null; // the current run: {id, exp, reports: {a, b}}
 let last = null; // the last finished run: {id, exp, reports, compare, topo: {a, b}}
 let selectedCpu = null;
 
 const charts = new Charts();
 const heatmap = new Heatmap($('heatmap'), (cpu) => { selectedCpu = cpu; showDomains(); });
 heatmap.clear();
+const sweep = new SweepView();
 // For tests and the devtools console: the live uPlot instances.
-window.schedplay = { charts };
+window.schedplay = { charts, sweep };
 
 function setState(state, text) {
   document.body.dataset.state = state;
@@ -32,16 +35,10 @@ function setState(state, text) {
   $('run').disabled = !engine.ready || !form;
   $('cancel').disabled = !running;
   $('run').textContent = running ? 'Restart A/B' : 'Run A/B';
+  setSweepState();
 }
 
-const engine = new Engine({
-  ready: onReady,
-  progress: onProgress,
-  done: onDone,
-  error: onRunError,
-  cancelled: () => {},
-  crash: onCrash,
-});
+const engine = new Engine({ ready: onReady, crash: onCrash });
 
 // ---------------------------------------------------------------- startup, link <-> form
 
@@ -65,6 +62,7 @@ async function onReady(presets) {
 async function loadLink(query) {
   const r = await engine.call('decode_link', { query });
   form.set(r.experiment);
+  sweepNote();
   linkErrors = (r.errors || []).map((e) => ({ field: String(e.field), message: String(e.message) }));
   validateErrors = [];
   refreshErrors();
@@ -90,6 +88,7 @@ function onFormChange(field) {
     if (field === 'machine') linkErrors = linkErrors.filter((e) => !['sockets', 'cores_per_socket', 'smt', 'nodes_per_socket', 'cores_per_llc'].includes(e.field));
     if (field === 'workload') linkErrors = linkErrors.filter((e) => !(form.knobs || []).some((k) => k.name === e.field));
   }
+  if (field === 'seconds') sweepNote();
   clearTimeout(syncTimer);
   syncTimer = setTimeout(() => { syncTimer = null; syncPromise = syncNow(); }, 150);
 }
@@ -122,6 +121,7 @@ function wireStories(presets) {
       const s = (presets.stories || []).find((x) => x.name === btn.dataset.story);
       if (!s) return;
       form.set(s.experiment);
+      sweepNote();
       linkErrors = [];
       await (syncPromise = syncNow());
       setText('status', `loaded story: ${s.title || s.name}`);
@@ -129,66 +129,75 @@ function wireStories(presets) {
   }
 }
 
-// ---------------------------------------------------------------- runs
+// ---------------------------------------------------------------- runs (A/B)
+
+/** Stop whatever runs (an A/B run, a sweep, or a sweep still resizing its points). */
+function stopAll(reason) {
+  if ($('sweep').dataset.state === 'preparing') cancelSweep(reason);
+  engine.cancelJob(engine.job, reason);
+}
 
 async function startRun() {
   if (!engine.ready || !form) return;
-  if (run) cancelRun(false);
+  stopAll(engine.job?.kind === 'ab' ? 'restart' : 'replaced');
   await flushSync();
   const exp = form.get();
   if (validateErrors.length) {
     setState('error', 'fix the marked fields first');
     return;
   }
-  run = { id: newId(), exp, reports: {} };
+  const job = engine.startJob({
+    kind: 'ab',
+    exp,
+    reports: {},
+    progress: onProgress,
+    done: (msg) => onDone(job, msg),
+    error: onRunError,
+    cancelled: (reason) => {
+      if (reason === 'restart') return; // the new run sets the state
+      setText('progress-label', 'cancelled');
+      setState('cancelled', reason === 'replaced' ? 'A/B run cancelled: the sweep runs' : 'cancelled');
+    },
+  });
   charts.reset();
   clearSummary();
   setPatchLists(exp);
   $('progress').value = 0;
   setText('progress-label', 'A 0%');
   setState('running', 'running A…');
-  engine.run(run.id, exp, 'a');
+  engine.run(job, exp, 'a');
 }
 
-function cancelRun(report = true) {
-  if (!run) return;
-  engine.cancel(run.id);
-  run = null;
-  if (report) {
-    setText('progress-label', 'cancelled');
-    setState('cancelled', 'cancelled');
-  }
+function cancelRun() {
+  if (engine.job?.kind === 'ab') engine.cancelJob(engine.job, 'user');
 }
 
 function onProgress(msg) {
-  if (!run || msg.id !== run.id) return;
   charts.push(msg.side, msg.series);
   const frac = Math.max(0, Math.min(1, Number(msg.frac) || 0));
   $('progress').value = msg.side === 'a' ? frac / 2 : 0.5 + frac / 2;
   setText('progress-label', `${msg.side.toUpperCase()} ${Math.round(frac * 100)}%`);
 }
 
-async function onDone(msg) {
-  if (!run || msg.id !== run.id) return;
-  const r = run;
-  r.reports[msg.side] = msg.report;
+async function onDone(job, msg) {
+  job.reports[msg.side] = msg.report;
   charts.setUnit(msg.report.throughput_unit ? `${msg.report.throughput_unit}/s` : '');
   charts.setFromReport(msg.side, msg.report);
   renderSide(msg.side, msg.report);
   if (msg.side === 'a') {
     setText('status', 'running B…');
-    engine.run(r.id, r.exp, 'b');
+    engine.run(job, job.exp, 'b');
     return;
   }
+  let compare = null;
   try {
-    r.compare = (await engine.call('compare', { a: r.reports.a, b: r.reports.b })).result;
+    compare = (await engine.call('compare', { a: job.reports.a, b: job.reports.b })).result;
   } catch (e) {
-    r.compare = null;
     console.warn('compare failed, deltas computed in the page:', e.message);
   }
-  if (run !== r) return; // superseded meanwhile
-  run = null;
-  r.topo = {};
+  if (!engine.isCurrent(job)) return; // cancelled, superseded or crashed meanwhile
+  engine.finishJob(job);
+  const r = { id: job.id, exp: job.exp, reports: job.reports, compare, topo: {} };
   last = r;
   renderDelta(r.reports.a, r.reports.b, r.compare);
   renderProfile(r.reports.a, r.reports.b);
@@ -202,8 +211,6 @@ async function onDone(msg) {
 }
 
 function onRunError(msg) {
-  if (!run || msg.id !== run.id) return;
-  run = null;
   if (msg.errors && msg.errors.length) {
     validateErrors = msg.errors;
     refreshErrors();
@@ -213,15 +220,143 @@ function onRunError(msg) {
   }
 }
 
-function onCrash(message) {
-  const wasRunning = !!run;
-  run = null;
+function onCrash(message, job) {
   document.body.dataset.ready = '0';
   document.body.dataset.crashed = '1';
   const banner = $('engine-error');
-  banner.textContent = `${message}${wasRunning ? ' (during a run)' : ''} — the engine was restarted; your scenario is kept.`;
+  const during = job ? (job.kind === 'sweep' ? ' (during the sweep)' : ' (during a run)') : '';
+  banner.textContent = `${message}${during} — the engine was restarted; your scenario is kept.`;
   banner.hidden = false;
   setState('error', 'engine crashed; restarting…');
+}
+
+// ---------------------------------------------------------------- scaling sweep
+
+let sweepToken = 0; // bumped by every sweep start / cancel: a start still awaiting the engine gives up
+
+function setSweepState(state, text) {
+  const el = $('sweep');
+  if (state !== undefined) el.dataset.state = state;
+  if (text !== undefined) setText('sweep-progress-label', text);
+  const busy = el.dataset.state === 'running' || el.dataset.state === 'preparing';
+  $('sweep-run').disabled = !engine.ready || !form;
+  $('sweep-cancel').disabled = !busy;
+  $('sweep-run').textContent = busy ? 'Restart sweep' : 'Run sweep';
+}
+
+function setSweepError(text, cpusField = false) {
+  setText('sweep-error', text);
+  if (cpusField) $('sweep-cpus').setAttribute('aria-invalid', 'true');
+  else $('sweep-cpus').removeAttribute('aria-invalid');
+}
+
+const describeErrors = (errors) => errors.map((e) => `${String(e.field)}: ${String(e.message)}`).join('; ');
+
+/** The panel's note: how long each point simulates and why. */
+function sweepNote() {
+  const exp = Number($('seconds').value);
+  const { seconds, typed } = pointSeconds($('seconds').value, $('sweep-seconds').value);
+  const capped = Number.isFinite(exp) && exp > POINT_SECONDS_CAP;
+  $('sweep-seconds').placeholder = String(pointSeconds($('seconds').value, '').seconds);
+  const n = parseCpuList($('sweep-cpus').value).cpus.length;
+  const why = typed
+    ? `${seconds} s simulated (typed here; empty = the experiment's seconds, capped at ${POINT_SECONDS_CAP} s)`
+    : capped
+      ? `${seconds} s simulated: the experiment's ${exp} s capped at ${POINT_SECONDS_CAP} s per point to keep the sweep interactive`
+      : `${seconds} s simulated: the experiment's seconds (capped at ${POINT_SECONDS_CAP} s per point to keep the sweep interactive)`;
+  setText('sweep-note', `Each point runs A and B for ${why}. ${n} point${n === 1 ? '' : 's'}, ${2 * n} runs.`);
+}
+
+function cancelSweep(reason = 'user') {
+  const state = $('sweep').dataset.state;
+  sweepToken++;
+  if (engine.job?.kind === 'sweep') { engine.cancelJob(engine.job, reason); return; }
+  if (state === 'preparing') setSweepState('cancelled', 'cancelled');
+}
+
+async function startSweep() {
+  if (!engine.ready || !form) return;
+  const token = ++sweepToken;
+  const { cpus, errors } = parseCpuList($('sweep-cpus').value);
+  if (errors.length) {
+    setSweepError(`CPUs: ${errors.join('; ')}`, true);
+    setSweepState('error', 'fix the CPU list');
+    return;
+  }
+  engine.cancelJob(engine.job, engine.job?.kind === 'sweep' ? 'restart' : 'replaced');
+  setSweepError('');
+  setSweepState('preparing', 'resizing the experiment…');
+  await flushSync();
+  if (token !== sweepToken) return;
+  if (validateErrors.length) {
+    setSweepError('fix the marked fields of the experiment first');
+    setSweepState('error', '');
+    return;
+  }
+  const exp = form.get();
+  const { seconds } = pointSeconds(exp.seconds, $('sweep-seconds').value);
+  const base = { ...exp, seconds };
+  // Resize every point before running any, so that every bad size is reported at once.
+  const points = [];
+  const bad = [];
+  for (const n of cpus) {
+    try {
+      points.push({ cpus: n, exp: (await engine.call('sweep_experiment', { experiment: base, cpus: n })).experiment });
+    } catch (e) {
+      bad.push(`${n} CPUs: ${e.errors && e.errors.length ? describeErrors(e.errors) : e.message}`);
+    }
+    if (token !== sweepToken) return;
+  }
+  if (bad.length) {
+    setSweepError(bad.join(' · '));
+    setSweepState('error', 'some sizes are invalid');
+    return;
+  }
+
+  let i = 0;
+  const total = points.length * 2;
+  const runPoint = () => { sweep.setRunning(i); engine.run(job, points[i].exp, 'a'); };
+  const job = engine.startJob({
+    kind: 'sweep',
+    progress: (msg) => {
+      const frac = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+      $('sweep-progress').value = (i * 2 + (msg.side === 'b' ? 1 : 0) + frac) / total;
+      setText('sweep-progress-label', `${points[i].cpus} CPUs: ${msg.side.toUpperCase()} ${Math.round(frac * 100)}%`);
+    },
+    done: (msg) => {
+      const r = msg.report || {};
+      const p = points[i];
+      p[msg.side] = { tput: r.throughput_per_sec, cont: r.contention_pct, events: r.events ?? 0 };
+      if (msg.side === 'a') {
+        sweep.setUnit(r.throughput_unit || '');
+        engine.run(job, p.exp, 'b');
+        return;
+      }
+      sweep.setPoint(i, { cpus: p.cpus, a: p.a, b: p.b });
+      if (++i < points.length) { runPoint(); return; }
+      engine.finishJob(job);
+      $('sweep-progress').value = 1;
+      setSweepState('done', `done: ${points.length} point${points.length === 1 ? '' : 's'}`);
+      setText('status', 'sweep done');
+    },
+    error: (msg) => {
+      const why = msg.errors && msg.errors.length ? describeErrors(msg.errors) : msg.message || 'unknown error';
+      setSweepError(`${points[i].cpus} CPUs, run ${String(msg.side || '').toUpperCase()}: ${why}`);
+      sweep.halt('not run: failed');
+      setSweepState('error', 'failed');
+    },
+    cancelled: (reason) => {
+      if (reason === 'restart') return;
+      sweep.halt('cancelled');
+      setSweepState('cancelled', reason === 'replaced' ? 'stopped: the A/B run started' : 'cancelled');
+    },
+    crashed: () => { sweep.halt('not run: engine crashed'); setSweepState('error', 'engine crashed'); },
+  });
+  sweep.reset(cpus);
+  $('sweep-progress').value = 0;
+  setSweepState('running', `${cpus[0]} CPUs: A 0%`);
+  setText('status', `running the sweep (${cpus.join(', ')} CPUs)…`);
+  runPoint();
 }
 
 // ---------------------------------------------------------------- details (c2c, heatmap, domains)
@@ -294,17 +429,24 @@ $('export-json').addEventListener('click', () => { const b = bundle(); if (b) ex
 $('export-csv').addEventListener('click', () => { const b = bundle(); if (b) exportCSV(b); });
 $('scenario').addEventListener('submit', (ev) => { ev.preventDefault(); startRun(); });
 $('cancel').addEventListener('click', () => cancelRun());
+$('sweep').addEventListener('submit', (ev) => { ev.preventDefault(); startSweep(); });
+$('sweep-cancel').addEventListener('click', () => cancelSweep());
+$('sweep-seconds').addEventListener('input', () => sweepNote());
+$('sweep-cpus').addEventListener('input', () => { setSweepError(''); sweepNote(); });
 
 document.addEventListener('keydown', (ev) => {
   if (ev.key === 'Escape') {
-    if (run) { ev.preventDefault(); cancelRun(); }
+    if (engine.job) { ev.preventDefault(); engine.cancelJob(engine.job, 'user'); }
+    else if ($('sweep').dataset.state === 'preparing') { ev.preventDefault(); cancelSweep(); }
     return;
   }
   if (ev.key !== 'Enter' || ev.isComposing || ev.shiftKey || ev.altKey || ev.ctrlKey || ev.metaKey) return;
   const t = ev.target;
   if (t && (t.closest?.('button, a, summary, textarea, #share-box') || t === $('heatmap'))) return;
   ev.preventDefault(); // also stops implicit form submission, so a run starts once
-  if (!run) startRun();
+  if (engine.job) return;
+  if (t?.closest?.('#sweep')) startSweep(); else startRun();
 });
 
+sweepNote();
 setState('loading', 'loading engine…');

@@ -11,6 +11,9 @@
  *   {type:'validate', id, experiment}         -> {type:'validate', id, errors}
  *   {type:'topology', id, experiment, side, cpu} -> {type:'topology', id, topology}
  *   {type:'compare', id, a, b}                -> {type:'compare', id, result}
+ *   {type:'sweep_experiment', id, experiment, cpus} -> {type:'sweep_experiment', id, experiment}
+ *                                             the experiment resized to a 2-socket machine of `cpus`
+ *                                             CPUs (one point of the scaling sweep; then run it)
  * worker -> page
  *   {type:'ready', presets}                   once, after the wasm module is instantiated
  *   {type:'progress', id, side, frac, series} after each ~30 ms slice (series buffers transferred)
@@ -186,6 +189,8 @@ function handle(msg) {
       return reply(msg, () => ({ topology: plain(wasm_bindgen.topology(msg.experiment, msg.side, msg.cpu)) }));
     case 'compare':
       return reply(msg, () => ({ result: plain(wasm_bindgen.compare(msg.a, msg.b)) }));
+    case 'sweep_experiment':
+      return reply(msg, () => ({ experiment: plain(wasm_bindgen.sweep_experiment(msg.experiment, msg.cpus)) }));
     default:
       self.postMessage({ type: 'error', id: msg.id, message: `unknown message type ${String(msg.type)}` });
   }

@@ -23,14 +23,7 @@ export class ScenarioForm {
     for (const w of p.workloads) wsel.append(h('option', { value: w.name, title: w.description || '' }, w.name));
 
     const tbody = clear($('patches').tBodies[0]);
-    for (const pt of p.patches) {
-      const desc = h('div', { class: 'patch-desc', title: pt.description || '' }, pt.description || '');
-      const commit = pt.commit ? h('code', { class: 'commit', title: 'upstream commit' }, pt.commit) : null;
-      tbody.append(h('tr', { dataset: { patch: pt.name } },
-        h('td', {}, h('input', { type: 'checkbox', class: 'patch-a', 'aria-label': `A: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-a-${pt.name}` } })),
-        h('td', {}, h('input', { type: 'checkbox', class: 'patch-b', 'aria-label': `B: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-b-${pt.name}` } })),
-        h('td', {}, h('span', { class: 'patch-name' }, pt.name), ' ', commit, desc)));
-    }
+    for (const pt of p.patches) tbody.append(patchRow(pt));
 
     const stories = clear($('stories'));
     (p.stories || []).forEach((s, i) => {
@@ -120,11 +113,27 @@ export class ScenarioForm {
     $('workload').value = wl.name ?? '';
     this.renderKnobs(wl.name, wl);
     const a = new Set(exp.a || []), b = new Set(exp.b || []);
+    this.ensurePatchRows([...a, ...b]);
     for (const el of document.querySelectorAll('input.patch-a')) el.checked = a.has(el.dataset.patch);
     for (const el of document.querySelectorAll('input.patch-b')) el.checked = b.has(el.dataset.patch);
     $('seconds').value = String(exp.seconds ?? '');
     $('seed').value = String(exp.seed ?? '');
     this.updateMachineSummary();
+  }
+
+  /**
+   * A patch named by an experiment (story, link) but missing from presets().patches gets a row of its
+   * own, so that it is shown and kept instead of being dropped silently by get().
+   */
+  ensurePatchRows(names) {
+    const tbody = $('patches').tBodies[0];
+    const have = new Set([...tbody.rows].map((r) => r.dataset.patch));
+    for (const name of names) {
+      const n = String(name);
+      if (!n || have.has(n)) continue;
+      have.add(n);
+      tbody.append(patchRow({ name: n, description: 'not in the engine\'s patch list (presets)', commit: '' }, true));
+    }
   }
 
   /** Current form -> Experiment (value types follow the last experiment set). */
@@ -165,6 +174,16 @@ export class ScenarioForm {
   }
 }
 
+/** One row of the patches table: A and B checkboxes, name, commit, description. */
+function patchRow(pt, extra = false) {
+  const desc = h('div', { class: 'patch-desc', title: pt.description || '' }, pt.description || '');
+  const commit = pt.commit ? h('code', { class: 'commit', title: 'upstream commit' }, pt.commit) : null;
+  return h('tr', { dataset: extra ? { patch: pt.name, extra: '1' } : { patch: pt.name } },
+    h('td', {}, h('input', { type: 'checkbox', class: 'patch-a', 'aria-label': `A: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-a-${pt.name}` } })),
+    h('td', {}, h('input', { type: 'checkbox', class: 'patch-b', 'aria-label': `B: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-b-${pt.name}` } })),
+    h('td', {}, h('span', { class: 'patch-name' }, pt.name), ' ', commit, desc));
+}
+
 /** "groups (default 10)" -> "default 10"; "... (default: number of CPUs)" -> "default: number of CPUs". */
 function defaultHint(description) {
   const m = /\(?(default:?\s*[^)]*)\)?/i.exec(String(description || ''));
@@ -197,7 +216,7 @@ export function showErrors(errors) {
     el.classList.remove('shown');
   }
   clear(other);
-  for (const el of document.querySelectorAll('[aria-invalid="true"]')) el.removeAttribute('aria-invalid');
+  for (const el of document.querySelectorAll('#scenario [aria-invalid="true"]')) el.removeAttribute('aria-invalid');
   for (const e of errors || []) {
     const field = String(e.field ?? '');
     const msg = String(e.message ?? '');
