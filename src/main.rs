@@ -53,22 +53,14 @@ mod cli {
         /// Run A and B and show the change.
         Compare {
             #[command(flatten)]
-            s: ScenarioArgs,
-            #[arg(long, default_value = "")]
-            a: String,
-            #[arg(long, default_value = "")]
-            b: String,
+            ab: AbArgs,
             #[arg(long)]
             json: bool,
         },
         /// Print the share link of a scenario.
         Link {
             #[command(flatten)]
-            s: ScenarioArgs,
-            #[arg(long, default_value = "")]
-            a: String,
-            #[arg(long, default_value = "")]
-            b: String,
+            ab: AbArgs,
             /// Page address the query is appended to.
             #[arg(long, default_value = "http://127.0.0.1:8080/")]
             base: String,
@@ -76,11 +68,7 @@ mod cli {
         /// The same experiment on 2-socket machines of growing CPU count: throughput and contention of A and B.
         Sweep {
             #[command(flatten)]
-            s: ScenarioArgs,
-            #[arg(long, default_value = "")]
-            a: String,
-            #[arg(long, default_value = "")]
-            b: String,
+            ab: AbArgs,
             /// CPU counts (multiples of 4).
             #[arg(
                 long,
@@ -100,6 +88,30 @@ mod cli {
             #[arg(long)]
             only: Option<String>,
         },
+    }
+
+    /// A scenario with patch lists for A and B (comma-separated names; empty = no patches).
+    #[derive(Args, Clone)]
+    struct AbArgs {
+        #[command(flatten)]
+        s: ScenarioArgs,
+        #[arg(long, default_value = "")]
+        a: String,
+        #[arg(long, default_value = "")]
+        b: String,
+    }
+
+    impl AbArgs {
+        /// --a/--b replace a link's lists when given; without a link they always apply.
+        fn experiment(&self) -> Result<Experiment, Invalid> {
+            let keep_link = self.s.link.is_some() && self.a.is_empty() && self.b.is_empty();
+            if keep_link {
+                self.s.experiment(None, None)
+            } else {
+                self.s
+                    .experiment(Some(split_list(&self.a)), Some(split_list(&self.b)))
+            }
+        }
     }
 
     #[derive(Args, Clone, Default)]
@@ -233,16 +245,6 @@ mod cli {
         }
     }
 
-    /// --a/--b replace a link's lists when given; without a link they always apply.
-    fn lists(s: &ScenarioArgs, a: &str, b: &str) -> (Option<Vec<String>>, Option<Vec<String>>) {
-        let keep_link = s.link.is_some() && a.is_empty() && b.is_empty();
-        if keep_link {
-            (None, None)
-        } else {
-            (Some(split_list(a)), Some(split_list(b)))
-        }
-    }
-
     fn run_side(e: &Experiment, side: Side) -> Result<Report, Invalid> {
         schedplay::run(e, side)
     }
@@ -369,8 +371,8 @@ mod cli {
                 }
                 ExitCode::SUCCESS
             }
-            Cmd::Compare { s, a, b, json } => {
-                let e = match s.experiment(lists(&s, &a, &b).0, lists(&s, &a, &b).1) {
+            Cmd::Compare { ab, json } => {
+                let e = match ab.experiment() {
                     Ok(e) => e,
                     Err(e) => return fail(e),
                 };
@@ -387,14 +389,8 @@ mod cli {
                 }
                 ExitCode::SUCCESS
             }
-            Cmd::Sweep {
-                s,
-                a,
-                b,
-                cpus,
-                json,
-            } => {
-                let e = match s.experiment(lists(&s, &a, &b).0, lists(&s, &a, &b).1) {
+            Cmd::Sweep { ab, cpus, json } => {
+                let e = match ab.experiment() {
                     Ok(e) => e,
                     Err(e) => return fail(e),
                 };
@@ -433,8 +429,8 @@ mod cli {
                 ExitCode::SUCCESS
             }
             Cmd::Bench { seconds, only } => crate::bench::main(seconds, only.as_deref()),
-            Cmd::Link { s, a, b, base } => {
-                let e = match s.experiment(lists(&s, &a, &b).0, lists(&s, &a, &b).1) {
+            Cmd::Link { ab, base } => {
+                let e = match ab.experiment() {
                     Ok(e) => e,
                     Err(e) => return fail(e),
                 };

@@ -682,14 +682,14 @@ impl Engine {
         mut next: usize,
         walk: Option<Walk>,
     ) -> Option<Job> {
-        if let Some(w) = walk {
-            if let Some(w) = self.step_balance(c, w) {
-                return Some(Job::Ilb {
-                    cpus,
-                    next,
-                    walk: Some(w),
-                });
-            }
+        if let Some(w) = walk
+            && let Some(w) = self.step_balance(c, w)
+        {
+            return Some(Job::Ilb {
+                cpus,
+                next,
+                walk: Some(w),
+            });
         }
         while next < cpus.len() {
             if !self.cpus[c].rq.is_empty() {

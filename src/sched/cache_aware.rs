@@ -272,25 +272,16 @@ impl Engine {
                     0 => {
                         // epoch - READ_ONCE(mm->mm_sched_epoch) > sysctl_llc_old
                         self.kcharge(c, Sym::AccountMmSched, ACCOUNT_LOCAL_NS);
-                        if self.must_wait(c) {
-                            return Some(CasJob::Account {
-                                mm,
-                                task,
-                                phase: 1,
-                                stale,
-                                invalidate,
-                            });
-                        }
-                        self.kaccess(c, line, Op::Load, F_EPOCH, Sym::AccountMmSched);
                         Some(CasJob::Account {
                             mm,
                             task,
-                            phase: 2,
+                            phase: 1,
                             stale,
                             invalidate,
                         })
                     }
                     1 => {
+                        // (step_cache_aware waited for the cursor before this access)
                         self.kaccess(c, line, Op::Load, F_EPOCH, Sym::AccountMmSched);
                         Some(CasJob::Account {
                             mm,

@@ -750,12 +750,12 @@ impl Engine {
         let cpu = &self.cpus[c];
         if cpu.mode == Mode::Idle {
             self.push_job(c, Job::Resched);
-        } else if let Some(curr) = cpu.curr {
-            if v + WAKEUP_GRAN_NS < self.tasks[curr as usize].vruntime && !self.cpus[c].need_resched
-            {
-                self.cpus[c].need_resched = true;
-                self.push_job(c, Job::Resched);
-            }
+        } else if let Some(curr) = cpu.curr
+            && v + WAKEUP_GRAN_NS < self.tasks[curr as usize].vruntime
+            && !self.cpus[c].need_resched
+        {
+            self.cpus[c].need_resched = true;
+            self.push_job(c, Job::Resched);
         }
     }
 
@@ -930,13 +930,13 @@ impl Engine {
                     ));
                 }
             }
-            if let Some(t) = cpu.curr {
-                if self.tasks[t as usize].state != TaskState::Running {
-                    return Err(format!(
-                        "CPU {c} runs task {t} in state {:?}",
-                        self.tasks[t as usize].state
-                    ));
-                }
+            if let Some(t) = cpu.curr
+                && self.tasks[t as usize].state != TaskState::Running
+            {
+                return Err(format!(
+                    "CPU {c} runs task {t} in state {:?}",
+                    self.tasks[t as usize].state
+                ));
             }
         }
         for (t, task) in self.tasks.iter().enumerate() {
@@ -954,6 +954,21 @@ impl Engine {
                 "overload count {} but {overloaded} CPUs have 2+ tasks",
                 self.nr_overloaded
             ));
+        }
+        Ok(())
+    }
+
+    /// CPU time is conserved: every CPU's charged time (all symbols, idle included) equals now plus
+    /// the kernel work already costed beyond now. Call after `flush_accounting`.
+    pub fn check_cpu_time(&self) -> Result<(), String> {
+        for c in 0..self.cpus.len() {
+            let (charged, expected) = (self.cpu_time_ns(c), self.now + self.overshoot_ns(c));
+            if charged != expected {
+                return Err(format!(
+                    "CPU {c}: charged {charged} ns, expected {expected} at t={}",
+                    self.now
+                ));
+            }
         }
         Ok(())
     }

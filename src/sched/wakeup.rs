@@ -102,10 +102,10 @@ impl Engine {
                     .of(cpu)
                     .find(|d| d.has(SD_WAKE_AFFINE) && d.span.contains(prev))
                     .map(|d| d.imbalance_pct);
-                if let Some(pct) = affine {
-                    if cpu != prev {
-                        target = self.wake_affine(cpu, prev, pct);
-                    }
+                if let Some(pct) = affine
+                    && cpu != prev
+                {
+                    target = self.wake_affine(cpu, prev, pct);
                 }
             }
         }
