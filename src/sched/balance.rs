@@ -655,7 +655,8 @@ impl Engine {
         }
         let n = self.cpus.len();
         // find_new_ilb(): the first CPU of nohz.idle_cpus_mask
-        let Some(ilb) = (0..n).find(|&k| k != c && self.nohz_idle[k]) else {
+        let Some(ilb) = (0..n).find(|&k| k != c && self.nohz_idle[k] && self.cpus[k].is_idle())
+        else {
             return;
         };
         self.nohz_next_balance = self.jiffies() + 1;

@@ -43,8 +43,6 @@ pub mod consts {
     pub const REFILL_MLP: u64 = 8;
     /// sysctl_sched_nr_migrate.
     pub const NR_MIGRATE: usize = 32;
-    /// A CPU with no idle history predicts a long idle (no timer pending): 1 s.
-    pub const PRED_IDLE_INIT_NS: u64 = 1_000_000_000;
 }
 use consts::*;
 
@@ -80,6 +78,8 @@ pub(crate) struct Task {
     pending_wakeups: u32,
     /// Data handed over by a waker: (waker CPU, lines).
     handoff: Option<(u32, u32)>,
+    /// Transfer time owed by a task that starts running with no burst left (paid by its next burst).
+    pending_extra: u64,
     wakee_flips: u32,
     wakee_flip_decay_ts: u64,
     last_wakee: u32,
@@ -243,7 +243,9 @@ impl Engine {
                 newidle_done: false,
                 idle_stamp: 0,
                 avg_idle: 2 * MIGRATION_COST_NS,
-                pred_idle: PRED_IDLE_INIT_NS,
+                // no idle history yet: one tick, so a CPU that never runs stops its tick at its
+                // first idle entry and a busy one learns its short idles after one
+                pred_idle: tick_ns,
                 max_idle_balance_cost: MIGRATION_COST_NS,
                 tick_stopped: false,
                 tick_gen: 0,
@@ -284,6 +286,7 @@ impl Engine {
                 last_ran_cpu: (i % n) as u32,
                 pending_wakeups: 0,
                 handoff: None,
+                pending_extra: 0,
                 wakee_flips: 0,
                 wakee_flip_decay_ts: 0,
                 last_wakee: u32::MAX,
@@ -584,6 +587,12 @@ impl Engine {
         if let Some(t) = self.cpus[c].curr {
             if !self.cpus[c].need_resched || self.cpus[c].rq.is_empty() {
                 self.cpus[c].need_resched = false;
+                if self.tasks[t as usize].remaining == 0 {
+                    // Back from a sleep with no burst pending: its next step runs here, in the
+                    // kernel exit path, instead of through a zero-length burst.
+                    self.advance_script(c, t, now);
+                    return false;
+                }
                 self.resume_user(c, t);
                 return true;
             }
@@ -698,7 +707,11 @@ impl Engine {
         task.cpu = c as u32;
         task.last_ran_cpu = c as u32;
         task.exec_start = now;
-        task.remaining += extra;
+        if task.remaining > 0 {
+            task.remaining += extra;
+        } else {
+            task.pending_extra += extra;
+        }
 
         self.metrics.charge_stat(c, extra);
     }
@@ -772,18 +785,26 @@ impl Engine {
         let Some(t) = self.cpus[c].curr else { return };
         // The burst is over: the CPU is in the kernel (syscall, wakeups, schedule).
         self.enter_kernel(c);
+        self.tasks[t as usize].remaining = 0;
+        self.advance_script(c, t, now);
+        self.run_cpu(c);
+    }
+
+    /// Runs task `t`'s script on CPU `c` (in the kernel) until it has CPU work or blocks.
+    fn advance_script(&mut self, c: usize, t: TaskId, now: u64) {
         loop {
             match self.workload.next(t, now, &mut self.rng) {
                 Step::Run { ns, shared_lines } => {
-                    let mut extra = 0;
+                    let mut extra = std::mem::take(&mut self.tasks[t as usize].pending_extra);
                     if shared_lines > 0 {
                         let other = self.random_sibling_thread(t);
                         let from = self.tasks[other as usize].last_ran_cpu as usize;
-                        extra = shared_lines as u64 * self.topo.xfer_ns(from, c) as u64;
-                        self.metrics.charge_stat(c, extra);
+                        let shared = shared_lines as u64 * self.topo.xfer_ns(from, c) as u64;
+                        self.metrics.charge_stat(c, shared);
+                        extra += shared;
                     }
-                    self.tasks[t as usize].remaining = ns + extra;
-                    break;
+                    self.tasks[t as usize].remaining = ns.max(1) + extra;
+                    return;
                 }
                 Step::Complete { latency_ns } => {
                     self.tasks[t as usize].events += 1;
@@ -793,7 +814,7 @@ impl Engine {
                 Step::Sleep { ns } => {
                     self.block(c, t);
                     self.q.push(now + ns, Ev::Wake(t));
-                    break;
+                    return;
                 }
                 Step::Block => {
                     let task = &mut self.tasks[t as usize];
@@ -802,17 +823,16 @@ impl Engine {
                         continue;
                     }
                     self.block(c, t);
-                    break;
+                    return;
                 }
                 Step::Exit => {
                     self.tasks[t as usize].state = TaskState::Exited;
                     self.update_curr(c);
                     self.dequeue_curr(c);
-                    break;
+                    return;
                 }
             }
         }
-        self.run_cpu(c);
     }
 
     fn block(&mut self, c: usize, t: TaskId) {
