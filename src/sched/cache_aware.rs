@@ -218,14 +218,23 @@ impl Engine {
 
     /// account_mm_sched(), from update_curr() of the running task: the per-CPU accounting now, the
     /// mm-line accesses as kernel work on this CPU.
-    pub(super) fn account_mm_sched(&mut self, c: usize, task: TaskId, mm: u32, delta: u64) {
+    /// `c` is the run queue's CPU, `exec` the CPU executing the call (another CPU's enqueue on `c`
+    /// runs update_curr for `c`'s task).
+    pub(super) fn account_mm_sched(
+        &mut self,
+        c: usize,
+        exec: usize,
+        task: TaskId,
+        mm: u32,
+        delta: u64,
+    ) {
         let jiffies = self.jiffies();
         let Some(cas) = &mut self.cas else { return };
         let epoch = cas.account_local(mm as usize, c, delta, jiffies);
         let m = &cas.mms[mm as usize];
         let stale = epoch.saturating_sub(m.mm_sched_epoch) > LLC_OLD;
         let single = m.nr_threads <= 1;
-        self.cpus[c]
+        self.cpus[exec]
             .jobs
             .push_back(Job::CacheAware(CasJob::Account {
                 mm,

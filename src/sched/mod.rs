@@ -725,8 +725,13 @@ impl Engine {
         cpu.rq.push(t);
     }
 
-    /// update_curr(): runtime since the task was last accounted advances its vruntime.
     fn update_curr(&mut self, c: usize) {
+        self.update_curr_by(c, c);
+    }
+
+    /// update_curr() of `c`'s running task, executed by CPU `exec`: runtime since the task was
+    /// last accounted advances its vruntime (and, with cache-aware scheduling, its mm occupancy).
+    fn update_curr_by(&mut self, c: usize, exec: usize) {
         let now = self.now;
         let Some(t) = self.cpus[c].curr else { return };
         let task = &mut self.tasks[t as usize];
@@ -744,12 +749,14 @@ impl Engine {
         cpu.min_vruntime = cpu.min_vruntime.max(min_v);
         if delta > 0 && self.cas.is_some() {
             let mm = self.tasks[t as usize].process;
-            self.account_mm_sched(c, t, mm, delta);
+            self.account_mm_sched(c, exec, t, mm, delta);
         }
     }
 
-    /// Enqueue a runnable task on `c` (wakeup or migration) and decide on preemption.
-    fn enqueue(&mut self, c: usize, t: TaskId) {
+    /// Enqueue a woken task on `c`, by CPU `exec` (in the kernel), and decide on preemption.
+    fn enqueue(&mut self, c: usize, t: TaskId, exec: usize) {
+        // enqueue_entity(): update_curr() of the queue's running task first
+        self.update_curr_by(c, exec);
         let before = self.cpus[c].nr_running();
         let min_v = self.cpus[c].min_vruntime;
         let task = &mut self.tasks[t as usize];

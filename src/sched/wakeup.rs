@@ -54,7 +54,7 @@ impl Engine {
             jobs.push_back(Job::Compute(Sym::SelectIdleSibling, sis_ns));
         }
         jobs.push_back(Job::Compute(Sym::TryToWakeUp, ttwu_ns));
-        self.enqueue(target, t);
+        self.enqueue(target, t, waker_cpu);
         if !was_kernel {
             self.run_cpu(waker_cpu);
         }
