@@ -64,6 +64,13 @@ impl Walk {
     }
 }
 
+/// _nohz_idle_balance() in progress: the idle CPUs to visit and the walk of the current one.
+pub(crate) struct IlbState {
+    pub cpus: Vec<u32>,
+    pub next: usize,
+    pub walk: Option<Box<Walk>>,
+}
+
 /// sched_balance_newidle() in progress.
 pub(crate) struct NewidleWalk {
     level: u8,
@@ -131,7 +138,7 @@ impl Engine {
         false
     }
 
-    pub(super) fn step_balance(&mut self, c: usize, mut w: Walk) -> Option<Walk> {
+    pub(super) fn step_balance(&mut self, c: usize, mut w: Box<Walk>) -> Option<Box<Walk>> {
         let rq = w.rq_cpu as usize;
         let nlev = self.cpus[rq].doms.len();
         loop {
@@ -556,7 +563,11 @@ impl Engine {
         }
     }
 
-    pub(super) fn step_newidle(&mut self, c: usize, mut w: NewidleWalk) -> Option<NewidleWalk> {
+    pub(super) fn step_newidle(
+        &mut self,
+        c: usize,
+        mut w: Box<NewidleWalk>,
+    ) -> Option<Box<NewidleWalk>> {
         let nlev = self.cpus[c].doms.len();
         loop {
             let level = w.level as usize;
@@ -667,47 +678,35 @@ impl Engine {
             .collect();
         self.push_job(
             ilb,
-            Job::Ilb {
+            Job::Ilb(Box::new(IlbState {
                 cpus,
                 next: 0,
                 walk: None,
-            },
+            })),
         );
     }
 
     /// _nohz_idle_balance() on the ILB CPU: sched_balance_domains(CPU_IDLE) for each due idle CPU.
-    pub(super) fn step_ilb(
-        &mut self,
-        c: usize,
-        cpus: Vec<u32>,
-        mut next: usize,
-        walk: Option<Walk>,
-    ) -> Option<Job> {
-        if let Some(w) = walk
-            && let Some(w) = self.step_balance(c, w)
-        {
-            return Some(Job::Ilb {
-                cpus,
-                next,
-                walk: Some(w),
-            });
+    pub(super) fn step_ilb(&mut self, c: usize, mut s: Box<IlbState>) -> Option<Box<IlbState>> {
+        if let Some(w) = s.walk.take() {
+            s.walk = self.step_balance(c, w);
+            if s.walk.is_some() {
+                return Some(s);
+            }
         }
-        while next < cpus.len() {
+        while s.next < s.cpus.len() {
             if !self.cpus[c].rq.is_empty() {
                 break; // this CPU got work: abort
             }
-            let b = cpus[next] as usize;
-            next += 1;
+            let b = s.cpus[s.next] as usize;
+            s.next += 1;
             self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
             if self.nohz_idle[b] && self.jiffies() >= self.cpus[b].next_balance {
-                let w = Walk::new(self, b, true);
-                return Some(Job::Ilb {
-                    cpus,
-                    next,
-                    walk: Some(w),
-                });
+                s.walk = Some(Box::new(Walk::new(self, b, true)));
+                return Some(s);
             }
         }
+        let cpus = &s.cpus;
         // nohz.next_balance = the earliest next_balance of the idle CPUs
         let nb = cpus
             .iter()

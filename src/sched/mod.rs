@@ -16,7 +16,7 @@ use crate::patches::Patches;
 use crate::sim::{EventQueue, SimRng};
 use crate::topology::Topology;
 use crate::workload::{Step, TaskId, Workload};
-use balance::{NewidleWalk, Walk};
+use balance::{IlbState, NewidleWalk, Walk};
 use cache_aware::{CacheAware, CasJob};
 use std::collections::VecDeque;
 
@@ -103,13 +103,10 @@ pub(crate) struct DomainState {
 pub(crate) enum Job {
     Compute(Sym, u64),
     Tick,
-    Balance(Walk),
-    Ilb {
-        cpus: Vec<u32>,
-        next: usize,
-        walk: Option<Walk>,
-    },
-    Newidle(NewidleWalk),
+    // The walks are boxed: jobs move in and out of the queue at every step, so the enum stays small.
+    Balance(Box<Walk>),
+    Ilb(Box<IlbState>),
+    Newidle(Box<NewidleWalk>),
     NohzEnter(u8),
     NohzExit(u8),
     /// Something became runnable here (an IPI): re-evaluate at kernel exit.
@@ -555,7 +552,7 @@ impl Engine {
                 None
             }
             Job::Balance(w) => self.step_balance(c, w).map(Job::Balance),
-            Job::Ilb { cpus, next, walk } => self.step_ilb(c, cpus, next, walk),
+            Job::Ilb(s) => self.step_ilb(c, s).map(Job::Ilb),
             Job::Newidle(w) => self.step_newidle(c, w).map(Job::Newidle),
             Job::NohzEnter(k) => self.step_nohz(c, k, true).map(Job::NohzEnter),
             Job::NohzExit(k) => self.step_nohz(c, k, false).map(Job::NohzExit),
@@ -610,7 +607,7 @@ impl Engine {
         if !cpu.idle_entered && !cpu.newidle_done {
             cpu.newidle_done = true;
             let w = NewidleWalk::new(self, c);
-            self.cpus[c].jobs.push_back(Job::Newidle(w));
+            self.cpus[c].jobs.push_back(Job::Newidle(Box::new(w)));
             return false;
         }
         if !cpu.idle_entered {
@@ -891,7 +888,7 @@ impl Engine {
         if jiffies >= self.cpus[c].next_balance {
             self.metrics.count(Counter::Softirqs);
             let w = Walk::new(self, c, idle);
-            self.cpus[c].jobs.push_back(Job::Balance(w));
+            self.cpus[c].jobs.push_back(Job::Balance(Box::new(w)));
         }
         if !idle {
             self.nohz_balancer_kick(c);
