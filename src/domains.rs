@@ -223,7 +223,7 @@ impl SchedDomains {
                 }
                 kept.push((li, sid));
             }
-            for (k, &(li, sid)) in kept.iter().enumerate() {
+            for &(li, sid) in &kept {
                 // The local group (groups[0]) is this CPU's child span, or the CPU itself at the
                 // lowest level: CPUs sharing a span but not a local group need their own shape.
                 let local = if li > 0 {
@@ -238,7 +238,6 @@ impl SchedDomains {
                     domains.push(d);
                     domains.len() as u32 - 1
                 });
-                let _ = k;
                 per_cpu[cpu].push(id);
             }
         }

@@ -512,7 +512,6 @@ impl Engine {
                             x.mms[mm as usize].pcpu[i as usize].occ = a_occ;
                         }
                     }
-                    let _ = m_occ;
                 }
                 self.kcharge(c, Sym::TaskCacheWork, cost / STATS_MLP);
                 let switch = best_cpu >= 0 && CacheAware::should_switch(best, current);
