@@ -1,73 +1,105 @@
-//! Event engine: an integer-nanosecond clock, a heap ordered by (time, sequence) so that ties
-//! keep insertion order, and one portable seeded RNG (ChaCha8: identical natively and in wasm).
+//! Event engine: an integer-nanosecond clock, a monotone event queue that gives events in time
+//! order with ties in insertion order, and one portable seeded RNG (ChaCha8: identical natively
+//! and in wasm).
 
 use rand::rngs::ChaCha8Rng;
 use rand::{Rng as _, SeedableRng};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
-struct Entry<E> {
-    time: u64,
-    seq: u64,
-    ev: E,
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        (self.time, self.seq) == (o.time, o.seq)
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    /// Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
-}
-
+/// A monotone priority queue of timed events (a radix heap). Events come out in (time, insertion)
+/// order, exactly as a heap keyed by (time, sequence number) would give them, but a push is O(1)
+/// and an event is moved at most once per bit of its distance from the clock: the binary heap this
+/// replaced spent ~40% of a run sifting.
+///
+/// Bucket 0 holds the events at `last` (the time of the last pop) in insertion order; bucket
+/// i ≥ 1 holds those whose time differs from `last` first in bit i−1. A pop that finds bucket 0
+/// empty takes the first non-empty bucket, moves `last` to its minimum and redistributes it into
+/// lower buckets. Every bucket stays in insertion order (appends are the newest events; a bucket
+/// is only refilled by redistribution while every lower bucket is empty), so ties keep FIFO order.
+/// Times pushed must not be earlier than the last pop (the engine never schedules into the past).
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
-    seq: u64,
+    /// Bucket 0: the events at `last`, in insertion order.
+    at_last: VecDeque<(u64, E)>,
+    /// Bucket i (index i − 1): events whose time differs from `last` first in bit i − 1.
+    buckets: Vec<Vec<(u64, E)>>,
+    /// The smallest time in each bucket of `buckets` (u64::MAX when empty).
+    mins: [u64; 64],
+    /// Bit i set: buckets[i] is not empty.
+    nonempty: u64,
+    last: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
-            seq: 0,
+            at_last: VecDeque::new(),
+            buckets: (0..64).map(|_| Vec::new()).collect(),
+            mins: [u64::MAX; 64],
+            nonempty: 0,
+            last: 0,
         }
     }
 }
 
 impl<E> EventQueue<E> {
+    /// Appends to the bucket of `time` (relative to `last`).
+    fn put(&mut self, time: u64, ev: E) {
+        let x = time ^ self.last;
+        if x == 0 {
+            self.at_last.push_back((time, ev));
+        } else {
+            let b = 63 - x.leading_zeros() as usize;
+            self.buckets[b].push((time, ev));
+            self.mins[b] = self.mins[b].min(time);
+            self.nonempty |= 1 << b;
+        }
+    }
+
     pub fn push(&mut self, time: u64, ev: E) {
-        self.seq += 1;
-        self.heap.push(Entry {
-            time,
-            seq: self.seq,
-            ev,
-        });
+        debug_assert!(
+            time >= self.last,
+            "event at {time} before the clock {}",
+            self.last
+        );
+        self.put(time.max(self.last), ev);
     }
 
     pub fn pop(&mut self) -> Option<(u64, E)> {
-        self.heap.pop().map(|e| (e.time, e.ev))
+        if self.at_last.is_empty() {
+            if self.nonempty == 0 {
+                return None;
+            }
+            // Move `last` to the smallest time of the first non-empty bucket and redistribute it:
+            // every event lands in a lower bucket, in the order it had.
+            let b = self.nonempty.trailing_zeros() as usize;
+            self.last = self.mins[b];
+            self.mins[b] = u64::MAX;
+            self.nonempty &= !(1 << b);
+            let mut moved = std::mem::take(&mut self.buckets[b]);
+            for (time, ev) in moved.drain(..) {
+                self.put(time, ev);
+            }
+            self.buckets[b] = moved; // keeps its allocation
+        }
+        self.at_last.pop_front()
     }
 
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|e| e.time)
+        if !self.at_last.is_empty() {
+            Some(self.last)
+        } else if self.nonempty != 0 {
+            Some(self.mins[self.nonempty.trailing_zeros() as usize])
+        } else {
+            None
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.at_last.len() + self.buckets.iter().map(Vec::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.at_last.is_empty() && self.nonempty == 0
     }
 }
 
@@ -117,6 +149,48 @@ mod tests {
         q.push(1, 'b');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
+    }
+
+    #[test]
+    fn pops_in_time_then_insertion_order_like_a_sequence_keyed_heap() {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut rng = SimRng::new(3);
+        let mut q = EventQueue::default();
+        let mut reference = BinaryHeap::new();
+        let (mut now, mut seq) = (0u64, 0u64);
+        for round in 0..20_000 {
+            // bursts of pushes at the clock, near it, and far ahead (ties are frequent)
+            for _ in 0..rng.below(4) {
+                let dt = match rng.below(4) {
+                    0 => 0,
+                    1 => rng.below(8),
+                    2 => rng.below(100_000),
+                    _ => rng.below(1 << 40),
+                };
+                seq += 1;
+                q.push(now + dt, seq);
+                reference.push(Reverse((now + dt, seq)));
+            }
+            assert_eq!(
+                q.peek_time(),
+                reference.peek().map(|r| r.0.0),
+                "round {round}"
+            );
+            if rng.below(3) > 0 {
+                let got = q.pop();
+                let want = reference.pop().map(|Reverse((t, s))| (t, s));
+                assert_eq!(got, want, "round {round}");
+                if let Some((t, _)) = got {
+                    now = t;
+                }
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+        while let Some(Reverse((t, s))) = reference.pop() {
+            assert_eq!(q.pop(), Some((t, s)));
+        }
+        assert!(q.is_empty() && q.pop().is_none());
     }
 
     #[test]

@@ -68,7 +68,7 @@ impl Walk {
 pub(crate) struct IlbState {
     pub cpus: Vec<u32>,
     pub next: usize,
-    pub walk: Option<Box<Walk>>,
+    pub walk: Option<Walk>,
 }
 
 /// sched_balance_newidle() in progress.
@@ -138,7 +138,7 @@ impl Engine {
         false
     }
 
-    pub(super) fn step_balance(&mut self, c: usize, mut w: Box<Walk>) -> Option<Box<Walk>> {
+    pub(super) fn step_balance(&mut self, c: usize, mut w: Walk) -> Option<Walk> {
         let rq = w.rq_cpu as usize;
         let nlev = self.cpus[rq].doms.len();
         loop {
@@ -563,11 +563,7 @@ impl Engine {
         }
     }
 
-    pub(super) fn step_newidle(
-        &mut self,
-        c: usize,
-        mut w: Box<NewidleWalk>,
-    ) -> Option<Box<NewidleWalk>> {
+    pub(super) fn step_newidle(&mut self, c: usize, mut w: NewidleWalk) -> Option<NewidleWalk> {
         let nlev = self.cpus[c].doms.len();
         loop {
             let level = w.level as usize;
@@ -702,7 +698,7 @@ impl Engine {
             s.next += 1;
             self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
             if self.nohz_idle[b] && self.jiffies() >= self.cpus[b].next_balance {
-                s.walk = Some(Box::new(Walk::new(self, b, true)));
+                s.walk = Some(Walk::new(self, b, true));
                 return Some(s);
             }
         }

@@ -103,10 +103,11 @@ pub(crate) struct DomainState {
 pub(crate) enum Job {
     Compute(Sym, u64),
     Tick,
-    // The walks are boxed: jobs move in and out of the queue at every step, so the enum stays small.
-    Balance(Box<Walk>),
+    // The walks are inline (a walk starts at most every idle entry: no allocation per statement);
+    // the rare ILB pass with its CPU list is boxed so the enum stays small.
+    Balance(Walk),
     Ilb(Box<IlbState>),
-    Newidle(Box<NewidleWalk>),
+    Newidle(NewidleWalk),
     NohzEnter(u8),
     NohzExit(u8),
     /// Something became runnable here (an IPI): re-evaluate at kernel exit.
@@ -191,6 +192,8 @@ pub struct Engine {
     llc_nr_idle_scan: Vec<u32>,
     llc_has_idle_cores: Vec<bool>,
     llc_list: Vec<Vec<u32>>,
+    /// Each CPU's index in its LLC's `llc_list` (where select_idle_cpu starts its scan).
+    llc_pos: Vec<u32>,
     cas: Option<CacheAware>,
     ws_lines: u64,
     pub events: u64,
@@ -298,6 +301,15 @@ impl Engine {
             .map(|l| topo.llc_cpus[l].weight() as u32)
             .collect();
         let ws_lines = workload.ws_lines() as u64;
+        let llc_list: Vec<Vec<u32>> = (0..nr_llcs)
+            .map(|l| topo.llc_cpus[l].iter().map(|c| c as u32).collect())
+            .collect();
+        let mut llc_pos = vec![0u32; n];
+        for list in &llc_list {
+            for (i, &c) in list.iter().enumerate() {
+                llc_pos[c as usize] = i as u32;
+            }
+        }
         let mut e = Engine {
             sd,
             patches,
@@ -320,9 +332,8 @@ impl Engine {
             llc_nr_idle_scan: llc_scan,
             llc_has_idle_cores: vec![true; nr_llcs],
             cas: None,
-            llc_list: (0..nr_llcs)
-                .map(|l| topo.llc_cpus[l].iter().map(|c| c as u32).collect())
-                .collect(),
+            llc_list,
+            llc_pos,
             ws_lines,
             events: 0,
             run_depth: 0,
@@ -607,7 +618,7 @@ impl Engine {
         if !cpu.idle_entered && !cpu.newidle_done {
             cpu.newidle_done = true;
             let w = NewidleWalk::new(self, c);
-            self.cpus[c].jobs.push_back(Job::Newidle(Box::new(w)));
+            self.cpus[c].jobs.push_back(Job::Newidle(w));
             return false;
         }
         if !cpu.idle_entered {
@@ -888,7 +899,7 @@ impl Engine {
         if jiffies >= self.cpus[c].next_balance {
             self.metrics.count(Counter::Softirqs);
             let w = Walk::new(self, c, idle);
-            self.cpus[c].jobs.push_back(Job::Balance(Box::new(w)));
+            self.cpus[c].jobs.push_back(Job::Balance(w));
         }
         if !idle {
             self.nohz_balancer_kick(c);

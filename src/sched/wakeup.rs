@@ -143,7 +143,7 @@ impl Engine {
         let mut cost = 0u64;
         if smt && !has_idle_core && self.share_cache(prev, target) {
             // select_idle_smt(): prev's siblings
-            for s in self.topo.smt_siblings(prev).collect::<Vec<_>>() {
+            for s in self.topo.smt_siblings(prev) {
                 cost += self.topo.xfer_ns(target, s) as u64 / STATS_MLP;
                 if s != prev && self.cpus[s].is_idle() {
                     return (s, cost);
@@ -156,7 +156,7 @@ impl Engine {
             return (target, cost);
         }
         let list = &self.llc_list[llc];
-        let start = list.iter().position(|&c| c as usize == target).unwrap_or(0);
+        let start = self.llc_pos[target] as usize;
         for k in 1..=list.len() {
             let c = list[(start + k) % list.len()] as usize;
             cost += self.topo.xfer_ns(target, c) as u64 / STATS_MLP;
