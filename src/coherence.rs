@@ -3,7 +3,7 @@
 //! miss are served one at a time in arrival order (FIFO): each costs the transfer latency from the
 //! holder to the requester, so the k-th of k simultaneous requesters waits about k transfers. Counters per named line and per field offset feed the c2c report.
 
-use crate::topology::Topology;
+use crate::topology::{LatencyClass, Topology};
 use serde::Serialize;
 
 pub type LineId = usize;
@@ -47,6 +47,9 @@ pub struct Line {
     owner: Option<u32>,
     sharers: Vec<u64>,
     nr_sharers: u32,
+    /// Sharers per CPU group (CPUs of one LLC and node): a line every tick reads has hundreds of
+    /// sharers, and the nearest or farthest one is found group by group instead of one by one.
+    group_sharers: Vec<u32>,
     /// Last CPU that received the line (source of the next transfer when nobody holds it).
     last: u32,
     /// When the last queued ownership transfer completes.
@@ -59,30 +62,75 @@ impl Line {
     fn has_sharer(&self, cpu: u32) -> bool {
         self.sharers[cpu as usize / 64] & (1 << (cpu % 64)) != 0
     }
-    fn add_sharer(&mut self, cpu: u32) {
+    fn add_sharer(&mut self, cpu: u32, group: u32) {
         if !self.has_sharer(cpu) {
             self.sharers[cpu as usize / 64] |= 1 << (cpu % 64);
             self.nr_sharers += 1;
+            self.group_sharers[group as usize] += 1;
         }
     }
     fn clear_sharers(&mut self) {
         if self.nr_sharers > 0 {
             self.sharers.iter_mut().for_each(|w| *w = 0);
+            self.group_sharers.iter_mut().for_each(|n| *n = 0);
             self.nr_sharers = 0;
         }
     }
-    fn sharer_list(&self) -> impl Iterator<Item = u32> + '_ {
-        self.sharers.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let b = w.trailing_zeros();
-                w &= w - 1;
-                Some(i as u32 * 64 + b)
+}
+
+/// CPUs grouped by (LLC, node): the transfer latency from any member of a group to a CPU outside
+/// it is the same (it depends only on the latency class, which an LLC and node pair decide).
+struct Groups {
+    of_cpu: Vec<u32>,
+    /// One member of each group.
+    rep: Vec<u32>,
+}
+
+impl Groups {
+    fn new(topo: &Topology) -> Groups {
+        let mut ids = std::collections::BTreeMap::new();
+        let mut rep = Vec::new();
+        let of_cpu = (0..topo.nr_cpus())
+            .map(|c| {
+                let key = (topo.cpus[c].llc, topo.cpus[c].node);
+                *ids.entry(key).or_insert_with(|| {
+                    rep.push(c as u32);
+                    rep.len() as u32 - 1
+                })
             })
-        })
+            .collect();
+        Groups { of_cpu, rep }
+    }
+
+    /// (nearest, farthest) transfer latency to `cpu` from the line's sharers other than `cpu`.
+    fn sharer_xfer_bounds(&self, line: &Line, topo: &Topology, cpu: usize) -> Option<(u32, u32)> {
+        let (mut lo, mut hi) = (u32::MAX, 0);
+        let mut note = |ns: u32| {
+            lo = lo.min(ns);
+            hi = hi.max(ns);
+        };
+        let mine = self.of_cpu[cpu] as usize;
+        for (g, &n) in line.group_sharers.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            if g != mine {
+                note(topo.xfer_ns(self.rep[g] as usize, cpu));
+                continue;
+            }
+            // cpu's own group: itself, its SMT siblings, and CPUs of its LLC on other cores
+            let mut others = n - u32::from(line.has_sharer(cpu as u32));
+            for s in topo.smt_siblings(cpu) {
+                if s != cpu && line.has_sharer(s as u32) {
+                    note(topo.xfer_ns(s, cpu));
+                    others -= 1;
+                }
+            }
+            if others > 0 {
+                note(topo.class_ns(LatencyClass::Llc));
+            }
+        }
+        (lo < u32::MAX).then_some((lo, hi))
     }
 }
 
@@ -97,13 +145,15 @@ pub struct Access {
 pub struct Coherence {
     pub lines: Vec<Line>,
     nr_cpus: usize,
+    groups: Groups,
 }
 
 impl Coherence {
-    pub fn new(nr_cpus: usize) -> Self {
+    pub fn new(topo: &Topology) -> Self {
         Coherence {
             lines: Vec::new(),
-            nr_cpus,
+            nr_cpus: topo.nr_cpus(),
+            groups: Groups::new(topo),
         }
     }
 
@@ -114,6 +164,7 @@ impl Coherence {
             owner: None,
             sharers: vec![0; self.nr_cpus.div_ceil(64)],
             nr_sharers: 0,
+            group_sharers: vec![0; self.groups.rep.len()],
             last: 0,
             free_at: 0,
             stats: LineStats::default(),
@@ -141,6 +192,7 @@ impl Coherence {
     ) -> Access {
         let line = &mut self.lines[id];
         let c = cpu as u32;
+        let group = |x: u32| self.groups.of_cpu[x as usize];
         let f = &mut line.fields[field];
         match op {
             Op::Load => {
@@ -166,20 +218,20 @@ impl Coherence {
                 let done = start + topo.xfer_ns(o as usize, cpu) as u64;
                 line.free_at = done;
                 line.owner = None;
-                line.add_sharer(o);
-                line.add_sharer(c);
+                line.add_sharer(o, group(o));
+                line.add_sharer(c, group(c));
                 line.last = c;
                 (done, true)
             }
             (Op::Load, None) => {
                 // Clean miss: served from the nearest copy, in turn with every other request for
                 // the line (the home agent / directory serializes requests to one line).
-                let src = line
-                    .sharer_list()
-                    .min_by_key(|&s| topo.xfer_ns(s as usize, cpu))
-                    .unwrap_or(line.last);
-                line.add_sharer(c);
-                let done = start + topo.xfer_ns(src as usize, cpu).max(1) as u64;
+                let nearest = match self.groups.sharer_xfer_bounds(line, topo, cpu) {
+                    Some((lo, _)) => lo,
+                    None => topo.xfer_ns(line.last as usize, cpu),
+                };
+                line.add_sharer(c, group(c));
+                let done = start + nearest.max(1) as u64;
                 line.free_at = done;
                 (done, false)
             }
@@ -195,12 +247,10 @@ impl Coherence {
                 // Read-for-ownership: from the owner, or invalidate every sharer (the farthest bounds it).
                 let cost = match owner {
                     Some(o) => topo.xfer_ns(o as usize, cpu),
-                    None => line
-                        .sharer_list()
-                        .filter(|&s| s != c)
-                        .map(|s| topo.xfer_ns(s as usize, cpu))
-                        .max()
-                        .unwrap_or_else(|| topo.xfer_ns(line.last as usize, cpu)),
+                    None => match self.groups.sharer_xfer_bounds(line, topo, cpu) {
+                        Some((_, farthest)) => farthest,
+                        None => topo.xfer_ns(line.last as usize, cpu),
+                    },
                 } as u64;
                 let extra = if op == Op::Atomic {
                     LOCKED_HIT_NS
@@ -236,7 +286,7 @@ mod tests {
     #[test]
     fn simultaneous_atomics_are_served_fifo_k_transfers_for_the_kth() {
         let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
-        let mut c = Coherence::new(t.nr_cpus());
+        let mut c = Coherence::new(&t);
         let l = c.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
         c.access(&t, l, 0, Op::Store, 0, 0); // CPU 0 owns it
         let stall0 = c.lines[l].stats.stall_ns;
@@ -251,10 +301,51 @@ mod tests {
         assert_eq!(s.stall_ns - stall0, (1..=4).map(|k| k * xfer).sum::<u64>());
     }
 
+    /// The group-by-group nearest and farthest sharer equal a sharer-by-sharer search, on
+    /// machines whose LLCs are smaller than, equal to, and larger than a node.
+    #[test]
+    fn sharer_bounds_by_group_equal_the_bounds_over_every_sharer() {
+        let mut rng = crate::sim::SimRng::new(9);
+        for (name, llc_spans_nodes) in [
+            ("gnr-2s-snc3", false),
+            ("milan-2s", false),
+            ("custom", true),
+        ] {
+            let mut spec = preset(name).unwrap();
+            if llc_spans_nodes {
+                spec.nodes_per_socket = 2;
+                spec.cores_per_llc = spec.cores_per_socket;
+            }
+            let t = Topology::new(spec).unwrap();
+            let n = t.nr_cpus();
+            let mut c = Coherence::new(&t);
+            let l = c.add_line("x", &[(0, "a")]);
+            for round in 0..200 {
+                c.lines[l].clear_sharers();
+                let k = rng.below(n as u64);
+                for _ in 0..rng.below(1 + k) {
+                    let s = rng.below(n as u64) as u32;
+                    c.lines[l].add_sharer(s, c.groups.of_cpu[s as usize]);
+                }
+                let cpu = rng.below(n as u64) as usize;
+                let each: Vec<u32> = (0..n)
+                    .filter(|&s| s != cpu && c.lines[l].has_sharer(s as u32))
+                    .map(|s| t.xfer_ns(s, cpu))
+                    .collect();
+                let want = each
+                    .iter()
+                    .min()
+                    .map(|&lo| (lo, *each.iter().max().unwrap()));
+                let got = c.groups.sharer_xfer_bounds(&c.lines[l], &t, cpu);
+                assert_eq!(got, want, "{name} round {round} cpu {cpu}");
+            }
+        }
+    }
+
     #[test]
     fn load_of_a_line_modified_elsewhere_is_a_hitm_and_then_shared() {
         let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
-        let mut c = Coherence::new(t.nr_cpus());
+        let mut c = Coherence::new(&t);
         let l = c.add_line("x", &[(0, "a"), (8, "b")]);
         c.access(&t, l, 0, Op::Store, 0, 0);
         let a = c.access(&t, l, 128, Op::Load, 1, 100); // other socket

@@ -6,6 +6,7 @@ pub mod cpuset;
 pub mod detmath;
 pub mod domains;
 pub mod error;
+pub mod events;
 pub mod patches;
 pub mod report;
 pub mod scenario;

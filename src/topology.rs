@@ -481,8 +481,13 @@ impl Topology {
 
     /// One-way cache-line transfer latency between two CPUs, ns.
     pub fn xfer_ns(&self, a: usize, b: usize) -> u32 {
+        self.class_ns(self.class(a, b))
+    }
+
+    /// Transfer latency of a latency class, ns.
+    pub fn class_ns(&self, class: LatencyClass) -> u32 {
         let l = &self.spec.latency;
-        match self.class(a, b) {
+        match class {
             LatencyClass::Same => 0,
             LatencyClass::Smt => l.smt,
             LatencyClass::Llc => l.llc,

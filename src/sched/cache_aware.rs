@@ -613,7 +613,7 @@ mod tests {
 
     fn cas() -> CacheAware {
         let t = Topology::new(preset("milan-2s").unwrap()).unwrap();
-        let mut lines = Coherence::new(t.nr_cpus());
+        let mut lines = Coherence::new(&t);
         CacheAware::new(&t, &mut lines, &["mysqld".to_string()], &[64], false, 1000)
     }
 
@@ -651,7 +651,7 @@ mod tests {
     #[test]
     fn fix_1_moves_nr_running_avg_to_its_own_line() {
         let t = Topology::new(preset("milan-2s").unwrap()).unwrap();
-        let mut lines = Coherence::new(t.nr_cpus());
+        let mut lines = Coherence::new(&t);
         let a = CacheAware::new(&t, &mut lines, &["mysqld".to_string()], &[64], false, 1000);
         assert_eq!(a.mms[0].avg_line, a.mms[0].line);
         let b = CacheAware::new(&t, &mut lines, &["mysqld".to_string()], &[64], true, 1000);

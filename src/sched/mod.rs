@@ -12,8 +12,9 @@ pub use metrics::{Counter, Metrics, Sym};
 
 use crate::coherence::{Coherence, LineId, Op};
 use crate::domains::SchedDomains;
+use crate::events::EventQueue;
 use crate::patches::Patches;
-use crate::sim::{EventQueue, SimRng};
+use crate::sim::SimRng;
 use crate::topology::Topology;
 use crate::workload::{Step, TaskId, Workload};
 use balance::{IlbState, NewidleWalk, Walk};
@@ -213,7 +214,7 @@ impl Engine {
         let sd = SchedDomains::build(&topo, patches.snc3_distance_fix);
         let n = topo.nr_cpus();
         let tick_ns = 1_000_000_000 / hz as u64;
-        let mut lines = Coherence::new(n);
+        let mut lines = Coherence::new(&topo);
         let line_sbr = lines.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
         let line_nohz = lines.add_line(
             "nohz",
