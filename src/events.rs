@@ -198,7 +198,7 @@ impl<E> EventQueue<E> {
             self.l1_min[s] = u64::MAX;
             let mut moved = std::mem::take(&mut self.l1[s]);
             for (t, ev) in moved.drain(..) {
-                self.to_l0(t, ev);
+                self.put_l0(t, ev);
             }
             self.l1[s] = moved; // keeps its allocation
         }
@@ -206,7 +206,7 @@ impl<E> EventQueue<E> {
         while self.far.peek_time().is_some_and(|t| t < horizon) {
             let (t, ev) = self.far.pop().expect("peeked");
             if window(t) == w {
-                self.to_l0(t, ev);
+                self.put_l0(t, ev);
             } else {
                 self.place(t, ev);
             }
@@ -225,10 +225,10 @@ impl<E> EventQueue<E> {
         std::mem::swap(&mut self.ready, &mut self.l0[s]);
         // Next event last; equal times keep insertion order (stable sort of the reversed list).
         self.ready.reverse();
-        self.ready.sort_by(|a, b| b.0.cmp(&a.0));
+        self.ready.sort_by_key(|e| std::cmp::Reverse(e.0));
     }
 
-    fn to_l0(&mut self, t: u64, ev: E) {
+    fn put_l0(&mut self, t: u64, ev: E) {
         let s = slot0(t);
         self.l0[s].push((t, ev));
         self.l0_min[s] = self.l0_min[s].min(t);

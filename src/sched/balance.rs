@@ -113,17 +113,14 @@ impl Engine {
 
     /// get_sd_balance_interval(): ms → jiffies, ×busy_factor (−1 to de-phase levels) when busy.
     fn balance_interval(&self, cpu: usize, level: usize, busy: bool) -> u64 {
-        let d = self.dom(cpu, level);
-        let mut ms = self.cpus[cpu].doms[level].balance_interval as u64;
-        if busy {
-            ms *= d.busy_factor as u64;
-        }
-        let mut j = self.ms_to_jiffies(ms);
-        if busy {
-            j = j.saturating_sub(1);
-        }
-        let max_lb = (self.hz as u64 * self.cpus.len() as u64 / 10).max(1);
-        j.clamp(1, max_lb)
+        let ms = self.cpus[cpu].doms[level].balance_interval as u64;
+        let j = if busy {
+            let busy_factor = self.dom(cpu, level).busy_factor as u64;
+            self.ms_to_jiffies(ms * busy_factor).saturating_sub(1)
+        } else {
+            self.ms_to_jiffies(ms)
+        };
+        j.clamp(1, self.max_load_balance_interval)
     }
 
     /// update_newidle_cost(sd, 0): decay max_newidle_lb_cost by 253/256 once a second.

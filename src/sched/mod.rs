@@ -174,6 +174,8 @@ pub struct Engine {
     pub patches: Patches,
     pub hz: u32,
     pub tick_ns: u64,
+    /// max_load_balance_interval = HZ × nr_cpus / 10 (jiffies).
+    max_load_balance_interval: u64,
     pub lines: Coherence,
     line_sbr: LineId,
     line_nohz: LineId,
@@ -316,6 +318,7 @@ impl Engine {
             patches,
             hz,
             tick_ns,
+            max_load_balance_interval: (hz as u64 * n as u64 / 10).max(1),
             lines,
             line_sbr,
             line_nohz,
