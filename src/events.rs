@@ -224,8 +224,11 @@ impl<E> EventQueue<E> {
         self.l0_min[s] = u64::MAX;
         std::mem::swap(&mut self.ready, &mut self.l0[s]);
         // Next event last; equal times keep insertion order (stable sort of the reversed list).
-        self.ready.reverse();
-        self.ready.sort_by_key(|e| std::cmp::Reverse(e.0));
+        // Most slots hold one event: nothing to sort.
+        if self.ready.len() > 1 {
+            self.ready.reverse();
+            self.ready.sort_by_key(|e| std::cmp::Reverse(e.0));
+        }
     }
 
     fn put_l0(&mut self, t: u64, ev: E) {
