@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks (not tests): native and wasm (Node.js) speed and memory of the reference scenarios,
-# the scaling sweep's cost per simulated CPU-second, and the size of the page's wasm.
+# the scaling sweep's cost per simulated CPU-second, the size of the page's wasm, and in headless
+# Chromium the page's time from Run to its first chart point and to the run's end (scripts/bench-page.mjs).
 # Usage: bash scripts/bench.sh [simulated seconds per scenario, default 0.5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,18 @@ for n in 64 128 256 512 1024 2048; do
   e=$(date +%s.%N)
   python3 -c "w=$e-$s; print('%6d %12.3f %16.1f' % ($n, w, w*1e6/($n*0.2)))"
 done
-if [ -f dist/worker_bg.wasm ]; then
-  echo "== page wasm: $(stat -c %s dist/worker_bg.wasm) bytes, $(gzip -9 -c dist/worker_bg.wasm | wc -c) gzipped"
+# (re)build the page if dist/ is missing or older than any of its inputs
+if [ ! -f dist/index.html ] || [ -n "$(find src www index.html Trunk.toml Cargo.toml Cargo.lock package-lock.json -newer dist/index.html -print -quit)" ]; then
+  trunk build --release
 fi
+echo "== page wasm: $(stat -c %s dist/worker_bg.wasm) bytes, $(gzip -9 -c dist/worker_bg.wasm | wc -c) gzipped"
+echo "== page: Run -> first chart point and -> done, headless Chromium"
+PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+LOG="${TMPDIR:-/tmp}/schedplay-http-$PORT.log"
+python3 -m http.server "$PORT" --bind 127.0.0.1 --directory dist >"$LOG" 2>&1 &
+HTTP_PID=$!
+trap 'kill "$HTTP_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/" >/dev/null && break; sleep 0.2; done
+# never measure someone else's server (e.g. the port got taken meanwhile)
+kill -0 "$HTTP_PID" 2>/dev/null || { echo "static server on port $PORT did not start: $(cat "$LOG")" >&2; exit 1; }
+BASE_URL="http://127.0.0.1:$PORT/" node scripts/bench-page.mjs

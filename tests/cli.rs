@@ -145,3 +145,27 @@ fn link_round_trips_through_run() {
     assert_eq!(v["b"]["patches"][0], "skew-tick");
     assert!(v["delta"]["throughput_pct"].is_number());
 }
+
+/// The benchmark command measures each reference scenario (not its speed: only that every row is
+/// there, ran the requested time, and reports events and memory).
+#[test]
+fn bench_prints_one_measured_row_per_reference_scenario() {
+    let (code, out, err) = schedplay(&["bench", "--seconds", "0.002"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(
+        names,
+        ["gnr-2s-snc3/oltp", "milan-2s/oltp+cache-aware", "custom-4096/spin"]
+    );
+    for r in &rows {
+        let num = |i: usize| r[i].parse::<f64>().unwrap();
+        assert_eq!(num(2), 0.002, "{r:?}");
+        assert!(num(3) > 0.0 && num(4) > 0.0 && num(5) > 0.0, "{r:?}");
+    }
+    assert_eq!(rows[2][1], "4096");
+}
