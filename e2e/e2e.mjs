@@ -184,12 +184,14 @@ test('hostile links execute nothing', async () => {
   }
 });
 
-test('cancel (Esc) stops a run; Enter runs again', async () => {
+test('A and B run at the same time; cancel (Esc) stops both; Enter runs again', async () => {
   const { page, problems } = await openPage();
   await page.fill('#seconds', '5');
   await page.click('#run');
   await page.waitForSelector('body[data-state="running"]');
-  await page.waitForFunction(() => document.getElementById('progress').value > 0, null, { timeout: 30000 });
+  // both sides make progress before either is done (one worker each)
+  await page.waitForFunction(() => /^A [1-9]\d?% · B [1-9]\d?%$/.test(document.getElementById('progress-label').textContent),
+    null, { timeout: 30000 });
   await page.keyboard.press('Escape');
   await page.waitForSelector('body[data-state="cancelled"]', { timeout: 5000 });
   const v = await page.evaluate(() => document.getElementById('progress').value);
@@ -203,23 +205,23 @@ test('cancel (Esc) stops a run; Enter runs again', async () => {
   await page.close();
 });
 
-test('worker crash: page says so, restarts the worker, keeps the form', async () => {
+test('worker crash: page says so, restarts the workers, keeps the form', async () => {
   const { page, problems } = await openPage();
   await page.fill('#seed', '42');
   await page.fill('#seconds', SECONDS);
   await page.waitForFunction(() => /seed=42/.test(location.search), null, { timeout: 5000 });
   const workers = page.workers();
-  assert.equal(workers.length, 1, 'one engine worker');
-  // an uncaught error inside the worker (stands in for a trap that escapes the run loop)
-  await workers[0].evaluate(() => { setTimeout(() => { throw new Error('e2e: simulated worker crash'); }, 0); });
+  assert.equal(workers.length, 2, 'one engine worker per side');
+  // an uncaught error inside side B's worker (stands in for a trap that escapes the run loop)
+  await workers[1].evaluate(() => { setTimeout(() => { throw new Error('e2e: simulated worker crash'); }, 0); });
   await page.waitForSelector('#engine-error:not([hidden])', { timeout: 10000 });
   assert.match(await page.textContent('#engine-error'), /simulated worker crash/);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
   assert.equal(await page.inputValue('#seed'), '42', 'form kept');
-  // the fresh worker runs
+  // the fresh workers run
   await runAB(page);
-  // and a 'fatal' report from the engine (what the worker posts when wasm traps) restarts it too
-  await page.workers().at(-1).evaluate(() => self.postMessage({ type: 'fatal', message: 'e2e: RuntimeError: unreachable' }));
+  // and a 'fatal' report from side A's engine (what the worker posts when wasm traps) restarts them too
+  await page.workers().at(-2).evaluate(() => self.postMessage({ type: 'fatal', message: 'e2e: RuntimeError: unreachable' }));
   await page.waitForFunction(() => /unreachable/.test(document.getElementById('engine-error').textContent), null, { timeout: 10000 });
   await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
   assert.equal(await page.inputValue('#seed'), '42', 'form kept');

@@ -1,9 +1,8 @@
 // schedplay page: scenario form, A/B runs in the engine worker, live charts, reports, share links.
 //
-// A/B runs go through ONE worker, A first, then B (same run id, side 'a' then 'b'). Why not two
-// workers in parallel: results are per-side deterministic either way, but one worker means one wasm
-// instance to load, one crash/restart path and one cancel target; the slices stay ~30 ms so the page
-// stays live, and on the 2-core CI machines two busy workers would only fight over the cores.
+// A/B runs: sides A and B run at the same time, each in its own worker (same run id), so a comparison
+// takes the time of its slower side instead of the sum (the engine is single-threaded; the main thread
+// only draws, so two cores are enough). Results are per-side deterministic either way.
 // The A/B run and the scaling sweep are both engine *jobs* (engine.js): one at a time, starting one
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
 import { $, setText } from './dom.js';
@@ -150,7 +149,7 @@ async function startRun() {
     kind: 'ab',
     exp,
     reports: {},
-    progress: onProgress,
+    progress: (msg) => onProgress(job, msg),
     done: (msg) => onDone(job, msg),
     error: onRunError,
     cancelled: (reason) => {
@@ -162,21 +161,24 @@ async function startRun() {
   charts.reset();
   clearSummary();
   setPatchLists(exp);
+  job.frac = { a: 0, b: 0 };
   $('progress').value = 0;
-  setText('progress-label', 'A 0%');
-  setState('running', 'running A…');
+  setText('progress-label', 'A 0% · B 0%');
+  setState('running', 'running A and B…');
   engine.run(job, exp, 'a');
+  engine.run(job, exp, 'b');
 }
 
 function cancelRun() {
   if (engine.job?.kind === 'ab') engine.cancelJob(engine.job, 'user');
 }
 
-function onProgress(msg) {
+function onProgress(job, msg) {
   charts.push(msg.side, msg.series);
-  const frac = Math.max(0, Math.min(1, Number(msg.frac) || 0));
-  $('progress').value = msg.side === 'a' ? frac / 2 : 0.5 + frac / 2;
-  setText('progress-label', `${msg.side.toUpperCase()} ${Math.round(frac * 100)}%`);
+  job.frac[msg.side === 'b' ? 'b' : 'a'] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+  const { a, b } = job.frac;
+  $('progress').value = (a + b) / 2;
+  setText('progress-label', `A ${Math.round(a * 100)}% · B ${Math.round(b * 100)}%`);
 }
 
 async function onDone(job, msg) {
@@ -184,9 +186,8 @@ async function onDone(job, msg) {
   charts.setUnit(msg.report.throughput_unit ? `${msg.report.throughput_unit}/s` : '');
   charts.setFromReport(msg.side, msg.report);
   renderSide(msg.side, msg.report);
-  if (msg.side === 'a') {
-    setText('status', 'running B…');
-    engine.run(job, job.exp, 'b');
+  if (!job.reports.a || !job.reports.b) {
+    setText('status', `running ${msg.side === 'a' ? 'B' : 'A'}…`);
     return;
   }
   let compare = null;
@@ -313,25 +314,28 @@ async function startSweep() {
     return;
   }
 
+  // Point by point; each point's A and B run at the same time (one worker each).
   let i = 0;
-  const total = points.length * 2;
-  const runPoint = () => { sweep.setRunning(i); engine.run(job, points[i].exp, 'a'); };
+  let frac = { a: 0, b: 0 };
+  const runPoint = () => {
+    sweep.setRunning(i);
+    frac = { a: 0, b: 0 };
+    engine.run(job, points[i].exp, 'a');
+    engine.run(job, points[i].exp, 'b');
+  };
   const job = engine.startJob({
     kind: 'sweep',
     progress: (msg) => {
-      const frac = Math.max(0, Math.min(1, Number(msg.frac) || 0));
-      $('sweep-progress').value = (i * 2 + (msg.side === 'b' ? 1 : 0) + frac) / total;
-      setText('sweep-progress-label', `${points[i].cpus} CPUs: ${msg.side.toUpperCase()} ${Math.round(frac * 100)}%`);
+      frac[msg.side === 'b' ? 'b' : 'a'] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+      $('sweep-progress').value = (i + (frac.a + frac.b) / 2) / points.length;
+      setText('sweep-progress-label', `${points[i].cpus} CPUs: A ${Math.round(frac.a * 100)}% · B ${Math.round(frac.b * 100)}%`);
     },
     done: (msg) => {
       const r = msg.report || {};
       const p = points[i];
       p[msg.side] = { tput: r.throughput_per_sec, cont: r.contention_pct, events: r.events ?? 0 };
-      if (msg.side === 'a') {
-        sweep.setUnit(r.throughput_unit || '');
-        engine.run(job, p.exp, 'b');
-        return;
-      }
+      if (msg.side === 'a') sweep.setUnit(r.throughput_unit || '');
+      if (!p.a || !p.b) return; // the other side still runs
       sweep.setPoint(i, { cpus: p.cpus, a: p.a, b: p.b });
       if (++i < points.length) { runPoint(); return; }
       engine.finishJob(job);

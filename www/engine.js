@@ -1,12 +1,14 @@
 // Page side of the worker protocol (see engine-worker.js for the message list).
-// One worker runs everything; a crash (trap, load failure, uncaught error) terminates it and starts a
-// fresh one, rejecting pending calls; the caller keeps its form state.
+// Two workers, one per side: side A's runs go to the first, side B's to the second, so the two sides
+// of a comparison (and of each sweep point) simulate at the same time on two cores. Request/reply
+// calls go to the first. A crash of either (trap, load failure, uncaught error) terminates both and
+// starts fresh ones, rejecting pending calls; the caller keeps its form state.
 //
-// Jobs. The worker runs one Sim at a time, so the page runs one *job* at a time: a sequence of
-// `run` messages (sides, sweep points) sharing one run id. The A/B run and the scaling sweep are both
-// jobs. Starting a job cancels the current one; `progress`, `done`, run `error` and `cancelled`
-// messages reach only the job whose id they carry (late messages of an old job are dropped); a crash
-// ends the job through its `crashed` handler.
+// Jobs. A worker runs one Sim at a time, so the page runs one *job* at a time: `run` messages (sides,
+// sweep points) sharing one run id. The A/B run and the scaling sweep are both jobs. Starting a job
+// cancels the current one; `progress`, `done`, run `error` and `cancelled` messages reach only the job
+// whose id they carry (late messages of an old job are dropped); a crash ends the job through its
+// `crashed` handler.
 
 let nextId = 1;
 export const newId = () => nextId++;
@@ -18,7 +20,8 @@ export class Engine {
   constructor(handlers) {
     this.h = handlers;
     this.pending = new Map(); // id -> {resolve, reject, type}
-    this.worker = null;
+    this.workers = []; // [side A's, side B's]; the first also answers calls
+    this.nReady = 0;
     this.ready = false;
     this.presets = null;
     this.job = null; // the current job: {id, kind, progress?, done?, error?, cancelled?, crashed?}
@@ -27,21 +30,28 @@ export class Engine {
 
   start() {
     this.ready = false;
-    const w = new Worker(new URL('./engine-worker.js', import.meta.url), { name: 'schedplay-engine' });
-    this.worker = w;
-    w.onmessage = (ev) => { if (this.worker === w) this.dispatch(ev.data); };
-    w.onerror = (ev) => {
-      ev.preventDefault();
-      if (this.worker === w) this.crash(`worker error: ${ev.message || 'unknown'}`);
-    };
-    w.onmessageerror = () => { if (this.worker === w) this.crash('worker sent an unreadable message'); };
+    this.nReady = 0;
+    this.workers = ['a', 'b'].map((side) => {
+      const w = new Worker(new URL('./engine-worker.js', import.meta.url), { name: `schedplay-engine-${side}` });
+      const live = () => this.workers.includes(w);
+      w.onmessage = (ev) => { if (live()) this.dispatch(ev.data); };
+      w.onerror = (ev) => {
+        ev.preventDefault();
+        if (live()) this.crash(`worker error: ${ev.message || 'unknown'}`);
+      };
+      w.onmessageerror = () => { if (live()) this.crash('worker sent an unreadable message'); };
+      return w;
+    });
   }
 
-  /** Terminate, end the current job, report, start a fresh worker. */
+  /** The worker that runs `side`. */
+  workerFor(side) { return this.workers[side === 'b' ? 1 : 0]; }
+
+  /** Terminate both, end the current job, report, start fresh workers. */
   crash(message) {
-    const old = this.worker;
-    this.worker = null;
-    if (old) old.terminate();
+    const old = this.workers;
+    this.workers = [];
+    for (const w of old) w.terminate();
     for (const [, p] of this.pending) p.reject(new Error(message));
     this.pending.clear();
     const job = this.job;
@@ -55,6 +65,7 @@ export class Engine {
     if (!msg || typeof msg !== 'object') return;
     switch (msg.type) {
       case 'ready':
+        if (++this.nReady < this.workers.length) return;
         this.ready = true;
         this.presets = msg.presets;
         this.h.ready?.(msg.presets);
@@ -79,9 +90,10 @@ export class Engine {
       return;
     }
     if (msg.type === 'error' && this.job && msg.id === this.job.id) {
-      // a run was rejected (field errors) or failed: that ends the job
+      // a run was rejected (field errors) or failed: that ends the job, and the other side's run
       const job = this.job;
       this.job = null;
+      for (const w of this.workers) w.postMessage({ type: 'cancel', id: job.id });
       job.error?.(msg);
     }
   }
@@ -95,9 +107,10 @@ export class Engine {
   call(type, payload = {}) {
     const id = newId();
     return new Promise((resolve, reject) => {
-      if (!this.worker) { reject(new Error('engine not running')); return; }
+      const w = this.workers[0];
+      if (!w) { reject(new Error('engine not running')); return; }
       this.pending.set(id, { resolve, reject, type });
-      this.worker.postMessage({ type, id, ...payload });
+      w.postMessage({ type, id, ...payload });
     });
   }
 
@@ -116,10 +129,11 @@ export class Engine {
   /** Whether `job` is still the current job (not finished, cancelled, replaced or crashed). */
   isCurrent(job) { return !!job && this.job === job; }
 
-  /** Run one side of `experiment` as part of `job` (ignored if the job is no longer current). */
+  /** Run one side of `experiment` as part of `job` on that side's worker (ignored if the job is no
+   * longer current). Sides A and B run concurrently. */
   run(job, experiment, side) {
     if (!this.isCurrent(job)) return;
-    this.worker?.postMessage({ type: 'run', id: job.id, experiment, side });
+    this.workerFor(side)?.postMessage({ type: 'run', id: job.id, experiment, side });
   }
 
   /** The job ended normally. */
@@ -133,7 +147,7 @@ export class Engine {
   cancelJob(job = this.job, reason = 'user') {
     if (!this.isCurrent(job)) return false;
     this.job = null;
-    this.worker?.postMessage({ type: 'cancel', id: job.id });
+    for (const w of this.workers) w.postMessage({ type: 'cancel', id: job.id });
     job.cancelled?.(reason);
     return true;
   }

@@ -614,7 +614,8 @@ impl Engine {
         self.cpus[c].need_resched = false;
         if let Some(next) = self.pick_next(c) {
             self.set_curr(c, next);
-            self.push_front_job(c, Job::Compute(Sym::Schedule, SWITCH_NS));
+            // the switch is the next work of this CPU (a job queued at the front would run now)
+            self.kcharge(c, Sym::Schedule, SWITCH_NS);
             return false;
         }
         // Nothing to run.
@@ -640,10 +641,6 @@ impl Engine {
         cpu.mode = Mode::Idle;
         cpu.since = now;
         true
-    }
-
-    fn push_front_job(&mut self, c: usize, job: Job) {
-        self.cpus[c].jobs.push_front(job);
     }
 
     fn resume_user(&mut self, c: usize, t: TaskId) {
