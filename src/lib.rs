@@ -97,6 +97,24 @@ impl Run {
     }
 }
 
+/// Runs both sides of an experiment to the end: natively on two threads at once (the engine is
+/// single-threaded and the sides are independent, so the reports are the same as one after the
+/// other), in wasm one after the other (the page runs sides in two workers instead).
+pub fn run_ab(exp: &Experiment) -> (Result<Report, Invalid>, Result<Report, Invalid>) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::thread::scope(|s| {
+            let b = s.spawn(|| run(exp, Side::B));
+            let a = run(exp, Side::A);
+            (a, b.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        (run(exp, Side::A), run(exp, Side::B))
+    }
+}
+
 /// Runs one side of an experiment to the end.
 pub fn run(exp: &Experiment, side: Side) -> Result<Report, Invalid> {
     let mut r = Run::new(exp, side)?;

@@ -376,7 +376,7 @@ mod cli {
                     Ok(e) => e,
                     Err(e) => return fail(e),
                 };
-                let (ra, rb) = match (run_side(&e, Side::A), run_side(&e, Side::B)) {
+                let (ra, rb) = match schedplay::run_ab(&e) {
                     (Ok(x), Ok(y)) => (x, y),
                     (Err(err), _) | (_, Err(err)) => return fail(err),
                 };

@@ -4,7 +4,7 @@
 
 use crate::Delta;
 use crate::error::Invalid;
-use crate::scenario::{Experiment, Side};
+use crate::scenario::Experiment;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -32,8 +32,8 @@ pub fn resized(exp: &Experiment, cpus: u32) -> Experiment {
 
 pub fn point(exp: &Experiment, cpus: u32) -> Result<SweepPoint, Invalid> {
     let e = resized(exp, cpus);
-    let a = crate::run(&e, Side::A)?;
-    let b = crate::run(&e, Side::B)?;
+    let (a, b) = crate::run_ab(&e);
+    let (a, b) = (a?, b?);
     Ok(SweepPoint {
         cpus,
         a_throughput: a.throughput_per_sec,

@@ -160,7 +160,11 @@ fn bench_prints_one_measured_row_per_reference_scenario() {
     let names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
     assert_eq!(
         names,
-        ["gnr-2s-snc3/oltp", "milan-2s/oltp+cache-aware", "custom-4096/spin"]
+        [
+            "gnr-2s-snc3/oltp",
+            "milan-2s/oltp+cache-aware",
+            "custom-4096/spin"
+        ]
     );
     for r in &rows {
         let num = |i: usize| r[i].parse::<f64>().unwrap();

@@ -224,3 +224,18 @@ fn golden_report_hash() {
         r.report_hash
     );
 }
+
+/// Both sides at once on two threads (compare, sweep) give the reports of one side after the other.
+#[test]
+fn run_ab_on_two_threads_equals_the_sides_run_one_by_one() {
+    let mut e = exp("gnr-2s-96c-snc3", "oltp", 0.02);
+    e.b = vec!["skip-not-due".into()];
+    let (a, b) = schedplay::run_ab(&e);
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.report_hash, run(&e, Side::A).unwrap().report_hash);
+    assert_eq!(b.report_hash, run(&e, Side::B).unwrap().report_hash);
+    assert_ne!(
+        a.report_hash, b.report_hash,
+        "A and B differ, so a swap would show"
+    );
+}
