@@ -546,7 +546,7 @@ impl Engine {
         self.update_overload(dst, before_dst);
         self.metrics.count(Counter::Migrations);
         if self.cpus[dst].mode == Mode::Idle {
-            self.push_job(dst, Job::Resched);
+            self.resched_cpu(dst);
         }
     }
 

@@ -111,8 +111,6 @@ pub(crate) enum Job {
     Newidle(NewidleWalk),
     NohzEnter(u8),
     NohzExit(u8),
-    /// Something became runnable here (an IPI): re-evaluate at kernel exit.
-    Resched,
     CacheAware(CasJob),
 }
 
@@ -354,7 +352,7 @@ impl Engine {
             let first = e.cpus[c].tick_offset + e.tick_ns;
             e.q.push(first, Ev::Tick(c as u32, 0));
             if !e.cpus[c].rq.is_empty() {
-                e.push_job(c, Job::Resched);
+                e.resched_cpu(c);
             }
         }
         e.q.push(sample_ns, Ev::Sample);
@@ -516,6 +514,16 @@ impl Engine {
         }
     }
 
+    /// Something became runnable on `c` (a resched IPI): a CPU outside the kernel enters it and
+    /// re-evaluates at kernel exit; one in the kernel does so at its own exit (a queued no-op job
+    /// would change nothing, so none is queued).
+    fn resched_cpu(&mut self, c: usize) {
+        if self.cpus[c].mode != Mode::Kernel {
+            self.enter_kernel(c);
+            self.run_cpu(c);
+        }
+    }
+
     fn continue_at(&mut self, c: usize, t: u64) {
         let cpu = &mut self.cpus[c];
         cpu.cont_gen = cpu.cont_gen.wrapping_add(1);
@@ -557,7 +565,6 @@ impl Engine {
                 self.kcharge(c, sym, ns);
                 None
             }
-            Job::Resched => None,
             Job::CacheAware(j) => self.step_cache_aware(c, j).map(Job::CacheAware),
             Job::Tick => {
                 if self.must_wait(c) {
@@ -778,13 +785,13 @@ impl Engine {
         self.update_overload(c, before);
         let cpu = &self.cpus[c];
         if cpu.mode == Mode::Idle {
-            self.push_job(c, Job::Resched);
+            self.resched_cpu(c);
         } else if let Some(curr) = cpu.curr
             && v + WAKEUP_GRAN_NS < self.tasks[curr as usize].vruntime
             && !self.cpus[c].need_resched
         {
             self.cpus[c].need_resched = true;
-            self.push_job(c, Job::Resched);
+            self.resched_cpu(c);
         }
     }
 
