@@ -324,9 +324,10 @@ test('scaling sweep: 64,128 CPUs, chart and table, light and dark', async () => 
   await page.emulateMedia({ colorScheme: 'light' });
 
   // Esc cancels a sweep; no progress after that; the A/B Run button still works afterwards
-  await page.fill('#sweep-cpus', '1024');
+  await page.fill('#sweep-cpus', '4096'); // a point long enough (~1 s a side) to cancel mid-run
   await page.fill('#sweep-seconds', '5');
   await page.click('#sweep-run');
+  await page.waitForSelector('#sweep[data-state="running"]', { timeout: 10000 });
   await page.waitForFunction(() => document.getElementById('sweep-progress').value > 0, null, { timeout: 30000 });
   await page.keyboard.press('Escape');
   await page.waitForSelector('#sweep[data-state="cancelled"]', { timeout: 5000 });
@@ -334,7 +335,7 @@ test('scaling sweep: 64,128 CPUs, chart and table, light and dark', async () => 
   await page.waitForTimeout(400);
   assert.equal(await page.evaluate(() => document.getElementById('sweep-progress').value), v, 'no sweep progress after cancel');
   assert.equal(await page.getAttribute('#sweep-table tbody tr', 'data-state'), 'halted');
-  assert.equal((await page.textContent('#sweep-table tbody tr')).trim(), '1024cancelled');
+  assert.equal((await page.textContent('#sweep-table tbody tr')).trim(), '4096cancelled');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -1,5 +1,7 @@
 // Benchmark (not a test) of the Trunk-built page (dist/) in headless Chromium: how long from clicking
-// Run to the first chart point (the issue's target: within 1 s), and to the run's end.
+// Run to the first chart point (the issue's target: within 1 s), and to the run's end; then the
+// engine alone in the page's worker (one side, the reference scenarios of `schedplay bench` and
+// scripts/bench-wasm.mjs), so native, Node and Chromium speeds stand side by side.
 // Usage: BASE_URL=http://127.0.0.1:8765/ node scripts/bench-page.mjs
 // Env: BENCH_RUNS (runs per scenario, default 5), CHROMIUM (default /usr/bin/chromium).
 // Every run is a fresh page (a user's first Run: wasm not yet tiered up); times are taken inside the
@@ -59,8 +61,38 @@ async function once(query) {
   }
 }
 
+// The reference scenarios, as in scripts/bench-wasm.mjs (one side, ENGINE_SECONDS simulated).
+const ENGINE_SECONDS = Number(process.env.BENCH_SECONDS ?? 0.3);
+const base = { v: 1, hz: 1000, seconds: ENGINE_SECONDS, seed: 1, a: [], b: [] };
+const ENGINE_SCENARIOS = [
+  ['gnr-2s-snc3/oltp', { ...base, machine: { preset: 'gnr-2s-snc3' }, workload: { name: 'oltp' } }],
+  ['milan-2s/oltp+cache-aware', { ...base, machine: { preset: 'milan-2s' }, workload: { name: 'oltp' }, a: ['cache-aware'] }],
+  ['custom-4096/spin', { ...base, machine: { preset: 'custom', sockets: 8, cores_per_socket: 256, nodes_per_socket: 2 }, workload: { name: 'spin' } }],
+];
+
+/** One side of `experiment` in a fresh engine worker of the page: {wall (s), events, cpus}. */
+async function engineOnce(experiment) {
+  const page = await browser.newPage();
+  try {
+    await page.goto(BASE_URL);
+    return await page.evaluate((exp) => new Promise((resolve, reject) => {
+      const w = new Worker('www/engine-worker.js');
+      let t0 = 0;
+      w.onerror = (e) => reject(new Error(e.message));
+      w.onmessage = ({ data: m }) => {
+        if (m.type === 'ready') { t0 = performance.now(); w.postMessage({ type: 'run', id: 1, experiment: exp, side: 'a' }); }
+        if (m.type === 'done') { w.terminate(); resolve({ wall: (performance.now() - t0) / 1000, events: m.report.events, cpus: m.report.machine.cpus }); }
+        if (m.type === 'error' || m.type === 'fatal') { w.terminate(); reject(new Error(m.message)); }
+      };
+    }), experiment);
+  } finally {
+    await page.context().close();
+  }
+}
+
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const results = SCENARIOS.map(() => []);
+const engineRows = [];
 try {
   // Interleaved rather than one scenario after the other, so that load drifting on the machine
   // (another build, thermal) spreads over all scenarios.
@@ -70,6 +102,12 @@ try {
       results[k].push(r);
       console.error(`run ${i + 1}/${RUNS} ${label}: first point ${r.firstMs.toFixed(0)} ms, done ${r.doneMs.toFixed(0)} ms`);
     }
+  }
+  for (const [name, exp] of ENGINE_SCENARIOS) {
+    const rs = [];
+    for (let i = 0; i < 3; i++) rs.push(await engineOnce(exp));
+    const r = rs.sort((x, y) => x.wall - y.wall)[1]; // median of 3
+    engineRows.push({ name, ...r });
   }
 } finally {
   await browser.close();
@@ -84,4 +122,9 @@ for (const [k, [label]] of SCENARIOS.entries()) {
   // A and B both simulate `seconds`; wall time is Run to done, so it includes everything the page does
   const rate = median(rs.map((r) => (2 * r.seconds) / (r.doneMs / 1000)));
   console.log(`${label.padEnd(18)} ${String(rs[0].cpus).padStart(5)} ${String(rs[0].seconds).padStart(6)}  ${range.padEnd(33)} ${median(rs.map((r) => r.doneMs)).toFixed(0).padStart(8)} ${rate.toFixed(3).padStart(13)}`);
+}
+console.log(`engine alone in the page's worker (one side, ${ENGINE_SECONDS} simulated s, median of 3; includes the Sim's setup)`);
+console.log(`${'scenario'.padEnd(28)} ${'CPUs'.padStart(5)} ${'sim s/wall s'.padStart(13)} ${'events/s'.padStart(13)}`);
+for (const r of engineRows) {
+  console.log(`${r.name.padEnd(28)} ${String(r.cpus).padStart(5)} ${(ENGINE_SECONDS / r.wall).toFixed(3).padStart(13)} ${Math.round(r.events / r.wall).toString().padStart(13)}`);
 }

@@ -286,6 +286,7 @@ async function startSweep() {
   }
   engine.cancelJob(engine.job, engine.job?.kind === 'sweep' ? 'restart' : 'replaced');
   setSweepError('');
+  $('sweep-progress').value = 0; // not the previous sweep's
   setSweepState('preparing', 'resizing the experiment…');
   await flushSync();
   if (token !== sweepToken) return;
