@@ -157,6 +157,16 @@ impl Cpu {
     }
 }
 
+/// What kernel_exit decided.
+enum Exit {
+    /// The CPU left the kernel (to user space or idle).
+    Left,
+    /// State changed (a switch, a script step): look at the job queue again.
+    Again,
+    /// This job runs next (the queue is empty, so it is what a queued job would be).
+    Run(Job),
+}
+
 #[derive(Clone, Copy, Debug)]
 enum Ev {
     Tick(u32, u32),
@@ -538,22 +548,21 @@ impl Engine {
 
     fn run_cpu_inner(&mut self, c: usize) {
         loop {
-            match self.cpus[c].jobs.pop_front() {
-                Some(job) => {
-                    if let Some(job) = self.step(c, job) {
-                        self.cpus[c].jobs.push_front(job);
-                    }
-                    if std::mem::take(&mut self.cpus[c].waiting) {
-                        let t = self.cpus[c].cursor;
-                        self.continue_at(c, t);
-                        return;
-                    }
-                }
-                None => {
-                    if self.kernel_exit(c) {
-                        return;
-                    }
-                }
+            let job = match self.cpus[c].jobs.pop_front() {
+                Some(job) => job,
+                None => match self.kernel_exit(c) {
+                    Exit::Left => return,
+                    Exit::Again => continue,
+                    Exit::Run(job) => job,
+                },
+            };
+            if let Some(job) = self.step(c, job) {
+                self.cpus[c].jobs.push_front(job);
+            }
+            if std::mem::take(&mut self.cpus[c].waiting) {
+                let t = self.cpus[c].cursor;
+                self.continue_at(c, t);
+                return;
             }
         }
     }
@@ -600,8 +609,8 @@ impl Engine {
         None
     }
 
-    /// All kernel work is done: resume the task, switch, or go idle. True when the CPU left the kernel.
-    fn kernel_exit(&mut self, c: usize) -> bool {
+    /// All kernel work is done: resume the task, switch, or go idle.
+    fn kernel_exit(&mut self, c: usize) -> Exit {
         let now = self.cpus[c].cursor.max(self.now);
         if let Some(t) = self.cpus[c].curr {
             if !self.cpus[c].need_resched || self.cpus[c].rq.is_empty() {
@@ -610,10 +619,10 @@ impl Engine {
                     // Back from a sleep with no burst pending: its next step runs here, in the
                     // kernel exit path, instead of through a zero-length burst.
                     self.advance_script(c, t, now);
-                    return false;
+                    return Exit::Again;
                 }
                 self.resume_user(c, t);
-                return true;
+                return Exit::Left;
             }
             // Preempted: back into the queue.
             self.put_prev(c, t);
@@ -623,15 +632,13 @@ impl Engine {
             self.set_curr(c, next);
             // the switch is the next work of this CPU (a job queued at the front would run now)
             self.kcharge(c, Sym::Schedule, SWITCH_NS);
-            return false;
+            return Exit::Again;
         }
         // Nothing to run.
         let cpu = &mut self.cpus[c];
         if !cpu.idle_entered && !cpu.newidle_done {
             cpu.newidle_done = true;
-            let w = NewidleWalk::new(self, c);
-            self.cpus[c].jobs.push_back(Job::Newidle(w));
-            return false;
+            return Exit::Run(Job::Newidle(NewidleWalk::new(self, c)));
         }
         if !cpu.idle_entered {
             cpu.idle_entered = true;
@@ -640,14 +647,13 @@ impl Engine {
             // cpuidle governor: stop the tick only when the predicted idle is longer than a tick.
             if self.cpus[c].pred_idle >= self.tick_ns && !self.cpus[c].tick_stopped {
                 self.cpus[c].tick_stopped = true;
-                self.cpus[c].jobs.push_back(Job::NohzEnter(0));
-                return false;
+                return Exit::Run(Job::NohzEnter(0));
             }
         }
         let cpu = &mut self.cpus[c];
         cpu.mode = Mode::Idle;
         cpu.since = now;
-        true
+        Exit::Left
     }
 
     fn resume_user(&mut self, c: usize, t: TaskId) {

@@ -48,16 +48,26 @@ impl Engine {
             };
         // The waker is in the kernel for the wakeup; the enqueue happens inside that work.
         let was_kernel = self.cpus[waker_cpu].mode == Mode::Kernel;
+        if was_kernel {
+            // behind the kernel work the waker is already doing
+            let jobs = &mut self.cpus[waker_cpu].jobs;
+            if sis_ns > 0 {
+                jobs.push_back(Job::Compute(Sym::SelectIdleSibling, sis_ns));
+            }
+            jobs.push_back(Job::Compute(Sym::TryToWakeUp, ttwu_ns));
+            self.enqueue(target, t, waker_cpu);
+            return;
+        }
         self.enter_kernel(waker_cpu);
-        let jobs = &mut self.cpus[waker_cpu].jobs;
-        if sis_ns > 0 {
-            jobs.push_back(Job::Compute(Sym::SelectIdleSibling, sis_ns));
-        }
-        jobs.push_back(Job::Compute(Sym::TryToWakeUp, ttwu_ns));
+        // The enqueue is done at the waker's entry time (update_curr accounting may touch a shared
+        // line from here); the wakeup's cost then comes first in the waker's kernel work, as jobs
+        // queued before anything the enqueue queues would.
         self.enqueue(target, t, waker_cpu);
-        if !was_kernel {
-            self.run_cpu(waker_cpu);
+        if sis_ns > 0 {
+            self.kcharge(waker_cpu, Sym::SelectIdleSibling, sis_ns);
         }
+        self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
+        self.run_cpu(waker_cpu);
     }
 
     /// record_wakee(): flips decay by half once a second.
