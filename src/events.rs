@@ -28,12 +28,13 @@ fn slot1(w: u64) -> usize {
     w as usize & (N1 - 1)
 }
 
-/// An emptied slot keeps its buffer for the next events unless it is large: 512 slots each keeping
-/// the buffer of a burst of simultaneous ticks (4096 at 4096 CPUs without skew_tick) would hold
-/// ~50 MB.
-fn recycle<T>(v: Vec<T>) -> Vec<T> {
+/// An emptied slot keeps its buffer for the next events unless it is larger than `max`: every slot
+/// keeping the buffer of a burst of simultaneous ticks (4096 at 4096 CPUs without skew_tick) would
+/// hold ~50 MB. Level-1 slots keep up to 256 (a window holds ~130 events at 512 CPUs), level-0
+/// slots and the radix heap's buckets up to 64.
+fn recycle<T>(v: Vec<T>, max: usize) -> Vec<T> {
     debug_assert!(v.is_empty());
-    if v.capacity() > 64 { Vec::new() } else { v }
+    if v.capacity() > max { Vec::new() } else { v }
 }
 
 /// Bitmap of non-empty slots, searched for the first set bit at or after a position.
@@ -208,7 +209,7 @@ impl<E> EventQueue<E> {
             for (t, ev) in moved.drain(..) {
                 self.put_l0(t, ev);
             }
-            self.l1[s] = recycle(moved);
+            self.l1[s] = recycle(moved, 256);
         }
         let horizon = (w + N1 as u64) << WINDOW_BITS;
         while self.far.peek_time().is_some_and(|t| t < horizon) {
@@ -230,14 +231,20 @@ impl<E> EventQueue<E> {
         self.cur_slot = s;
         self.l0_bits.clear(s);
         self.l0_min[s] = u64::MAX;
-        std::mem::swap(&mut self.ready, &mut self.l0[s]);
-        self.l0[s] = recycle(std::mem::take(&mut self.l0[s]));
-        // Next event last; equal times keep insertion order (stable sort of the reversed list).
-        // Most slots hold one event: nothing to sort.
-        if self.ready.len() > 1 {
-            self.ready.reverse();
-            self.ready.sort_by_key(|e| std::cmp::Reverse(e.0));
+        if self.l0[s].len() > 1 {
+            self.make_ready_sorted(s);
+        } else if let Some(e) = self.l0[s].pop() {
+            self.ready.push(e); // most slots hold one event: nothing to sort
         }
+    }
+
+    #[inline(never)]
+    fn make_ready_sorted(&mut self, s: usize) {
+        // Next event last; equal times keep insertion order (stable sort of the reversed list).
+        let slot = &mut self.l0[s];
+        self.ready.extend(slot.drain(..).rev());
+        self.ready.sort_by_key(|e| std::cmp::Reverse(e.0));
+        self.l0[s] = recycle(std::mem::take(&mut self.l0[s]), 64);
     }
 
     fn put_l0(&mut self, t: u64, ev: E) {
@@ -321,7 +328,7 @@ impl<E> RadixHeap<E> {
             for (time, ev) in moved.drain(..) {
                 self.push(time, ev);
             }
-            self.buckets[b] = recycle(moved);
+            self.buckets[b] = recycle(moved, 64);
         }
         self.at_last.pop_front()
     }
