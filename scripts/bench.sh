@@ -38,12 +38,4 @@ if [ ! -f dist/index.html ] || [ -n "$(find src www index.html Trunk.toml Cargo.
 fi
 echo "== page wasm: $(stat -c %s dist/worker_bg.wasm) bytes, $(gzip -9 -c dist/worker_bg.wasm | wc -c) gzipped"
 echo "== page: Run -> first chart point and -> done, headless Chromium"
-PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-LOG="${TMPDIR:-/tmp}/schedplay-http-$PORT.log"
-python3 -m http.server "$PORT" --bind 127.0.0.1 --directory dist >"$LOG" 2>&1 &
-HTTP_PID=$!
-trap 'kill "$HTTP_PID" 2>/dev/null || true' EXIT
-for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/" >/dev/null && break; sleep 0.2; done
-# never measure someone else's server (e.g. the port got taken meanwhile)
-kill -0 "$HTTP_PID" 2>/dev/null || { echo "static server on port $PORT did not start: $(cat "$LOG")" >&2; exit 1; }
-BASE_URL="http://127.0.0.1:$PORT/" node scripts/bench-page.mjs
+bash scripts/with-dist-server.sh node scripts/bench-page.mjs

@@ -37,20 +37,7 @@ step wasm-node env WASM_BINDGEN_TEST_ONLY_NODE=1 cargo test --locked --target wa
 step wasm-chromium env WASM_BINDGEN_TEST_ONLY_WEB=1 cargo test --locked --target wasm32-unknown-unknown
 
 if step trunk-build trunk build --release; then
-  PORT="${E2E_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
-  LOG="${TMPDIR:-/tmp}/schedplay-http-$PORT.log"
-  python3 -m http.server "$PORT" --bind 127.0.0.1 --directory dist >"$LOG" 2>&1 &
-  HTTP_PID=$!
-  trap 'kill "$HTTP_PID" 2>/dev/null || true' EXIT
-  for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/" >/dev/null && break; sleep 0.2; done
-  # fail if our server died (e.g. port taken) instead of testing someone else's server
-  if kill -0 "$HTTP_PID" 2>/dev/null; then
-    step e2e env BASE_URL="http://127.0.0.1:$PORT/" node e2e/e2e.mjs
-  else
-    echo "[test] static server on port $PORT did not start: $(cat "$LOG")" >&2
-    FAILED=$((FAILED + 1)); FAILED_STEPS+=("e2e")
-  fi
-  kill "$HTTP_PID" 2>/dev/null || true
+  step e2e bash scripts/with-dist-server.sh node e2e/e2e.mjs
 else
   echo "[test] e2e skipped: no dist/" >&2
   FAILED=$((FAILED + 1)); FAILED_STEPS+=("e2e")
