@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Everything from a fresh clone: setup, native tests, wasm tests (Node.js, headless Chromium),
+# Everything from a fresh clone: setup, lints (rustfmt, clippy), native tests, wasm tests (Node.js, headless Chromium),
 # Trunk release build, Playwright e2e against dist/ served on a free loopback port.
 # Runs every step even after a failure and ends with `N passed, N failed` (one count per step).
 set -uo pipefail
@@ -28,6 +28,10 @@ finish() {
 
 if ! step setup bash scripts/setup.sh; then finish; fi
 
+# lints: formatting and clippy (native and wasm32 code) with no warnings
+step fmt cargo fmt --check
+step clippy cargo clippy --locked --all-targets -- -D warnings
+step clippy-wasm cargo clippy --locked --target wasm32-unknown-unknown --all-targets -- -D warnings
 step native-tests cargo test --locked --release
 # long-run invariants over 10^8 simulated events (release only)
 step long-run cargo test --locked --release --test long_run -- --ignored --nocapture

@@ -169,7 +169,7 @@ impl SchedDomains {
         let intern = |spans: &mut Interner, s: CpuSet| spans.intern(s);
         let mut raw: Vec<Vec<u32>> = vec![Vec::with_capacity(levels.len()); n];
         let mut node_level_cache: HashMap<(usize, usize), u32> = HashMap::new();
-        for cpu in 0..n {
+        for (cpu, row) in raw.iter_mut().enumerate() {
             let info = topo.cpus[cpu];
             for (li, lv) in levels.iter().enumerate() {
                 let id = match (lv.name, lv.numa_distance) {
@@ -194,7 +194,7 @@ impl SchedDomains {
                     _ => unreachable!("every level is SMT, MC, PKG or NUMA"),
                 };
                 // A child not contained in its parent extends the parent (build_sched_domain).
-                let id = match raw[cpu].last() {
+                let id = match row.last() {
                     Some(&child)
                         if !spans.0[child as usize].is_subset_of(&spans.0[id as usize]) =>
                     {
@@ -204,7 +204,7 @@ impl SchedDomains {
                     }
                     _ => id,
                 };
-                raw[cpu].push(id);
+                row.push(id);
             }
         }
 

@@ -525,10 +525,12 @@ mod tests {
 
     #[test]
     fn validation_lists_every_bad_field() {
-        let mut e = Experiment::default();
-        e.hz = 123;
-        e.seconds = 1e9;
-        e.a = vec!["nope".into()];
+        let mut e = Experiment {
+            hz: 123,
+            seconds: 1e9,
+            a: vec!["nope".into()],
+            ..Default::default()
+        };
         e.machine.overrides.cores_per_socket = Some(100_000);
         let err = e.validate().unwrap_err();
         let fields: Vec<&str> = err.0.iter().map(|e| e.field.as_str()).collect();

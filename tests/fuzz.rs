@@ -636,7 +636,8 @@ fn rand_link(rng: &mut SimRng) -> String {
             };
             for i in 0..n {
                 if i > 0 {
-                    s.push_str(*pick(rng, &["&", "&", "&", "&&", "=", "&=&"]));
+                    let sep = *pick(rng, &["&", "&", "&", "&&", "=", "&=&"]);
+                    s.push_str(sep);
                 }
                 s.push_str(&rand_key(rng));
                 if rng.below(8) != 0 {
@@ -1092,8 +1093,10 @@ fn check_json_with(s: &str, simulate: bool) -> Option<Finding> {
             let v = e.validate();
             // Building a valid large machine costs ~10 ms: construct every invalid scenario,
             // every small valid one, and one in 16 of the others (by input hash; all on replay).
-            let construct =
-                v.is_err() || simulate || cpus_of(&e).is_some_and(|c| c <= 128) || fnv(s) % 16 == 0;
+            let construct = v.is_err()
+                || simulate
+                || cpus_of(&e).is_some_and(|c| c <= 128)
+                || fnv(s).is_multiple_of(16);
             if !construct {
                 return (v, Ok(()), Ok(()));
             }
@@ -1108,10 +1111,10 @@ fn check_json_with(s: &str, simulate: bool) -> Option<Finding> {
             );
         }
         for (side, r) in [("A", &ra), ("B", &rb)] {
-            if let Err(Invalid(errs)) = r {
-                if errs.is_empty() {
-                    return finding(format!("Run::new({side}) Err with no field errors"), "");
-                }
+            if let Err(Invalid(errs)) = r
+                && errs.is_empty()
+            {
+                return finding(format!("Run::new({side}) Err with no field errors"), "");
             }
         }
         match &v {
