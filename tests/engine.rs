@@ -109,6 +109,70 @@ fn prefix_cmpxchg_on_every_serialize_visit_and_only_when_due_with_skip_not_due()
     assert!(c(&b, "sd_serialize_level_visits_due") * 10 < c(&b, "sd_serialize_level_visits"));
 }
 
+/// Counters of the `sched_balance_running` cmpxchg on a 64-CPU, 4-node machine for 0.3 s.
+fn sbr_counts(workload: &str, patches: &[&str]) -> (u64, u64) {
+    let mut e = exp("custom", workload, 0.3);
+    custom(&mut e, 2, 16, 2);
+    e.a = patches.iter().map(|s| s.to_string()).collect();
+    let r = run(&e, Side::A).unwrap();
+    let due = r.counters["sd_serialize_level_visits_due"];
+    (r.counters["sched_balance_running_cmpxchg"], due)
+}
+
+/// Every due visit of an SD_SERIALIZE level tries the flag with `skip-not-due`; after
+/// should_we_balance (`serialize-after-swb`) only the CPU chosen to balance does, a small fraction.
+#[test]
+fn serialize_after_swb_tries_the_flag_only_after_should_we_balance() {
+    let (cmpxchg, due) = sbr_counts("schbench", &["skip-not-due"]);
+    assert!(due > 100, "the scenario must reach due NUMA levels: {due}");
+    // equal but for the CPUs still queued on the line when the run ends (at most one per CPU)
+    assert!(cmpxchg <= due && due - cmpxchg <= 64, "{cmpxchg} vs {due}");
+    let (cmpxchg, due) = sbr_counts("schbench", &["serialize-after-swb"]);
+    assert!(due > 100 && cmpxchg * 5 < due, "{cmpxchg} vs {due} due visits");
+}
+
+/// Newidle balancing never touches the flag unless `serialize-newidle` makes it.
+#[test]
+fn serialize_newidle_makes_newidle_balancing_take_the_flag() {
+    let (cmpxchg, due) = sbr_counts("hackbench", &["skip-not-due"]);
+    assert!(cmpxchg <= due, "periodic balancing only: {cmpxchg} vs {due}");
+    let (cmpxchg, due) = sbr_counts("hackbench", &["skip-not-due", "serialize-newidle"]);
+    assert!(cmpxchg > due + 500, "newidle adds tries: {cmpxchg} vs {due}");
+}
+
+/// The `cas-*` toggles change code inside cache-aware scheduling only: without `cache-aware` the
+/// report is the baseline's, field for field, but for the patch list and the hash.
+#[test]
+fn cas_toggles_without_cache_aware_change_nothing() {
+    let mut e = exp("custom", "hackbench", 0.05);
+    custom(&mut e, 2, 8, 2);
+    e.workload.knobs.insert("mode".into(), "thread".into());
+    let comparable = |patches: &[&str]| {
+        let mut e = e.clone();
+        e.a = patches.iter().map(|s| s.to_string()).collect();
+        let mut v = serde_json::to_value(run(&e, Side::A).unwrap()).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("patches");
+        o.remove("report_hash");
+        v
+    };
+    let base = comparable(&[]);
+    for p in [
+        "cas-skip-many-threads",
+        "cas-nr-running-avg-own-line",
+        "cas-write-if-changed",
+    ] {
+        assert!(base == comparable(&[p]), "{p} changed the report");
+    }
+    let all = [
+        "cas-skip-many-threads",
+        "cas-nr-running-avg-own-line",
+        "cas-write-if-changed",
+    ];
+    assert!(base == comparable(&all));
+    assert!(base != comparable(&["cache-aware"]), "cache-aware must show");
+}
+
 #[test]
 fn seed_000_sched_balance_running_contention_and_its_fix() {
     let mut e = exp("gnr-2s-96c-snc3", "oltp", 0.2);
