@@ -128,16 +128,25 @@ fn serialize_after_swb_tries_the_flag_only_after_should_we_balance() {
     // equal but for the CPUs still queued on the line when the run ends (at most one per CPU)
     assert!(cmpxchg <= due && due - cmpxchg <= 64, "{cmpxchg} vs {due}");
     let (cmpxchg, due) = sbr_counts("schbench", &["serialize-after-swb"]);
-    assert!(due > 100 && cmpxchg * 5 < due, "{cmpxchg} vs {due} due visits");
+    assert!(
+        due > 100 && cmpxchg * 5 < due,
+        "{cmpxchg} vs {due} due visits"
+    );
 }
 
 /// Newidle balancing never touches the flag unless `serialize-newidle` makes it.
 #[test]
 fn serialize_newidle_makes_newidle_balancing_take_the_flag() {
     let (cmpxchg, due) = sbr_counts("hackbench", &["skip-not-due"]);
-    assert!(cmpxchg <= due, "periodic balancing only: {cmpxchg} vs {due}");
+    assert!(
+        cmpxchg <= due,
+        "periodic balancing only: {cmpxchg} vs {due}"
+    );
     let (cmpxchg, due) = sbr_counts("hackbench", &["skip-not-due", "serialize-newidle"]);
-    assert!(cmpxchg > due + 500, "newidle adds tries: {cmpxchg} vs {due}");
+    assert!(
+        cmpxchg > due + 500,
+        "newidle adds tries: {cmpxchg} vs {due}"
+    );
 }
 
 /// The `cas-*` toggles change code inside cache-aware scheduling only: without `cache-aware` the
@@ -170,7 +179,10 @@ fn cas_toggles_without_cache_aware_change_nothing() {
         "cas-write-if-changed",
     ];
     assert!(base == comparable(&all));
-    assert!(base != comparable(&["cache-aware"]), "cache-aware must show");
+    assert!(
+        base != comparable(&["cache-aware"]),
+        "cache-aware must show"
+    );
 }
 
 #[test]
