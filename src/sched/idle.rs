@@ -1,0 +1,52 @@
+//! Idle entry and exit (kernel/sched/core.c, fair.c, idle.c): newidle balancing before going idle,
+//! the idle stamp, `avg_idle` (update_rq_avg_idle) and the cpuidle governor's prediction
+//! `pred_idle`, and the per-LLC idle-core hint (has_idle_cores).
+
+use super::*;
+
+impl Engine {
+    /// The CPU has nothing to run (from `kernel_exit`): first sched_balance_newidle(), then, once,
+    /// the idle entry, where the cpuidle governor may stop the tick. Returns the job to run before
+    /// the CPU goes idle, if any.
+    pub(super) fn idle_enter(&mut self, c: usize, now: u64) -> Option<Job> {
+        let cpu = &mut self.cpus[c];
+        if !cpu.idle_entered && !cpu.newidle_done {
+            cpu.newidle_done = true;
+            return Some(Job::Newidle(NewidleWalk::new(self, c)));
+        }
+        if !cpu.idle_entered {
+            cpu.idle_entered = true;
+            cpu.idle_stamp = now;
+            self.idle_core_update(c);
+            return self.tick_nohz_idle_stop_tick(c);
+        }
+        None
+    }
+
+    /// A task starts running on `c` (from `set_curr`): if the CPU was idle, the idle period feeds
+    /// `avg_idle` and `pred_idle`, and a stopped tick restarts.
+    pub(super) fn idle_exit(&mut self, c: usize, now: u64) {
+        let cpu = &mut self.cpus[c];
+        if cpu.idle_entered {
+            cpu.idle_entered = false;
+            // update_rq_avg_idle(): average, then clamp to twice the max idle balance cost
+            let delta = now - cpu.idle_stamp;
+            let avg = ((cpu.avg_idle as i64) + (delta as i64 - cpu.avg_idle as i64) / 8) as u64;
+            cpu.avg_idle = avg.min(2 * cpu.max_idle_balance_cost);
+            // the cpuidle governor's own prediction: recent idle durations, not clamped
+            cpu.pred_idle =
+                ((cpu.pred_idle as i64) + (delta as i64 - cpu.pred_idle as i64) / 8) as u64;
+            self.tick_nohz_idle_restart_tick(c, now);
+        }
+        self.cpus[c].newidle_done = false;
+    }
+
+    /// set_idle_cores(): a CPU whose SMT siblings are all idle marks its LLC as having an idle core.
+    fn idle_core_update(&mut self, c: usize) {
+        let all_idle = self.topo.smt_siblings(c).all(|s| self.cpus[s].is_idle());
+        if all_idle {
+            let llc = self.topo.cpus[c].llc as usize;
+            self.llc_has_idle_cores[llc] = true;
+        }
+    }
+}
