@@ -3,6 +3,7 @@
 //! variant puts it) → should_we_balance → sched_balance_rq; newidle balancing; the NOHZ
 //! idle-load-balancer.
 
+use super::nohz::NOHZ_NEXT_BALANCE;
 use super::*;
 use crate::domains::{
     SD_BALANCE_NEWIDLE, SD_NUMA, SD_PREFER_SIBLING, SD_SERIALIZE, SD_SHARE_CPUCAPACITY,
@@ -71,10 +72,21 @@ pub(crate) struct IlbState {
     pub walk: Option<Walk>,
 }
 
+/// What a newidle walk does next at its current level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NewidlePhase {
+    /// The loop head: stop (pulled, gated, out of budget, no levels left) or balance this level.
+    Level,
+    /// serialize-newidle: take `sched_balance_running`, then balance this level.
+    Cmpxchg,
+    /// Release `sched_balance_running` if held, then update_newidle_cost() and go to the next level.
+    UpdateCost,
+}
+
 /// sched_balance_newidle() in progress.
 pub(crate) struct NewidleWalk {
     level: u8,
-    phase: u8,
+    phase: NewidlePhase,
     curr_cost: u64,
     started: u64,
     next_balance: u64,
@@ -83,10 +95,10 @@ pub(crate) struct NewidleWalk {
 }
 
 impl NewidleWalk {
-    pub fn new(e: &Engine, _c: usize) -> NewidleWalk {
+    pub fn new(e: &Engine) -> NewidleWalk {
         NewidleWalk {
             level: 0,
-            phase: 0,
+            phase: NewidlePhase::Level,
             curr_cost: 0,
             started: 0,
             next_balance: e.jiffies() + e.hz as u64,
@@ -96,14 +108,27 @@ impl NewidleWalk {
     }
 }
 
+/// The kernel's `enum group_type` (kernel/sched/fair.c), in its order (a higher type is busier):
+/// only the types this model classifies groups into (group_misfit_task, group_smt_balance,
+/// group_asym_packing and group_imbalanced, between fully busy and overloaded, are not modelled).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+enum GroupType {
+    /// group_has_spare: the group has idle CPUs and spare capacity.
+    #[default]
+    HasSpare,
+    /// group_fully_busy: no idle CPU, but no more tasks than CPUs.
+    FullyBusy,
+    /// group_overloaded: more tasks than CPUs.
+    Overloaded,
+}
+
 /// Per-group statistics of update_sg_lb_stats().
 #[derive(Clone, Copy, Default)]
 struct GroupStats {
     nr: usize,
     idle: usize,
     weight: usize,
-    /// group_has_spare 0 < group_fully_busy 1 < group_overloaded 2
-    ty: u8,
+    ty: GroupType,
 }
 
 impl Engine {
@@ -359,11 +384,11 @@ impl Engine {
                 sum_util += self.cpus[cpu].util as u64;
             }
             s.ty = if s.nr > s.weight {
-                2
+                GroupType::Overloaded
             } else if s.idle == 0 {
-                1
+                GroupType::FullyBusy
             } else {
-                0
+                GroupType::HasSpare
             };
             gs.push(s);
         }
@@ -410,7 +435,7 @@ impl Engine {
         if self.patches.cache_aware
             && first_above_llc
             && it != IdleType::NewlyIdle
-            && busiest.is_none_or(|(_, b)| b.ty < 2)
+            && busiest.is_none_or(|(_, b)| b.ty < GroupType::Overloaded)
         {
             let span = self.sd.domains[dom_id].cpus.clone();
             if let Some((src, i)) = self.llc_balance_pull(dst, &span) {
@@ -496,8 +521,8 @@ impl Engine {
         if b.nr == 0 || local.ty > b.ty {
             return 0;
         }
-        let mut imb = if b.ty == 2 {
-            if local.ty == 2 {
+        let mut imb = if b.ty == GroupType::Overloaded {
+            if local.ty == GroupType::Overloaded {
                 // both overloaded: migrate_load when busiest avg load exceeds local by imbalance_pct
                 if 100 * b.nr * local.weight <= pct * local.nr * b.weight {
                     return 0;
@@ -514,7 +539,7 @@ impl Engine {
             // sibling_imbalance(): spread tasks in proportion to group weights
             let sib = (b.nr * local.weight).saturating_sub(local.nr * b.weight)
                 / (local.weight + b.weight).max(1);
-            if prefer_sibling && local.ty == 0 && sib > 1 {
+            if prefer_sibling && local.ty == GroupType::HasSpare && sib > 1 {
                 sib / 2
             } else {
                 if it == IdleType::NotIdle || b.nr <= 1 {
@@ -565,7 +590,7 @@ impl Engine {
         loop {
             let level = w.level as usize;
             match w.phase {
-                0 => {
+                NewidlePhase::Level => {
                     let gate = level == 0
                         && (self.nr_overloaded == 0
                             || self.cpus[c].avg_idle
@@ -593,7 +618,7 @@ impl Engine {
                     if self.cpus[c].avg_idle
                         < w.curr_cost + self.cpus[c].doms[level].max_newidle_lb_cost
                     {
-                        w.phase = 3; // break
+                        // break: the next loop head finds no level left
                         w.level = nlev as u8;
                         continue;
                     }
@@ -605,13 +630,13 @@ impl Engine {
                     self.metrics.count(Counter::NewidleBalances);
                     self.kcharge(c, Sym::SchedBalanceNewidle, SBD_LEVEL_NS);
                     if self.patches.serialize_newidle && self.dom(c, level).has(SD_SERIALIZE) {
-                        w.phase = 1;
+                        w.phase = NewidlePhase::Cmpxchg;
                     } else {
                         w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
-                        w.phase = 2;
+                        w.phase = NewidlePhase::UpdateCost;
                     }
                 }
-                1 => {
+                NewidlePhase::Cmpxchg => {
                     if self.must_wait(c) {
                         return Some(w);
                     }
@@ -619,9 +644,9 @@ impl Engine {
                         w.held = true;
                         w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
                     }
-                    w.phase = 2;
+                    w.phase = NewidlePhase::UpdateCost;
                 }
-                2 => {
+                NewidlePhase::UpdateCost => {
                     if w.held {
                         if self.must_wait(c) {
                             return Some(w);
@@ -640,10 +665,7 @@ impl Engine {
                     }
                     w.curr_cost += cost;
                     w.level += 1;
-                    w.phase = 0;
-                }
-                _ => {
-                    w.phase = 0;
+                    w.phase = NewidlePhase::Level;
                 }
             }
         }
@@ -653,7 +675,13 @@ impl Engine {
 
     /// nohz_balancer_kick() from a busy CPU's tick: read nohz state; kick the first tickless idle CPU.
     pub(super) fn nohz_balancer_kick(&mut self, c: usize) {
-        self.kaccess(c, self.line_nohz, Op::Load, 2, Sym::SchedTick);
+        self.kaccess(
+            c,
+            self.line_nohz,
+            Op::Load,
+            NOHZ_NEXT_BALANCE,
+            Sym::SchedTick,
+        );
         if self.jiffies() < self.nohz_next_balance || self.cpus[c].nr_running() < 2 {
             return;
         }

@@ -12,7 +12,7 @@ impl Engine {
         let cpu = &mut self.cpus[c];
         if !cpu.idle_entered && !cpu.newidle_done {
             cpu.newidle_done = true;
-            return Some(Job::Newidle(NewidleWalk::new(self, c)));
+            return Some(Job::Newidle(NewidleWalk::new(self)));
         }
         if !cpu.idle_entered {
             cpu.idle_entered = true;

@@ -35,6 +35,7 @@ use crate::topology::Topology;
 use crate::workload::{TaskId, Workload};
 use balance::{IlbState, NewidleWalk, Walk};
 use cache_aware::{CacheAware, CasJob};
+use nohz::NohzStep;
 use std::collections::VecDeque;
 
 /// Kernel defaults and cost assumptions (sources in docs/MODEL.md).
@@ -125,8 +126,8 @@ pub(crate) enum Job {
     Balance(Walk),
     Ilb(Box<IlbState>),
     Newidle(NewidleWalk),
-    NohzEnter(u8),
-    NohzExit(u8),
+    NohzEnter(NohzStep),
+    NohzExit(NohzStep),
     CacheAware(CasJob),
 }
 
@@ -440,7 +441,7 @@ impl Engine {
             }
             Ev::Sample => {
                 self.flush_accounting();
-                self.metrics.sample(self.now, &self.lines);
+                self.metrics.sample(self.now);
                 self.q.push(self.now + self.metrics.sample_ns, Ev::Sample);
             }
         }

@@ -5,6 +5,20 @@
 use super::*;
 use crate::coherence::Op;
 
+/// Field indexes of the `nohz` line (the global `struct nohz` of fair.c), as `Engine::new` lays it out.
+const NOHZ_IDLE_CPUS_MASK: usize = 0;
+const NOHZ_NR_CPUS: usize = 1;
+pub(super) const NOHZ_NEXT_BALANCE: usize = 2;
+
+/// The steps of nohz_balance_enter_idle / nohz_balance_exit_idle, one atomic each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NohzStep {
+    /// cpumask_set_cpu / cpumask_clear_cpu on nohz.idle_cpus_mask.
+    UpdateMask,
+    /// atomic_inc / atomic_dec of nohz.nr_cpus.
+    UpdateNrCpus,
+}
+
 impl Engine {
     /// tick_nohz_idle_stop_tick() at idle entry: the cpuidle governor stops the tick only when the
     /// predicted idle is longer than a tick; the CPU then enters the NOHZ idle state (the returned
@@ -12,7 +26,7 @@ impl Engine {
     pub(super) fn tick_nohz_idle_stop_tick(&mut self, c: usize) -> Option<Job> {
         if self.cpus[c].pred_idle >= self.tick_ns && !self.cpus[c].tick_stopped {
             self.cpus[c].tick_stopped = true;
-            return Some(Job::NohzEnter(0));
+            return Some(Job::NohzEnter(NohzStep::UpdateMask));
         }
         None
     }
@@ -29,22 +43,27 @@ impl Engine {
         }
     }
 
-    /// nohz_balance_enter_idle / nohz_balance_exit_idle: cpumask bit and nr_cpus, both atomics.
-    pub(super) fn step_nohz(&mut self, c: usize, k: u8, enter: bool) -> Option<u8> {
+    /// nohz_balance_enter_idle / nohz_balance_exit_idle: the cpumask bit, then nr_cpus, both atomics.
+    pub(super) fn step_nohz(&mut self, c: usize, step: NohzStep, enter: bool) -> Option<NohzStep> {
         if self.must_wait(c) {
-            return Some(k);
+            return Some(step);
         }
         let sym = if enter {
             Sym::NohzBalanceEnter
         } else {
             Sym::NohzBalanceExit
         };
-        self.kaccess(c, self.line_nohz, Op::Atomic, k as usize, sym);
-        if k == 0 {
-            self.nohz_idle[c] = enter;
-            self.cpus[c].in_nohz_mask = enter;
-            return Some(1);
+        match step {
+            NohzStep::UpdateMask => {
+                self.kaccess(c, self.line_nohz, Op::Atomic, NOHZ_IDLE_CPUS_MASK, sym);
+                self.nohz_idle[c] = enter;
+                self.cpus[c].in_nohz_mask = enter;
+                Some(NohzStep::UpdateNrCpus)
+            }
+            NohzStep::UpdateNrCpus => {
+                self.kaccess(c, self.line_nohz, Op::Atomic, NOHZ_NR_CPUS, sym);
+                None
+            }
         }
-        None
     }
 }

@@ -29,7 +29,9 @@ impl Engine {
             self.task_tick_cache(c, mm);
         }
         if self.cpus[c].in_nohz_mask && !idle {
-            self.cpus[c].jobs.push_back(Job::NohzExit(0));
+            self.cpus[c]
+                .jobs
+                .push_back(Job::NohzExit(NohzStep::UpdateMask));
         }
         // sched_balance_trigger()
         if jiffies >= self.cpus[c].next_balance {
