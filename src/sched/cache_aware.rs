@@ -279,6 +279,7 @@ impl Engine {
         let stale = epoch.saturating_sub(m.mm_sched_epoch) > LLC_OLD;
         let single = m.nr_threads <= 1;
         self.cpus[exec]
+            .exec
             .jobs
             .push_back(Job::CacheAware(CasJob::Account {
                 mm,
@@ -292,10 +293,13 @@ impl Engine {
     /// task_tick_cache(), from the tick of a CPU running a task of `mm`.
     pub(super) fn task_tick_cache(&mut self, c: usize, mm: u32) {
         if self.cas.is_some() {
-            self.cpus[c].jobs.push_back(Job::CacheAware(CasJob::Tick {
-                mm,
-                phase: TickPhase::LoadEpoch,
-            }));
+            self.cpus[c]
+                .exec
+                .jobs
+                .push_back(Job::CacheAware(CasJob::Tick {
+                    mm,
+                    phase: TickPhase::LoadEpoch,
+                }));
         }
     }
 
@@ -444,10 +448,13 @@ impl Engine {
             TickPhase::UnlockQueueWork => {
                 // unlock, then the task_work runs on the way back to user space
                 self.kaccess(c, m.line, Op::Store, F_LOCK, Sym::TaskTickCache);
-                self.cpus[c].jobs.push_back(Job::CacheAware(CasJob::Work {
-                    mm,
-                    phase: WorkPhase::Scan,
-                }));
+                self.cpus[c]
+                    .exec
+                    .jobs
+                    .push_back(Job::CacheAware(CasJob::Work {
+                        mm,
+                        phase: WorkPhase::Scan,
+                    }));
                 return None;
             }
             TickPhase::Unlock => {
@@ -504,6 +511,7 @@ impl Engine {
                             m_cpu = i as i32;
                         }
                         if self.cpus[i]
+                            .rq
                             .curr
                             .is_some_and(|t| self.tasks[t as usize].process == mm)
                         {
@@ -558,7 +566,7 @@ impl Engine {
         let cpus = &self.llc_list[llc];
         let util: u64 = cpus
             .iter()
-            .map(|&c| self.cpus[c as usize].util as u64)
+            .map(|&c| self.cpus[c as usize].stats.util as u64)
             .sum::<u64>()
             + extra_util;
         util * 100 < cpus.len() as u64 * 1024 * LLC_AGGR_CAP / self.topo.spec.smt as u64
@@ -584,7 +592,7 @@ impl Engine {
         let util = |l: usize| -> u64 {
             self.llc_list[l]
                 .iter()
-                .map(|&c| self.cpus[c as usize].util as u64)
+                .map(|&c| self.cpus[c as usize].stats.util as u64)
                 .sum()
         };
         if pref == sl as i32 {
@@ -609,6 +617,7 @@ impl Engine {
             }
             if let Some(i) = self.cpus[s]
                 .rq
+                .queued
                 .iter()
                 .position(|&t| self.tasks[t as usize].preferred_llc == dl)
             {

@@ -28,7 +28,7 @@ impl Engine {
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut seen = vec![0u32; self.tasks.len()];
         for (c, cpu) in self.cpus.iter().enumerate() {
-            for &t in cpu.rq.iter().chain(cpu.curr.iter()) {
+            for &t in cpu.rq.queued.iter().chain(cpu.rq.curr.iter()) {
                 seen[t as usize] += 1;
                 if self.tasks[t as usize].cpu as usize != c {
                     return Err(format!(
@@ -37,7 +37,7 @@ impl Engine {
                     ));
                 }
             }
-            if let Some(t) = cpu.curr
+            if let Some(t) = cpu.rq.curr
                 && self.tasks[t as usize].state != TaskState::Running
             {
                 return Err(format!(
@@ -83,10 +83,10 @@ impl Engine {
     /// Time a CPU has charged beyond now (kernel work already costed past the end of the run).
     pub fn overshoot_ns(&self, c: usize) -> u64 {
         let cpu = &self.cpus[c];
-        let end = if cpu.mode == Mode::Kernel {
-            cpu.cursor
+        let end = if cpu.exec.mode == Mode::Kernel {
+            cpu.exec.cursor
         } else {
-            cpu.since
+            cpu.exec.since
         };
         end.saturating_sub(self.now)
     }

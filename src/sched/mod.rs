@@ -5,8 +5,8 @@
 //! - `exec.rs`: CPU modes and the kernel-job executor (`kcharge` / `kaccess`, `must_wait`, `kernel_exit`);
 //! - `rq.rs`: run-queue operations (enqueue, pick_next, set_curr, update_curr, ...);
 //! - `tick.rs`: the tick (sched_tick) and the utilization average;
-//! - `nohz.rs`: NOHZ idle entry and exit;
-//! - `idle.rs`: idle tracking;
+//! - `nohz.rs`: stopping and restarting the tick, nohz_balance_enter_idle / exit_idle;
+//! - `idle.rs`: idle entry and exit (newidle, avg_idle, the cpuidle prediction, idle cores);
 //! - `task.rs`: the workload driver (a task's script steps);
 //! - `balance.rs`, `wakeup.rs`, `cache_aware.rs`: load balancing, wakeup placement, cache-aware
 //!   scheduling;
@@ -33,10 +33,14 @@ use crate::patches::Patches;
 use crate::sim::SimRng;
 use crate::topology::Topology;
 use crate::workload::{TaskId, Workload};
-use balance::{IlbState, NewidleWalk, Walk};
+use balance::{BalanceState, IlbState, NewidleWalk, Walk};
 use cache_aware::{CacheAware, CasJob};
+use exec::{ExecState, Mode};
+use idle::IdleState;
 use nohz::NohzStep;
+use rq::RunQueue;
 use std::collections::VecDeque;
+use tick::{CpuStats, TickState};
 
 /// Kernel defaults and cost assumptions (sources in docs/MODEL.md).
 pub mod consts {
@@ -63,13 +67,6 @@ pub mod consts {
     pub const NR_MIGRATE: usize = 32;
 }
 use consts::*;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    Idle,
-    User,
-    Kernel,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TaskState {
@@ -109,15 +106,6 @@ pub(crate) struct Task {
     pub preferred_llc: i32,
 }
 
-#[derive(Clone, Debug)]
-pub(crate) struct DomainState {
-    last_balance: u64,
-    balance_interval: u32,
-    nr_balance_failed: u32,
-    max_newidle_lb_cost: u64,
-    last_decay: u64,
-}
-
 pub(crate) enum Job {
     Compute(Sym, u64),
     Tick,
@@ -131,57 +119,30 @@ pub(crate) enum Job {
     CacheAware(CasJob),
 }
 
+/// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its
+/// construction, in that mechanism's module).
 pub(crate) struct Cpu {
-    mode: Mode,
-    since: u64,
-    pub curr: Option<TaskId>,
-    pub rq: Vec<TaskId>,
-    need_resched: bool,
-    /// A job is waiting for time to reach the cursor.
-    waiting: bool,
-    burst_gen: u32,
-    cont_gen: u32,
-    jobs: VecDeque<Job>,
-    cursor: u64,
-    picked_at: u64,
-    min_vruntime: u64,
-    // balancing
-    pub next_balance: u64,
-    idle_entered: bool,
-    newidle_done: bool,
-    idle_stamp: u64,
-    pub avg_idle: u64,
-    /// The cpuidle governor's predicted idle duration (EWMA of idle periods), ns.
-    pred_idle: u64,
-    pub max_idle_balance_cost: u64,
-    tick_stopped: bool,
-    tick_gen: u32,
-    in_nohz_mask: bool,
-    tick_offset: u64,
-    /// Utilization estimate, 0..1024 (an integer PELT-like average updated each tick).
-    pub util: u32,
-    busy_since_tick: u64,
-    last_util_update: u64,
-    pub doms: Vec<DomainState>,
+    /// Mode, kernel-job queue and cursor (`exec.rs`).
+    pub(super) exec: ExecState,
+    /// The run queue: running task, queued tasks, min_vruntime (`rq.rs`).
+    pub(super) rq: RunQueue,
+    /// Idle entry/exit, avg_idle, the cpuidle prediction, NOHZ idle membership (`idle.rs`).
+    pub(super) idle: IdleState,
+    /// The periodic tick: offset, generation, stopped (`tick.rs`).
+    pub(super) tick: TickState,
+    /// Busy-time accounting and the utilization average (`tick.rs`).
+    pub(super) stats: CpuStats,
+    /// rq->next_balance and the per-domain balancing state (`balance.rs`).
+    pub(super) balance: BalanceState,
 }
 
 impl Cpu {
     pub fn nr_running(&self) -> usize {
-        self.rq.len() + usize::from(self.curr.is_some())
+        self.rq.queued.len() + usize::from(self.rq.curr.is_some())
     }
     pub fn is_idle(&self) -> bool {
-        self.curr.is_none() && self.rq.is_empty()
+        self.rq.curr.is_none() && self.rq.queued.is_empty()
     }
-}
-
-/// What kernel_exit decided.
-enum Exit {
-    /// The CPU left the kernel (to user space or idle).
-    Left,
-    /// State changed (a switch, a script step): look at the job queue again.
-    Again,
-    /// This job runs next (the queue is empty, so it is what a queued job would be).
-    Run(Job),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -253,50 +214,12 @@ impl Engine {
         );
         let cpus = (0..n)
             .map(|c| Cpu {
-                mode: Mode::Idle,
-                since: 0,
-                curr: None,
-                rq: Vec::new(),
-                need_resched: false,
-                waiting: false,
-                burst_gen: 0,
-                cont_gen: 0,
-                jobs: VecDeque::new(),
-                cursor: 0,
-                picked_at: 0,
-                min_vruntime: 0,
-                next_balance: 0,
-                // not yet through the idle path: the first tick takes it (and may stop the tick)
-                idle_entered: false,
-                newidle_done: false,
-                idle_stamp: 0,
-                avg_idle: 2 * MIGRATION_COST_NS,
-                // no idle history yet: one tick, so a CPU that never runs stops its tick at its
-                // first idle entry and a busy one learns its short idles after one
-                pred_idle: tick_ns,
-                max_idle_balance_cost: MIGRATION_COST_NS,
-                tick_stopped: false,
-                tick_gen: 0,
-                in_nohz_mask: false,
-                // skew_tick=1: offset = (TICK_NSEC / 2) / num_possible_cpus() * cpu
-                tick_offset: if patches.skew_tick {
-                    tick_ns / 2 / n as u64 * c as u64
-                } else {
-                    0
-                },
-                util: 0,
-                busy_since_tick: 0,
-                last_util_update: 0,
-                doms: sd
-                    .of(c)
-                    .map(|d| DomainState {
-                        last_balance: 0,
-                        balance_interval: d.min_interval,
-                        nr_balance_failed: 0,
-                        max_newidle_lb_cost: 0,
-                        last_decay: 0,
-                    })
-                    .collect(),
+                exec: ExecState::new(),
+                rq: RunQueue::new(),
+                idle: IdleState::new(tick_ns),
+                tick: TickState::new(&patches, tick_ns, n, c),
+                stats: CpuStats::new(),
+                balance: BalanceState::new(&sd, c),
             })
             .collect();
         let tasks: Vec<Task> = workload
@@ -372,13 +295,13 @@ impl Engine {
         for t in 0..e.tasks.len() {
             let c = e.tasks[t].cpu as usize;
             let before = e.cpus[c].nr_running();
-            e.cpus[c].rq.push(t as TaskId);
+            e.cpus[c].rq.queued.push(t as TaskId);
             e.update_overload(c, before);
         }
         for c in 0..n {
-            let first = e.cpus[c].tick_offset + e.tick_ns;
+            let first = e.cpus[c].tick.offset + e.tick_ns;
             e.q.push(first, Ev::Tick(c as u32, 0));
-            if !e.cpus[c].rq.is_empty() {
+            if !e.cpus[c].rq.queued.is_empty() {
                 e.resched_cpu(c);
             }
         }
@@ -425,13 +348,14 @@ impl Engine {
         match ev {
             Ev::Tick(c, g) => self.on_tick(c as usize, g),
             Ev::BurstEnd(c, g) => {
-                if self.cpus[c as usize].burst_gen == g && self.cpus[c as usize].mode == Mode::User
+                if self.cpus[c as usize].exec.burst_gen == g
+                    && self.cpus[c as usize].exec.mode == Mode::User
                 {
                     self.on_burst_end(c as usize);
                 }
             }
             Ev::Continue(c, g) => {
-                if self.cpus[c as usize].cont_gen == g {
+                if self.cpus[c as usize].exec.cont_gen == g {
                     self.run_cpu(c as usize);
                 }
             }

@@ -24,8 +24,8 @@ impl Engine {
     /// predicted idle is longer than a tick; the CPU then enters the NOHZ idle state (the returned
     /// job, nohz_balance_enter_idle).
     pub(super) fn tick_nohz_idle_stop_tick(&mut self, c: usize) -> Option<Job> {
-        if self.cpus[c].pred_idle >= self.tick_ns && !self.cpus[c].tick_stopped {
-            self.cpus[c].tick_stopped = true;
+        if self.cpus[c].idle.pred_idle >= self.tick_ns && !self.cpus[c].tick.stopped {
+            self.cpus[c].tick.stopped = true;
             return Some(Job::NohzEnter(NohzStep::UpdateMask));
         }
         None
@@ -35,11 +35,11 @@ impl Engine {
     /// offset) when the CPU leaves idle.
     pub(super) fn tick_nohz_idle_restart_tick(&mut self, c: usize, now: u64) {
         let cpu = &mut self.cpus[c];
-        if cpu.tick_stopped {
-            cpu.tick_stopped = false;
-            cpu.tick_gen = cpu.tick_gen.wrapping_add(1);
-            let next = (now / self.tick_ns + 1) * self.tick_ns + cpu.tick_offset;
-            self.q.push(next, Ev::Tick(c as u32, cpu.tick_gen));
+        if cpu.tick.stopped {
+            cpu.tick.stopped = false;
+            cpu.tick.generation = cpu.tick.generation.wrapping_add(1);
+            let next = (now / self.tick_ns + 1) * self.tick_ns + cpu.tick.offset;
+            self.q.push(next, Ev::Tick(c as u32, cpu.tick.generation));
         }
     }
 
@@ -57,7 +57,7 @@ impl Engine {
             NohzStep::UpdateMask => {
                 self.kaccess(c, self.line_nohz, Op::Atomic, NOHZ_IDLE_CPUS_MASK, sym);
                 self.nohz_idle[c] = enter;
-                self.cpus[c].in_nohz_mask = enter;
+                self.cpus[c].idle.in_nohz_mask = enter;
                 Some(NohzStep::UpdateNrCpus)
             }
             NohzStep::UpdateNrCpus => {

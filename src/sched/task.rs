@@ -7,7 +7,9 @@ use crate::workload::Step;
 impl Engine {
     pub(super) fn on_burst_end(&mut self, c: usize) {
         let now = self.now;
-        let Some(t) = self.cpus[c].curr else { return };
+        let Some(t) = self.cpus[c].rq.curr else {
+            return;
+        };
         // The burst is over: the CPU is in the kernel (syscall, wakeups, schedule).
         self.enter_kernel(c);
         self.tasks[t as usize].remaining = 0;
@@ -60,13 +62,13 @@ impl Engine {
         }
     }
 
-    pub(super) fn block(&mut self, c: usize, t: TaskId) {
+    fn block(&mut self, c: usize, t: TaskId) {
         self.update_curr(c);
         self.tasks[t as usize].state = TaskState::Sleeping;
         self.dequeue_curr(c);
     }
 
-    pub(super) fn random_sibling_thread(&mut self, t: TaskId) -> TaskId {
+    fn random_sibling_thread(&mut self, t: TaskId) -> TaskId {
         let n = self.tasks.len() as u64;
         let other = self.rng.below(n) as TaskId;
         if self.tasks[other as usize].process == self.tasks[t as usize].process {
