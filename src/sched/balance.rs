@@ -3,6 +3,7 @@
 //! variant puts it) → should_we_balance → sched_balance_rq; newidle balancing; the NOHZ
 //! idle-load-balancer.
 
+use super::nohz::NOHZ_NEXT_BALANCE;
 use super::*;
 use crate::domains::{
     SD_BALANCE_NEWIDLE, SD_NUMA, SD_PREFER_SIBLING, SD_SERIALIZE, SD_SHARE_CPUCAPACITY,
@@ -25,6 +26,42 @@ enum Phase {
     AfterBalance,
     Release,
     Track,
+}
+
+/// Per CPU and domain level: the mutable state of the CPU's sched_domain (the domain itself is
+/// shared, immutable data in `SchedDomains`).
+#[derive(Clone, Debug)]
+pub(crate) struct DomainState {
+    last_balance: u64,
+    balance_interval: u32,
+    nr_balance_failed: u32,
+    max_newidle_lb_cost: u64,
+    last_decay: u64,
+}
+
+/// A CPU's balancing state: rq->next_balance and its domains' state, lowest level first.
+pub(crate) struct BalanceState {
+    /// rq->next_balance (jiffies).
+    pub(super) next_balance: u64,
+    doms: Vec<DomainState>,
+}
+
+impl BalanceState {
+    pub(super) fn new(sd: &SchedDomains, c: usize) -> Self {
+        BalanceState {
+            next_balance: 0,
+            doms: sd
+                .of(c)
+                .map(|d| DomainState {
+                    last_balance: 0,
+                    balance_interval: d.min_interval,
+                    nr_balance_failed: 0,
+                    max_newidle_lb_cost: 0,
+                    last_decay: 0,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// sched_balance_domains() in progress for the run queue of `rq_cpu`.
@@ -71,10 +108,21 @@ pub(crate) struct IlbState {
     pub walk: Option<Walk>,
 }
 
+/// What a newidle walk does next at its current level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NewidlePhase {
+    /// The loop head: stop (pulled, gated, out of budget, no levels left) or balance this level.
+    Level,
+    /// serialize-newidle: take `sched_balance_running`, then balance this level.
+    Cmpxchg,
+    /// Release `sched_balance_running` if held, then update_newidle_cost() and go to the next level.
+    UpdateCost,
+}
+
 /// sched_balance_newidle() in progress.
 pub(crate) struct NewidleWalk {
     level: u8,
-    phase: u8,
+    phase: NewidlePhase,
     curr_cost: u64,
     started: u64,
     next_balance: u64,
@@ -83,10 +131,10 @@ pub(crate) struct NewidleWalk {
 }
 
 impl NewidleWalk {
-    pub fn new(e: &Engine, _c: usize) -> NewidleWalk {
+    pub fn new(e: &Engine) -> NewidleWalk {
         NewidleWalk {
             level: 0,
-            phase: 0,
+            phase: NewidlePhase::Level,
             curr_cost: 0,
             started: 0,
             next_balance: e.jiffies() + e.hz as u64,
@@ -96,14 +144,27 @@ impl NewidleWalk {
     }
 }
 
+/// The kernel's `enum group_type` (kernel/sched/fair.c), in its order (a higher type is busier):
+/// only the types this model classifies groups into (group_misfit_task, group_smt_balance,
+/// group_asym_packing and group_imbalanced, between fully busy and overloaded, are not modelled).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+enum GroupType {
+    /// group_has_spare: the group has idle CPUs and spare capacity.
+    #[default]
+    HasSpare,
+    /// group_fully_busy: no idle CPU, but no more tasks than CPUs.
+    FullyBusy,
+    /// group_overloaded: more tasks than CPUs.
+    Overloaded,
+}
+
 /// Per-group statistics of update_sg_lb_stats().
 #[derive(Clone, Copy, Default)]
 struct GroupStats {
     nr: usize,
     idle: usize,
     weight: usize,
-    /// group_has_spare 0 < group_fully_busy 1 < group_overloaded 2
-    ty: u8,
+    ty: GroupType,
 }
 
 impl Engine {
@@ -113,7 +174,7 @@ impl Engine {
 
     /// get_sd_balance_interval(): ms → jiffies, ×busy_factor (−1 to de-phase levels) when busy.
     fn balance_interval(&self, cpu: usize, level: usize, busy: bool) -> u64 {
-        let ms = self.cpus[cpu].doms[level].balance_interval as u64;
+        let ms = self.cpus[cpu].balance.doms[level].balance_interval as u64;
         let j = if busy {
             let busy_factor = self.dom(cpu, level).busy_factor as u64;
             self.ms_to_jiffies(ms * busy_factor).saturating_sub(1)
@@ -126,7 +187,7 @@ impl Engine {
     /// update_newidle_cost(sd, 0): decay max_newidle_lb_cost by 253/256 once a second.
     fn newidle_cost_decay(&mut self, cpu: usize, level: usize) -> bool {
         let now = self.now;
-        let d = &mut self.cpus[cpu].doms[level];
+        let d = &mut self.cpus[cpu].balance.doms[level];
         if now > d.last_decay + 1_000_000_000 {
             d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
             d.last_decay = now;
@@ -137,29 +198,31 @@ impl Engine {
 
     pub(super) fn step_balance(&mut self, c: usize, mut w: Walk) -> Option<Walk> {
         let rq = w.rq_cpu as usize;
-        let nlev = self.cpus[rq].doms.len();
+        let nlev = self.cpus[rq].balance.doms.len();
         loop {
             let level = w.level as usize;
             match w.phase {
                 Phase::Level => {
                     if level >= nlev || !w.continue_balancing {
                         if w.update_next {
-                            self.cpus[rq].next_balance = w.next_balance;
+                            self.cpus[rq].balance.next_balance = w.next_balance;
                         }
                         if w.need_decay {
                             // rq->max_idle_balance_cost = max(sysctl_sched_migration_cost, Σ max_newidle_lb_cost)
                             let sum: u64 = self.cpus[rq]
+                                .balance
                                 .doms
                                 .iter()
                                 .map(|d| d.max_newidle_lb_cost)
                                 .sum();
-                            self.cpus[rq].max_idle_balance_cost = sum.max(MIGRATION_COST_NS);
+                            self.cpus[rq].idle.max_idle_balance_cost = sum.max(MIGRATION_COST_NS);
                         }
                         return None;
                     }
                     w.need_decay |= self.newidle_cost_decay(rq, level);
                     w.interval = self.balance_interval(rq, level, w.busy);
-                    w.due = self.jiffies() >= self.cpus[rq].doms[level].last_balance + w.interval;
+                    w.due = self.jiffies()
+                        >= self.cpus[rq].balance.doms[level].last_balance + w.interval;
                     self.kcharge(c, Sym::SchedBalanceDomains, SBD_LEVEL_NS);
                     let serialize = self.dom(rq, level).has(SD_SERIALIZE);
                     if serialize {
@@ -238,7 +301,7 @@ impl Engine {
                         w.busy = !w.idle;
                         w.pulled = false;
                     }
-                    self.cpus[rq].doms[level].last_balance = self.jiffies();
+                    self.cpus[rq].balance.doms[level].last_balance = self.jiffies();
                     w.interval = self.balance_interval(rq, level, w.busy);
                     w.phase = if w.held { Phase::Release } else { Phase::Track };
                 }
@@ -257,7 +320,7 @@ impl Engine {
                     w.phase = Phase::Track;
                 }
                 Phase::Track => {
-                    let nb = self.cpus[rq].doms[level].last_balance + w.interval;
+                    let nb = self.cpus[rq].balance.doms[level].last_balance + w.interval;
                     if w.next_balance > nb {
                         w.next_balance = nb;
                         w.update_next = true;
@@ -285,7 +348,7 @@ impl Engine {
     /// out_balanced: clear nr_balance_failed; a periodic pass doubles balance_interval up to max.
     fn out_balanced(&mut self, cpu: usize, level: usize, it: IdleType) {
         let max = self.dom(cpu, level).max_interval;
-        let d = &mut self.cpus[cpu].doms[level];
+        let d = &mut self.cpus[cpu].balance.doms[level];
         d.nr_balance_failed = 0;
         if it != IdleType::NewlyIdle && d.balance_interval < max {
             d.balance_interval *= 2;
@@ -300,7 +363,7 @@ impl Engine {
     /// the local group's balance mask, else the group's first CPU.
     fn should_we_balance(&mut self, exec: usize, dst: usize, level: usize, it: IdleType) -> bool {
         if it == IdleType::NewlyIdle {
-            return self.cpus[dst].rq.is_empty() && self.cpus[dst].curr.is_none();
+            return self.cpus[dst].rq.queued.is_empty() && self.cpus[dst].rq.curr.is_none();
         }
         let d = self.dom(dst, level);
         let g = &d.groups[0];
@@ -333,13 +396,7 @@ impl Engine {
 
     /// The body of sched_balance_rq() after should_we_balance (and the serialization): group stats,
     /// busiest group and queue, imbalance, detach_tasks. Returns the number of tasks pulled to `dst`.
-    pub(super) fn balance_core(
-        &mut self,
-        exec: usize,
-        dst: usize,
-        level: usize,
-        it: IdleType,
-    ) -> usize {
+    fn balance_core(&mut self, exec: usize, dst: usize, level: usize, it: IdleType) -> usize {
         let dom_id = self.sd.per_cpu[dst][level] as usize;
         let now = self.now;
         // update_sd_lb_stats(): every CPU's rq of the domain is read (mostly lines other CPUs modify).
@@ -356,14 +413,14 @@ impl Engine {
                 stats_ns += self.topo.xfer_ns(exec, cpu) as u64;
                 s.nr += self.cpus[cpu].nr_running();
                 s.idle += usize::from(self.cpus[cpu].is_idle());
-                sum_util += self.cpus[cpu].util as u64;
+                sum_util += self.cpus[cpu].stats.util as u64;
             }
             s.ty = if s.nr > s.weight {
-                2
+                GroupType::Overloaded
             } else if s.idle == 0 {
-                1
+                GroupType::FullyBusy
             } else {
-                0
+                GroupType::HasSpare
             };
             gs.push(s);
         }
@@ -410,7 +467,7 @@ impl Engine {
         if self.patches.cache_aware
             && first_above_llc
             && it != IdleType::NewlyIdle
-            && busiest.is_none_or(|(_, b)| b.ty < 2)
+            && busiest.is_none_or(|(_, b)| b.ty < GroupType::Overloaded)
         {
             let span = self.sd.domains[dom_id].cpus.clone();
             if let Some((src, i)) = self.llc_balance_pull(dst, &span) {
@@ -420,7 +477,7 @@ impl Engine {
                     Sym::DetachTasks,
                     2 * self.topo.xfer_ns(exec, src) as u64 + 300,
                 );
-                let d = &mut self.cpus[dst].doms[level];
+                let d = &mut self.cpus[dst].balance.doms[level];
                 d.nr_balance_failed = 0;
                 d.balance_interval = min_interval;
                 return 1;
@@ -439,19 +496,19 @@ impl Engine {
             .filter(|&c| c != dst)
             .max_by_key(|&c| (self.cpus[c].nr_running(), std::cmp::Reverse(c)));
         let Some(src) =
-            src.filter(|&s| self.cpus[s].nr_running() > 1 || !self.cpus[s].rq.is_empty())
+            src.filter(|&s| self.cpus[s].nr_running() > 1 || !self.cpus[s].rq.queued.is_empty())
         else {
             self.out_balanced(dst, level, it);
             return 0;
         };
         // detach_tasks(): queued (not running) tasks, skipping cache-hot ones unless balancing failed.
-        let failed = self.cpus[dst].doms[level].nr_balance_failed;
+        let failed = self.cpus[dst].balance.doms[level].nr_balance_failed;
         let mut moved = 0;
         let mut i = 0;
         let mut examined = 0;
-        while moved < nr_move && i < self.cpus[src].rq.len() && examined < NR_MIGRATE {
+        while moved < nr_move && i < self.cpus[src].rq.queued.len() && examined < NR_MIGRATE {
             examined += 1;
-            let t = self.cpus[src].rq[i];
+            let t = self.cpus[src].rq.queued[i];
             let hot = flags & SD_SHARE_CPUCAPACITY == 0
                 && now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS;
             // migrate_degrades_llc(): cache-aware keeps tasks in their preferred LLC until balancing failed
@@ -471,7 +528,7 @@ impl Engine {
                 break; // CONFIG_PREEMPTION: a newidle pass stops after one task
             }
         }
-        let d = &mut self.cpus[dst].doms[level];
+        let d = &mut self.cpus[dst].balance.doms[level];
         if moved == 0 {
             if it != IdleType::NewlyIdle {
                 d.nr_balance_failed += 1;
@@ -496,8 +553,8 @@ impl Engine {
         if b.nr == 0 || local.ty > b.ty {
             return 0;
         }
-        let mut imb = if b.ty == 2 {
-            if local.ty == 2 {
+        let mut imb = if b.ty == GroupType::Overloaded {
+            if local.ty == GroupType::Overloaded {
                 // both overloaded: migrate_load when busiest avg load exceeds local by imbalance_pct
                 if 100 * b.nr * local.weight <= pct * local.nr * b.weight {
                     return 0;
@@ -514,7 +571,7 @@ impl Engine {
             // sibling_imbalance(): spread tasks in proportion to group weights
             let sib = (b.nr * local.weight).saturating_sub(local.nr * b.weight)
                 / (local.weight + b.weight).max(1);
-            if prefer_sibling && local.ty == 0 && sib > 1 {
+            if prefer_sibling && local.ty == GroupType::HasSpare && sib > 1 {
                 sib / 2
             } else {
                 if it == IdleType::NotIdle || b.nr <= 1 {
@@ -535,17 +592,18 @@ impl Engine {
     /// detach_task + attach_task: move the queued task at `rq[idx]` of `src` to `dst`.
     fn migrate_task(&mut self, src: usize, dst: usize, idx: usize) {
         let before_src = self.cpus[src].nr_running();
-        let t = self.cpus[src].rq.swap_remove(idx);
+        let t = self.cpus[src].rq.queued.swap_remove(idx);
         self.update_overload(src, before_src);
         let before_dst = self.cpus[dst].nr_running();
         let v = self.tasks[t as usize].vruntime;
         let task = &mut self.tasks[t as usize];
-        task.vruntime = v.saturating_sub(self.cpus[src].min_vruntime) + self.cpus[dst].min_vruntime;
+        task.vruntime =
+            v.saturating_sub(self.cpus[src].rq.min_vruntime) + self.cpus[dst].rq.min_vruntime;
         task.cpu = dst as u32;
-        self.cpus[dst].rq.push(t);
+        self.cpus[dst].rq.queued.push(t);
         self.update_overload(dst, before_dst);
         self.metrics.count(Counter::Migrations);
-        if self.cpus[dst].mode == Mode::Idle {
+        if self.cpus[dst].exec.mode == Mode::Idle {
             self.resched_cpu(dst);
         }
     }
@@ -554,46 +612,48 @@ impl Engine {
 
     /// update_next_balance(): the idle interval of a domain pulls next_balance in.
     fn update_next_balance(&self, cpu: usize, level: usize, next: &mut u64) {
-        let nb = self.cpus[cpu].doms[level].last_balance + self.balance_interval(cpu, level, false);
+        let nb = self.cpus[cpu].balance.doms[level].last_balance
+            + self.balance_interval(cpu, level, false);
         if *next > nb {
             *next = nb;
         }
     }
 
     pub(super) fn step_newidle(&mut self, c: usize, mut w: NewidleWalk) -> Option<NewidleWalk> {
-        let nlev = self.cpus[c].doms.len();
+        let nlev = self.cpus[c].balance.doms.len();
         loop {
             let level = w.level as usize;
             match w.phase {
-                0 => {
+                NewidlePhase::Level => {
                     let gate = level == 0
                         && (self.nr_overloaded == 0
-                            || self.cpus[c].avg_idle
+                            || self.cpus[c].idle.avg_idle
                                 < self.cpus[c]
+                                    .balance
                                     .doms
                                     .first()
                                     .map_or(0, |d| d.max_newidle_lb_cost));
-                    if level >= nlev || gate || !self.cpus[c].rq.is_empty() || w.pulled {
+                    if level >= nlev || gate || !self.cpus[c].rq.queued.is_empty() || w.pulled {
                         if gate && nlev > 0 {
                             let mut nb = w.next_balance;
                             self.update_next_balance(c, 0, &mut nb);
                             w.next_balance = nb;
                         }
-                        if self.cpus[c].next_balance > w.next_balance {
-                            self.cpus[c].next_balance = w.next_balance;
+                        if self.cpus[c].balance.next_balance > w.next_balance {
+                            self.cpus[c].balance.next_balance = w.next_balance;
                         }
-                        if w.curr_cost > self.cpus[c].max_idle_balance_cost {
-                            self.cpus[c].max_idle_balance_cost = w.curr_cost;
+                        if w.curr_cost > self.cpus[c].idle.max_idle_balance_cost {
+                            self.cpus[c].idle.max_idle_balance_cost = w.curr_cost;
                         }
                         return None;
                     }
                     let mut nb = w.next_balance;
                     self.update_next_balance(c, level, &mut nb);
                     w.next_balance = nb;
-                    if self.cpus[c].avg_idle
-                        < w.curr_cost + self.cpus[c].doms[level].max_newidle_lb_cost
+                    if self.cpus[c].idle.avg_idle
+                        < w.curr_cost + self.cpus[c].balance.doms[level].max_newidle_lb_cost
                     {
-                        w.phase = 3; // break
+                        // break: the next loop head finds no level left
                         w.level = nlev as u8;
                         continue;
                     }
@@ -601,17 +661,17 @@ impl Engine {
                         w.level += 1;
                         continue;
                     }
-                    w.started = self.cpus[c].cursor;
+                    w.started = self.cpus[c].exec.cursor;
                     self.metrics.count(Counter::NewidleBalances);
                     self.kcharge(c, Sym::SchedBalanceNewidle, SBD_LEVEL_NS);
                     if self.patches.serialize_newidle && self.dom(c, level).has(SD_SERIALIZE) {
-                        w.phase = 1;
+                        w.phase = NewidlePhase::Cmpxchg;
                     } else {
                         w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
-                        w.phase = 2;
+                        w.phase = NewidlePhase::UpdateCost;
                     }
                 }
-                1 => {
+                NewidlePhase::Cmpxchg => {
                     if self.must_wait(c) {
                         return Some(w);
                     }
@@ -619,9 +679,9 @@ impl Engine {
                         w.held = true;
                         w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
                     }
-                    w.phase = 2;
+                    w.phase = NewidlePhase::UpdateCost;
                 }
-                2 => {
+                NewidlePhase::UpdateCost => {
                     if w.held {
                         if self.must_wait(c) {
                             return Some(w);
@@ -631,19 +691,16 @@ impl Engine {
                         w.held = false;
                     }
                     // update_newidle_cost(sd, domain_cost)
-                    let cost = self.cpus[c].cursor - w.started;
+                    let cost = self.cpus[c].exec.cursor - w.started;
                     let now = self.now;
-                    let d = &mut self.cpus[c].doms[level];
+                    let d = &mut self.cpus[c].balance.doms[level];
                     if cost > d.max_newidle_lb_cost {
                         d.max_newidle_lb_cost = cost;
                         d.last_decay = now;
                     }
                     w.curr_cost += cost;
                     w.level += 1;
-                    w.phase = 0;
-                }
-                _ => {
-                    w.phase = 0;
+                    w.phase = NewidlePhase::Level;
                 }
             }
         }
@@ -653,7 +710,13 @@ impl Engine {
 
     /// nohz_balancer_kick() from a busy CPU's tick: read nohz state; kick the first tickless idle CPU.
     pub(super) fn nohz_balancer_kick(&mut self, c: usize) {
-        self.kaccess(c, self.line_nohz, Op::Load, 2, Sym::SchedTick);
+        self.kaccess(
+            c,
+            self.line_nohz,
+            Op::Load,
+            NOHZ_NEXT_BALANCE,
+            Sym::SchedTick,
+        );
         if self.jiffies() < self.nohz_next_balance || self.cpus[c].nr_running() < 2 {
             return;
         }
@@ -688,13 +751,13 @@ impl Engine {
             }
         }
         while s.next < s.cpus.len() {
-            if !self.cpus[c].rq.is_empty() {
+            if !self.cpus[c].rq.queued.is_empty() {
                 break; // this CPU got work: abort
             }
             let b = s.cpus[s.next] as usize;
             s.next += 1;
             self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
-            if self.nohz_idle[b] && self.jiffies() >= self.cpus[b].next_balance {
+            if self.nohz_idle[b] && self.jiffies() >= self.cpus[b].balance.next_balance {
                 s.walk = Some(Walk::new(self, b, true));
                 return Some(s);
             }
@@ -704,7 +767,7 @@ impl Engine {
         let nb = cpus
             .iter()
             .filter(|&&b| self.nohz_idle[b as usize])
-            .map(|&b| self.cpus[b as usize].next_balance)
+            .map(|&b| self.cpus[b as usize].balance.next_balance)
             .min();
         self.nohz_next_balance = nb.unwrap_or(self.jiffies() + 1).max(self.jiffies() + 1);
         None

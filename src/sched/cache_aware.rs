@@ -69,14 +69,58 @@ pub(crate) enum CasJob {
         mm: u32,
         /// The task whose preferred_llc the result updates.
         task: TaskId,
-        phase: u8,
+        phase: AccountPhase,
         stale: bool,
         invalidate: bool,
     },
     /// task_tick_cache(): epoch check, lock, queue the work, publish the epoch.
-    Tick { mm: u32, phase: u8 },
+    Tick { mm: u32, phase: TickPhase },
     /// task_cache_work() on return to user.
-    Work { mm: u32, phase: u8 },
+    Work { mm: u32, phase: WorkPhase },
+}
+
+/// The steps of account_mm_sched()'s mm-line part, in order (a step may skip ahead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AccountPhase {
+    /// The per-CPU bookkeeping (rq->cpu_epoch_lock, pcpu_sched), pure compute.
+    ChargeLocal,
+    /// Load mm->mm_sched_epoch (is the mm's preference stale?).
+    LoadEpoch,
+    /// Decide whether to invalidate the preference: stale, single-threaded, or (cas-skip-many-threads)
+    /// exceed_llc_nr(), which loads nr_running_avg.
+    ExceedLlcNr,
+    /// cas-write-if-changed: load mm_sched_cpu and store only if it is not already -1.
+    TestCpu,
+    /// Store mm->mm_sched_cpu = -1.
+    ClearCpu,
+    /// Load mm_sched_cpu into the task's preferred LLC.
+    LoadPreferredLlc,
+}
+
+/// The steps of task_tick_cache().
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TickPhase {
+    /// Load mm->mm_sched_epoch; stop if it is current.
+    LoadEpoch,
+    /// Take mm->mm_sched_lock.
+    Lock,
+    /// Publish the epoch and mark the work queued, unless it already is.
+    PublishEpoch,
+    /// Unlock and queue task_cache_work().
+    UnlockQueueWork,
+    /// Unlock (the work was already queued).
+    Unlock,
+}
+
+/// The steps of task_cache_work().
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WorkPhase {
+    /// Scan the LLCs' occupancy and choose the preferred LLC.
+    Scan,
+    /// Store the new mm->mm_sched_cpu.
+    StoreCpu,
+    /// Store mm->nr_running_avg.
+    StoreAvg,
 }
 
 impl CacheAware {
@@ -235,11 +279,12 @@ impl Engine {
         let stale = epoch.saturating_sub(m.mm_sched_epoch) > LLC_OLD;
         let single = m.nr_threads <= 1;
         self.cpus[exec]
+            .exec
             .jobs
             .push_back(Job::CacheAware(CasJob::Account {
                 mm,
                 task,
-                phase: 0,
+                phase: AccountPhase::ChargeLocal,
                 stale,
                 invalidate: single,
             }));
@@ -249,8 +294,12 @@ impl Engine {
     pub(super) fn task_tick_cache(&mut self, c: usize, mm: u32) {
         if self.cas.is_some() {
             self.cpus[c]
+                .exec
                 .jobs
-                .push_back(Job::CacheAware(CasJob::Tick { mm, phase: 0 }));
+                .push_back(Job::CacheAware(CasJob::Tick {
+                    mm,
+                    phase: TickPhase::LoadEpoch,
+                }));
         }
     }
 
@@ -258,207 +307,178 @@ impl Engine {
         if self.must_wait(c) {
             return Some(job);
         }
-        let smt = self.topo.spec.smt as u64;
-        let llc_size = self.sd.llc_size[c] as u64;
-        let cas = self.cas.as_ref()?;
-        let epoch = cas.rq_epoch(c);
-        let mm_of = |j: &CasJob| match *j {
-            CasJob::Account { mm, .. } | CasJob::Tick { mm, .. } | CasJob::Work { mm, .. } => {
-                mm as usize
-            }
-        };
-        let m = &cas.mms[mm_of(&job)];
-        let (line, avg_line, avg_field) = (m.line, m.avg_line, m.avg_field);
-        match job {
+        // The cache-aware state is borrowed once for the whole step: it is taken out (kaccess and
+        // kcharge need `&mut self`, and nothing they reach reads it) and put back after.
+        let mut cas = self.cas.take()?;
+        let next = match job {
             CasJob::Account {
                 mm,
                 task,
                 phase,
                 stale,
                 invalidate,
-            } => {
-                match phase {
-                    0 => {
-                        // epoch - READ_ONCE(mm->mm_sched_epoch) > sysctl_llc_old
-                        self.kcharge(c, Sym::AccountMmSched, ACCOUNT_LOCAL_NS);
-                        Some(CasJob::Account {
-                            mm,
-                            task,
-                            phase: 1,
-                            stale,
-                            invalidate,
-                        })
-                    }
-                    1 => {
-                        // (step_cache_aware waited for the cursor before this access)
-                        self.kaccess(c, line, Op::Load, F_EPOCH, Sym::AccountMmSched);
-                        Some(CasJob::Account {
-                            mm,
-                            task,
-                            phase: 2,
-                            stale,
-                            invalidate,
-                        })
-                    }
-                    2 => {
-                        let mut invalidate = invalidate || stale;
-                        if !invalidate && self.patches.cas_skip_many_threads {
-                            // exceed_llc_nr(): nr_running_avg * smt_nr > sd_llc_size
-                            self.kaccess(c, avg_line, Op::Load, avg_field, Sym::ExceedLlcNr);
-                            let avg = self
-                                .cas
-                                .as_ref()
-                                .map_or(0, |x| x.mms[mm as usize].nr_running_avg);
-                            invalidate = avg * smt > llc_size * 1024;
-                        }
-                        Some(CasJob::Account {
-                            mm,
-                            task,
-                            phase: if invalidate { 3 } else { 5 },
-                            stale,
-                            invalidate,
-                        })
-                    }
-                    3 => {
-                        if self.patches.cas_write_if_changed {
-                            // fix 2: if (mm->mm_sched_cpu != -1) mm->mm_sched_cpu = -1;
-                            self.kaccess(c, line, Op::Load, F_CPU, Sym::AccountMmSched);
-                            let cur = self
-                                .cas
-                                .as_ref()
-                                .map_or(-1, |x| x.mms[mm as usize].mm_sched_cpu);
-                            return Some(CasJob::Account {
-                                mm,
-                                task,
-                                phase: if cur != -1 { 4 } else { 5 },
-                                stale,
-                                invalidate,
-                            });
-                        }
-                        Some(CasJob::Account {
-                            mm,
-                            task,
-                            phase: 4,
-                            stale,
-                            invalidate,
-                        })
-                    }
-                    4 => {
-                        self.kaccess(c, line, Op::Store, F_CPU, Sym::AccountMmSched);
-                        self.metrics.count(Counter::MmSchedCpuStores);
-                        if self
-                            .cas
-                            .as_ref()
-                            .is_some_and(|x| x.mms[mm as usize].mm_sched_cpu == -1)
-                        {
-                            self.metrics.count(Counter::MmSchedCpuRedundantStores);
-                        }
-                        if let Some(x) = &mut self.cas {
-                            x.mms[mm as usize].mm_sched_cpu = -1;
-                            x.mms[mm as usize].pcpu[c].occ = 0;
-                        }
-                        Some(CasJob::Account {
-                            mm,
-                            task,
-                            phase: 5,
-                            stale,
-                            invalidate,
-                        })
-                    }
-                    _ => {
-                        // mm_sched_llc = mm->mm_sched_cpu != -1 ? llc_id(mm->mm_sched_cpu) : -1
-                        self.kaccess(c, line, Op::Load, F_CPU, Sym::AccountMmSched);
-                        let pref = self
-                            .cas
-                            .as_ref()
-                            .map_or(-1, |x| x.mms[mm as usize].mm_sched_cpu);
-                        let llc = if pref >= 0 {
-                            self.topo.cpus[pref as usize].llc as i32
-                        } else {
-                            -1
-                        };
-                        self.tasks[task as usize].preferred_llc = llc;
-                        None
-                    }
+            } => self.account_mm_sched_step(c, &mut cas, mm, task, phase, stale, invalidate),
+            CasJob::Tick { mm, phase } => self.task_tick_cache_step(c, &mut cas, mm, phase),
+            CasJob::Work { mm, phase } => self.task_cache_work(c, &mut cas, mm, phase),
+        };
+        self.cas = Some(cas);
+        next
+    }
+
+    /// The mm-line part of account_mm_sched(), one shared-line access per step.
+    #[allow(clippy::too_many_arguments)]
+    fn account_mm_sched_step(
+        &mut self,
+        c: usize,
+        cas: &mut CacheAware,
+        mm: u32,
+        task: TaskId,
+        phase: AccountPhase,
+        stale: bool,
+        mut invalidate: bool,
+    ) -> Option<CasJob> {
+        let m = &mut cas.mms[mm as usize];
+        let phase = match phase {
+            AccountPhase::ChargeLocal => {
+                // epoch - READ_ONCE(mm->mm_sched_epoch) > sysctl_llc_old
+                self.kcharge(c, Sym::AccountMmSched, ACCOUNT_LOCAL_NS);
+                AccountPhase::LoadEpoch
+            }
+            AccountPhase::LoadEpoch => {
+                // (step_cache_aware waited for the cursor before this access)
+                self.kaccess(c, m.line, Op::Load, F_EPOCH, Sym::AccountMmSched);
+                AccountPhase::ExceedLlcNr
+            }
+            AccountPhase::ExceedLlcNr => {
+                invalidate = invalidate || stale;
+                if !invalidate && self.patches.cas_skip_many_threads {
+                    // exceed_llc_nr(): nr_running_avg * smt_nr > sd_llc_size
+                    self.kaccess(c, m.avg_line, Op::Load, m.avg_field, Sym::ExceedLlcNr);
+                    let smt = self.topo.spec.smt as u64;
+                    let llc_size = self.sd.llc_size[c] as u64;
+                    invalidate = m.nr_running_avg * smt > llc_size * 1024;
+                }
+                if invalidate {
+                    AccountPhase::TestCpu
+                } else {
+                    AccountPhase::LoadPreferredLlc
                 }
             }
-            CasJob::Tick { mm, phase } => {
-                match phase {
-                    0 => {
-                        // if (mm->mm_sched_epoch == rq->cpu_epoch) return;
-                        self.kaccess(c, line, Op::Load, F_EPOCH, Sym::TaskTickCache);
-                        let cur = self
-                            .cas
-                            .as_ref()
-                            .map_or(0, |x| x.mms[mm as usize].mm_sched_epoch);
-                        if cur >= epoch {
-                            None
-                        } else {
-                            Some(CasJob::Tick { mm, phase: 1 })
-                        }
+            AccountPhase::TestCpu => {
+                if self.patches.cas_write_if_changed {
+                    // fix 2: if (mm->mm_sched_cpu != -1) mm->mm_sched_cpu = -1;
+                    self.kaccess(c, m.line, Op::Load, F_CPU, Sym::AccountMmSched);
+                    if m.mm_sched_cpu != -1 {
+                        AccountPhase::ClearCpu
+                    } else {
+                        AccountPhase::LoadPreferredLlc
                     }
-                    1 => {
-                        // guard(raw_spinlock)(&mm->mm_sched_lock)
-                        self.kaccess(c, line, Op::Atomic, F_LOCK, Sym::TaskTickCache);
-                        Some(CasJob::Tick { mm, phase: 2 })
-                    }
-                    2 => {
-                        let queue = self
-                            .cas
-                            .as_ref()
-                            .is_some_and(|x| !x.mms[mm as usize].work_queued);
-                        if queue {
-                            self.kaccess(c, line, Op::Store, F_EPOCH, Sym::TaskTickCache);
-                            if let Some(x) = &mut self.cas {
-                                x.mms[mm as usize].mm_sched_epoch = epoch;
-                                x.mms[mm as usize].work_queued = true;
-                            }
-                        }
-                        Some(CasJob::Tick {
-                            mm,
-                            phase: if queue { 3 } else { 4 },
-                        })
-                    }
-                    3 => {
-                        // unlock, then the task_work runs on the way back to user space
-                        self.kaccess(c, line, Op::Store, F_LOCK, Sym::TaskTickCache);
-                        self.cpus[c]
-                            .jobs
-                            .push_back(Job::CacheAware(CasJob::Work { mm, phase: 0 }));
-                        None
-                    }
-                    _ => {
-                        self.kaccess(c, line, Op::Store, F_LOCK, Sym::TaskTickCache);
-                        None
-                    }
+                } else {
+                    AccountPhase::ClearCpu
                 }
             }
-            CasJob::Work { mm, phase } => {
-                self.task_cache_work(c, mm, phase, line, avg_line, avg_field)
+            AccountPhase::ClearCpu => {
+                // mm->mm_sched_cpu = -1
+                self.kaccess(c, m.line, Op::Store, F_CPU, Sym::AccountMmSched);
+                self.metrics.count(Counter::MmSchedCpuStores);
+                if m.mm_sched_cpu == -1 {
+                    self.metrics.count(Counter::MmSchedCpuRedundantStores);
+                }
+                m.mm_sched_cpu = -1;
+                m.pcpu[c].occ = 0;
+                AccountPhase::LoadPreferredLlc
             }
-        }
+            AccountPhase::LoadPreferredLlc => {
+                // mm_sched_llc = mm->mm_sched_cpu != -1 ? llc_id(mm->mm_sched_cpu) : -1
+                self.kaccess(c, m.line, Op::Load, F_CPU, Sym::AccountMmSched);
+                let pref = m.mm_sched_cpu;
+                let llc = if pref >= 0 {
+                    self.topo.cpus[pref as usize].llc as i32
+                } else {
+                    -1
+                };
+                self.tasks[task as usize].preferred_llc = llc;
+                return None;
+            }
+        };
+        Some(CasJob::Account {
+            mm,
+            task,
+            phase,
+            stale,
+            invalidate,
+        })
+    }
+
+    /// task_tick_cache(), one shared-line access per step.
+    fn task_tick_cache_step(
+        &mut self,
+        c: usize,
+        cas: &mut CacheAware,
+        mm: u32,
+        phase: TickPhase,
+    ) -> Option<CasJob> {
+        let epoch = cas.rq_epoch(c);
+        let m = &mut cas.mms[mm as usize];
+        let phase = match phase {
+            TickPhase::LoadEpoch => {
+                // if (mm->mm_sched_epoch == rq->cpu_epoch) return;
+                self.kaccess(c, m.line, Op::Load, F_EPOCH, Sym::TaskTickCache);
+                if m.mm_sched_epoch >= epoch {
+                    return None;
+                }
+                TickPhase::Lock
+            }
+            TickPhase::Lock => {
+                // guard(raw_spinlock)(&mm->mm_sched_lock)
+                self.kaccess(c, m.line, Op::Atomic, F_LOCK, Sym::TaskTickCache);
+                TickPhase::PublishEpoch
+            }
+            TickPhase::PublishEpoch => {
+                let queue = !m.work_queued;
+                if queue {
+                    self.kaccess(c, m.line, Op::Store, F_EPOCH, Sym::TaskTickCache);
+                    m.mm_sched_epoch = epoch;
+                    m.work_queued = true;
+                    TickPhase::UnlockQueueWork
+                } else {
+                    TickPhase::Unlock
+                }
+            }
+            TickPhase::UnlockQueueWork => {
+                // unlock, then the task_work runs on the way back to user space
+                self.kaccess(c, m.line, Op::Store, F_LOCK, Sym::TaskTickCache);
+                self.cpus[c]
+                    .exec
+                    .jobs
+                    .push_back(Job::CacheAware(CasJob::Work {
+                        mm,
+                        phase: WorkPhase::Scan,
+                    }));
+                return None;
+            }
+            TickPhase::Unlock => {
+                self.kaccess(c, m.line, Op::Store, F_LOCK, Sym::TaskTickCache);
+                return None;
+            }
+        };
+        Some(CasJob::Tick { mm, phase })
     }
 
     /// task_cache_work(): scan the LLCs of this CPU's node, sum occupancy per LLC, switch the
     /// preferred LLC only past 2x hysteresis, and refresh nr_running_avg.
-    #[allow(clippy::too_many_arguments)]
     fn task_cache_work(
         &mut self,
         c: usize,
+        cas: &mut CacheAware,
         mm: u32,
-        phase: u8,
-        line: LineId,
-        avg_line: LineId,
-        avg_field: usize,
+        phase: WorkPhase,
     ) -> Option<CasJob> {
         let jiffies = self.jiffies();
-        match phase {
-            0 => {
+        let phase = match phase {
+            WorkPhase::Scan => {
                 let node = self.topo.cpus[c].node as usize;
-                let pref = self
-                    .cas
-                    .as_ref()
-                    .map_or(-1, |x| x.mms[mm as usize].mm_sched_cpu);
+                let pref = cas.mms[mm as usize].mm_sched_cpu;
                 // scan mask: node(mm_sched_cpu) ∪ node(this CPU) (NUMA balancing off)
                 let mut nodes = vec![node];
                 if pref >= 0 {
@@ -481,19 +501,17 @@ impl Engine {
                         continue;
                     }
                     let (mut a_occ, mut m_occ, mut m_cpu) = (0u64, 0u64, first as i32);
-                    for k in 0..self.llc_list[llc].len() {
-                        let i = self.llc_list[llc][k] as usize;
+                    for &i in &self.llc_list[llc] {
+                        let i = i as usize;
                         cost += SCAN_LINES_PER_CPU * self.topo.xfer_ns(c, i) as u64;
-                        let occ = self
-                            .cas
-                            .as_mut()
-                            .map_or(0, |x| x.fraction(mm as usize, i, jiffies));
+                        let occ = cas.fraction(mm as usize, i, jiffies);
                         a_occ += occ;
                         if occ > m_occ {
                             m_occ = occ;
                             m_cpu = i as i32;
                         }
                         if self.cpus[i]
+                            .rq
                             .curr
                             .is_some_and(|t| self.tasks[t as usize].process == mm)
                         {
@@ -507,37 +525,40 @@ impl Engine {
                     if llc as i32 == cur_llc {
                         current = a_occ;
                     }
-                    if let Some(x) = &mut self.cas {
-                        for &i in &self.llc_list[llc] {
-                            x.mms[mm as usize].pcpu[i as usize].occ = a_occ;
-                        }
+                    for &i in &self.llc_list[llc] {
+                        cas.mms[mm as usize].pcpu[i as usize].occ = a_occ;
                     }
                 }
                 self.kcharge(c, Sym::TaskCacheWork, cost / STATS_MLP);
                 let switch = best_cpu >= 0 && CacheAware::should_switch(best, current);
-                if let Some(x) = &mut self.cas {
-                    let m = &mut x.mms[mm as usize];
-                    m.work_queued = false;
-                    m.nr_running_avg = update_avg(m.nr_running_avg, nr_running);
-                    if switch {
-                        m.mm_sched_cpu = best_cpu;
-                    }
+                let m = &mut cas.mms[mm as usize];
+                m.work_queued = false;
+                m.nr_running_avg = update_avg(m.nr_running_avg, nr_running);
+                if switch {
+                    m.mm_sched_cpu = best_cpu;
+                    WorkPhase::StoreCpu
+                } else {
+                    WorkPhase::StoreAvg
                 }
-                Some(CasJob::Work {
-                    mm,
-                    phase: if switch { 1 } else { 2 },
-                })
             }
-            1 => {
-                self.kaccess(c, line, Op::Store, F_CPU, Sym::TaskCacheWork);
+            WorkPhase::StoreCpu => {
+                self.kaccess(
+                    c,
+                    cas.mms[mm as usize].line,
+                    Op::Store,
+                    F_CPU,
+                    Sym::TaskCacheWork,
+                );
                 self.metrics.count(Counter::MmSchedCpuStores);
-                Some(CasJob::Work { mm, phase: 2 })
+                WorkPhase::StoreAvg
             }
-            _ => {
-                self.kaccess(c, avg_line, Op::Store, avg_field, Sym::TaskCacheWork);
-                None
+            WorkPhase::StoreAvg => {
+                let m = &cas.mms[mm as usize];
+                self.kaccess(c, m.avg_line, Op::Store, m.avg_field, Sym::TaskCacheWork);
+                return None;
             }
-        }
+        };
+        Some(CasJob::Work { mm, phase })
     }
 
     /// The LLC utilization test of the RFC's migration hint: util*100 < cap*llc_aggr_cap/smt.
@@ -545,7 +566,7 @@ impl Engine {
         let cpus = &self.llc_list[llc];
         let util: u64 = cpus
             .iter()
-            .map(|&c| self.cpus[c as usize].util as u64)
+            .map(|&c| self.cpus[c as usize].stats.util as u64)
             .sum::<u64>()
             + extra_util;
         util * 100 < cpus.len() as u64 * 1024 * LLC_AGGR_CAP / self.topo.spec.smt as u64
@@ -571,7 +592,7 @@ impl Engine {
         let util = |l: usize| -> u64 {
             self.llc_list[l]
                 .iter()
-                .map(|&c| self.cpus[c as usize].util as u64)
+                .map(|&c| self.cpus[c as usize].stats.util as u64)
                 .sum()
         };
         if pref == sl as i32 {
@@ -596,6 +617,7 @@ impl Engine {
             }
             if let Some(i) = self.cpus[s]
                 .rq
+                .queued
                 .iter()
                 .position(|&t| self.tasks[t as usize].preferred_llc == dl)
             {

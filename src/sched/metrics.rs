@@ -2,8 +2,6 @@
 //! kept apart), stall time on named cache lines, counters, completions with a latency histogram,
 //! and per-interval series.
 
-use crate::coherence::Coherence;
-
 /// Symbols CPU time is charged to, named as perf shows them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sym {
@@ -269,7 +267,7 @@ impl Metrics {
     }
 
     /// Closes one series interval (the caller has flushed open accounting up to `now`).
-    pub fn sample(&mut self, now: u64, _lines: &Coherence) {
+    pub fn sample(&mut self, now: u64) {
         let busy = self.non_idle_ns();
         let stall: u64 = self.cpu_stall.iter().sum();
         let all: u64 = self.cpu_sym.iter().map(|s| s.iter().sum::<u64>()).sum();

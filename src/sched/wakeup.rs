@@ -47,10 +47,10 @@ impl Engine {
                 0
             };
         // The waker is in the kernel for the wakeup; the enqueue happens inside that work.
-        let was_kernel = self.cpus[waker_cpu].mode == Mode::Kernel;
+        let was_kernel = self.cpus[waker_cpu].exec.mode == Mode::Kernel;
         if was_kernel {
             // behind the kernel work the waker is already doing
-            let jobs = &mut self.cpus[waker_cpu].jobs;
+            let jobs = &mut self.cpus[waker_cpu].exec.jobs;
             if sis_ns > 0 {
                 jobs.push_back(Job::Compute(Sym::SelectIdleSibling, sis_ns));
             }

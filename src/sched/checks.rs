@@ -1,0 +1,93 @@
+//! Run-time checks and read-outs: structural invariants, CPU-time conservation, and the per-task
+//! and per-CPU figures the report reads.
+
+use super::*;
+
+impl Engine {
+    // ---- report helpers --------------------------------------------------------------------
+
+    /// CPU time each task has received.
+    pub fn task_runtime(&self) -> Vec<u64> {
+        self.tasks.iter().map(|t| t.sum_exec).collect()
+    }
+
+    /// All time charged to CPU `c` (every symbol, idle included).
+    pub fn cpu_time_ns(&self, c: usize) -> u64 {
+        self.metrics.cpu_sym[c].iter().sum()
+    }
+
+    pub fn task_events(&self) -> Vec<u64> {
+        self.tasks.iter().map(|t| t.events).collect()
+    }
+
+    pub fn processes(&self) -> &[String] {
+        self.workload.processes()
+    }
+
+    /// Checks structural invariants; returns a description of the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut seen = vec![0u32; self.tasks.len()];
+        for (c, cpu) in self.cpus.iter().enumerate() {
+            for &t in cpu.rq.queued.iter().chain(cpu.rq.curr.iter()) {
+                seen[t as usize] += 1;
+                if self.tasks[t as usize].cpu as usize != c {
+                    return Err(format!(
+                        "task {t} queued on CPU {c} but says CPU {}",
+                        self.tasks[t as usize].cpu
+                    ));
+                }
+            }
+            if let Some(t) = cpu.rq.curr
+                && self.tasks[t as usize].state != TaskState::Running
+            {
+                return Err(format!(
+                    "CPU {c} runs task {t} in state {:?}",
+                    self.tasks[t as usize].state
+                ));
+            }
+        }
+        for (t, task) in self.tasks.iter().enumerate() {
+            let queued = matches!(task.state, TaskState::Running | TaskState::Runnable);
+            if queued != (seen[t] == 1) || seen[t] > 1 {
+                return Err(format!(
+                    "task {t} in state {:?} is on {} run queues",
+                    task.state, seen[t]
+                ));
+            }
+        }
+        let overloaded = self.cpus.iter().filter(|c| c.nr_running() >= 2).count();
+        if overloaded != self.nr_overloaded {
+            return Err(format!(
+                "overload count {} but {overloaded} CPUs have 2+ tasks",
+                self.nr_overloaded
+            ));
+        }
+        Ok(())
+    }
+
+    /// CPU time is conserved: every CPU's charged time (all symbols, idle included) equals now plus
+    /// the kernel work already costed beyond now. Call after `flush_accounting`.
+    pub fn check_cpu_time(&self) -> Result<(), String> {
+        for c in 0..self.cpus.len() {
+            let (charged, expected) = (self.cpu_time_ns(c), self.now + self.overshoot_ns(c));
+            if charged != expected {
+                return Err(format!(
+                    "CPU {c}: charged {charged} ns, expected {expected} at t={}",
+                    self.now
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Time a CPU has charged beyond now (kernel work already costed past the end of the run).
+    pub fn overshoot_ns(&self, c: usize) -> u64 {
+        let cpu = &self.cpus[c];
+        let end = if cpu.exec.mode == Mode::Kernel {
+            cpu.exec.cursor
+        } else {
+            cpu.exec.since
+        };
+        end.saturating_sub(self.now)
+    }
+}

@@ -1,0 +1,80 @@
+//! The workload driver: a task's script steps (run, complete, wake, sleep, block, exit) executed
+//! on its CPU at the end of a burst or at kernel exit.
+
+use super::*;
+use crate::workload::Step;
+
+impl Engine {
+    pub(super) fn on_burst_end(&mut self, c: usize) {
+        let now = self.now;
+        let Some(t) = self.cpus[c].rq.curr else {
+            return;
+        };
+        // The burst is over: the CPU is in the kernel (syscall, wakeups, schedule).
+        self.enter_kernel(c);
+        self.tasks[t as usize].remaining = 0;
+        self.advance_script(c, t, now);
+        self.run_cpu(c);
+    }
+
+    /// Runs task `t`'s script on CPU `c` (in the kernel) until it has CPU work or blocks.
+    pub(super) fn advance_script(&mut self, c: usize, t: TaskId, now: u64) {
+        loop {
+            match self.workload.next(t, now, &mut self.rng) {
+                Step::Run { ns, shared_lines } => {
+                    let mut extra = std::mem::take(&mut self.tasks[t as usize].pending_extra);
+                    if shared_lines > 0 {
+                        let other = self.random_sibling_thread(t);
+                        let from = self.tasks[other as usize].last_ran_cpu as usize;
+                        let shared = shared_lines as u64 * self.topo.xfer_ns(from, c) as u64;
+                        self.metrics.charge_stat(c, shared);
+                        extra += shared;
+                    }
+                    self.tasks[t as usize].remaining = ns.max(1) + extra;
+                    return;
+                }
+                Step::Complete { latency_ns } => {
+                    self.tasks[t as usize].events += 1;
+                    self.metrics.complete(latency_ns);
+                }
+                Step::Wake { task, lines } => self.try_to_wake_up(task, c, Some((t, lines))),
+                Step::Sleep { ns } => {
+                    self.block(c, t);
+                    self.q.push(now + ns, Ev::Wake(t));
+                    return;
+                }
+                Step::Block => {
+                    let task = &mut self.tasks[t as usize];
+                    if task.pending_wakeups > 0 {
+                        task.pending_wakeups -= 1;
+                        continue;
+                    }
+                    self.block(c, t);
+                    return;
+                }
+                Step::Exit => {
+                    self.tasks[t as usize].state = TaskState::Exited;
+                    self.update_curr(c);
+                    self.dequeue_curr(c);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn block(&mut self, c: usize, t: TaskId) {
+        self.update_curr(c);
+        self.tasks[t as usize].state = TaskState::Sleeping;
+        self.dequeue_curr(c);
+    }
+
+    fn random_sibling_thread(&mut self, t: TaskId) -> TaskId {
+        let n = self.tasks.len() as u64;
+        let other = self.rng.below(n) as TaskId;
+        if self.tasks[other as usize].process == self.tasks[t as usize].process {
+            other
+        } else {
+            t
+        }
+    }
+}
