@@ -173,3 +173,94 @@ fn bench_prints_one_measured_row_per_reference_scenario() {
     }
     assert_eq!(rows[2][1], "4096");
 }
+
+/// Every flag of every subcommand has a help line, and every `--help` shows examples.
+#[test]
+fn every_flag_has_help_and_every_command_examples() {
+    for cmd in [
+        &[][..],
+        &["presets"],
+        &["topology"],
+        &["run"],
+        &["compare"],
+        &["link"],
+        &["sweep"],
+        &["bench"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.push("--help");
+        let (code, out, err) = schedplay(&args);
+        assert_eq!(code, 0, "{cmd:?}: {err}");
+        assert!(out.contains("\nExamples:\n  schedplay"), "{cmd:?}:\n{out}");
+        let lines: Vec<&str> = out.lines().collect();
+        let opts = lines
+            .iter()
+            .position(|l| *l == "Options:")
+            .expect("an Options section");
+        for (i, l) in lines.iter().enumerate().skip(opts + 1) {
+            if l.is_empty() {
+                break;
+            }
+            let t = l.trim_start();
+            if !t.starts_with('-') {
+                continue;
+            }
+            // `  --flag <V>  help` on one line, or the help indented on the next line.
+            let inline = t
+                .split_once("  ")
+                .is_some_and(|(_, h)| !h.trim().is_empty());
+            let next = lines.get(i + 1).map_or("", |n| n.trim_start());
+            let below = !next.is_empty()
+                && !next.starts_with('-')
+                && lines[i + 1].len() - next.len() > l.len() - t.len();
+            assert!(inline || below, "{cmd:?}: no help for {t:?}:\n{out}");
+        }
+    }
+}
+
+/// A negative number reaches validation and comes back as a field error with exit code 2 (clap
+/// used to refuse it as an unknown argument).
+#[test]
+fn negative_numbers_get_field_errors() {
+    for (args, field) in [
+        (&["run", "--seconds", "-5"][..], "seconds"),
+        (&["run", "--seed", "-1"], "seed"),
+        (
+            &["run", "--machine", "custom", "--cores-per-socket", "-3"],
+            "cores_per_socket",
+        ),
+        (&["compare", "--sockets", "-1"], "sockets"),
+        (&["link", "--smt", "-2"], "smt"),
+        (&["run", "--nodes-per-socket", "-1"], "nodes_per_socket"),
+        (&["run", "--cores-per-llc", "-8"], "cores_per_llc"),
+        (&["sweep", "--cpus", "64,-4"], "cpus"),
+        (&["topology", "--machine", "custom", "--cpu", "-1"], "cpu"),
+        (
+            &[
+                "topology",
+                "--machine",
+                "custom",
+                "--cores-per-socket",
+                "-3",
+            ],
+            "cores_per_socket",
+        ),
+        (&["bench", "--seconds", "-1"], "seconds"),
+        (&["run", "--set", "hz=-250"], "hz"),
+    ] {
+        let (code, out, err) = schedplay(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.starts_with("error: ") && err.contains(&format!("{field}: ")),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+    // All bad fields at once.
+    let (code, _, err) = schedplay(&["run", "--seconds", "-5", "--seed", "-1", "--smt", "-1"]);
+    assert_eq!(code, 2);
+    for f in ["seconds: ", "seed: ", "smt: "] {
+        assert!(err.contains(f), "{err}");
+    }
+}
