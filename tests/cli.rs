@@ -264,3 +264,74 @@ fn negative_numbers_get_field_errors() {
         assert!(err.contains(f), "{err}");
     }
 }
+
+/// hackbench prints what `perf bench sched messaging` prints, and sysbench's "events
+/// (avg/stddev)" is over the tasks that complete units (the receivers), not the senders too.
+#[test]
+fn hackbench_text_is_perf_bench_messaging_and_fairness_counts_receivers() {
+    let args = [
+        "run",
+        "--machine",
+        "custom",
+        "--sockets",
+        "1",
+        "--cores-per-socket",
+        "8",
+        "--workload",
+        "hackbench",
+        "--set",
+        "groups=3",
+        "--set",
+        "fds=2",
+        "--set",
+        "loops=5",
+        "--set",
+        "mode=thread",
+        "--seconds",
+        "0.01",
+    ];
+    let (code, out, err) = schedplay(&args);
+    assert_eq!(code, 0, "{err}");
+    for want in [
+        "# Running 'sched/messaging' benchmark:\n",
+        "# 2 sender and receiver threads per group\n",
+        "# 3 groups == 12 threads run\n",
+        "     Total time: ",
+        " [sec]",
+        "messages/sec",
+        "(6 of 12 threads complete messages)",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    let mut json = args.to_vec();
+    json.push("--json");
+    let (code, out, _) = schedplay(&json);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["workload_knobs"],
+        serde_json::json!({"groups": 3, "fds": 2, "loops": 5, "mode": "thread"})
+    );
+    assert_eq!(
+        (v["tasks"].as_u64(), v["counted_tasks"].as_u64()),
+        (Some(12), Some(6))
+    );
+    let total = v["throughput_per_sec"].as_f64().unwrap() * v["sim_seconds"].as_f64().unwrap();
+    let avg = v["counted_events_avg"].as_f64().unwrap();
+    assert!((avg * 6.0 - total).abs() < 0.5, "{avg} x 6 != {total}");
+    assert_eq!(v["events_avg"].as_f64().unwrap() * 2.0, avg);
+    let text_time: f64 = out_field(&schedplay(&args).1, "Total time: ");
+    let per_run = 3.0 * 2.0 * 2.0 * 5.0;
+    let want = per_run / v["throughput_per_sec"].as_f64().unwrap();
+    assert!((text_time - want).abs() < 0.0005, "{text_time} vs {want}");
+}
+
+fn out_field(out: &str, key: &str) -> f64 {
+    let at = out.find(key).expect(key) + key.len();
+    out[at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
