@@ -1,5 +1,6 @@
-//! The report of a run (serde; the JSON field names are part of the CLI and page contract), the
-//! A/B delta, and text renderers in the shapes users know (perf report, perf c2c, sysbench).
+//! The report of a run and the A/B delta (serde: the public, versioned, append-only JSON contract
+//! of the CLI and the page, documented field by field in docs/SCHEMA.md), and text renderers in
+//! the shapes users know (perf report, perf c2c, sysbench, schbench, perf bench sched messaging).
 
 use crate::sched::{Counter, Engine, Sym};
 use serde::{Deserialize, Serialize};

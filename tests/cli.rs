@@ -335,3 +335,50 @@ fn out_field(out: &str, key: &str) -> f64 {
         .parse()
         .unwrap()
 }
+
+/// docs/SCHEMA.md lists exactly the report fields `run --json` prints: the top-level keys and the
+/// keys of its nested objects (`machine.name`, …), taken from the first column of the Report
+/// section's tables.
+#[test]
+fn schema_doc_lists_every_report_field() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/SCHEMA.md"))
+        .expect("docs/SCHEMA.md");
+    let section = doc
+        .split("\n## Report\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a Report section");
+    let documented: std::collections::BTreeSet<String> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once('`').map(|(k, _)| k.to_string()))
+        .collect();
+    let (code, out, err) = schedplay(&[
+        "run",
+        "--machine",
+        "custom",
+        "--sockets",
+        "1",
+        "--cores-per-socket",
+        "4",
+        "--seconds",
+        "0.005",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut printed = std::collections::BTreeSet::new();
+    for (k, x) in v.as_object().unwrap() {
+        printed.insert(k.clone());
+        // nested objects with fixed keys (not the name → value maps)
+        if let Some(o) = x.as_object()
+            && !["counters", "workload_knobs"].contains(&k.as_str())
+        {
+            printed.extend(o.keys().map(|n| format!("{k}.{n}")));
+        }
+    }
+    assert_eq!(
+        documented, printed,
+        "docs/SCHEMA.md and the report JSON differ: add new fields to the doc (append-only)"
+    );
+}
