@@ -6,7 +6,7 @@ use schedplay::scenario::{Experiment, Side};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-/// (name, description, experiment)
+/// The reference scenarios as (name, experiment); the name is what `--only` takes.
 fn scenarios(seconds: f64) -> Vec<(&'static str, Experiment)> {
     let mut gnr = Experiment::default();
     gnr.machine.preset = "gnr-2s-snc3".into();
@@ -43,6 +43,11 @@ fn peak_rss_kib() -> u64 {
 const RUNS: usize = 3;
 
 pub fn main(seconds: f64, only: Option<&str>) -> ExitCode {
+    // Refuse a bad --seconds with its field error before any process is started.
+    if let Some(Err(err)) = scenarios(seconds).first().map(|(_, e)| e.validate()) {
+        eprintln!("error: {err}");
+        return ExitCode::from(2);
+    }
     if let Some(name) = only {
         let Some((_, e)) = scenarios(seconds).into_iter().find(|(n, _)| *n == name) else {
             eprintln!("error: only: unknown scenario {name:?}");

@@ -13,11 +13,24 @@ mod cli {
     use std::collections::BTreeMap;
     use std::process::ExitCode;
 
+    const TOP_EXAMPLES: &str = "\
+Examples:
+  schedplay presets
+  schedplay topology --machine gnr-2s-snc3 --cpu 0
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.5
+  schedplay compare --machine gnr-2s-snc3 --b skip-not-due
+  schedplay link --machine milan-2s --b cache-aware
+  schedplay sweep --cpus 64,128,256 --b skip-not-due --seconds 0.2
+  schedplay bench --seconds 0.5
+
+Invalid input is reported field by field (`error: field: message`) with exit code 2.";
+
     #[derive(Parser)]
     #[command(
         name = "schedplay",
         version,
-        about = "Simulate Linux scheduler balancing and its cache-line contention on big machines"
+        about = "Simulate Linux scheduler balancing and its cache-line contention on big machines",
+        after_help = TOP_EXAMPLES
     )]
     struct Cli {
         #[command(subcommand)]
@@ -27,37 +40,68 @@ mod cli {
     #[derive(Subcommand)]
     enum Cmd {
         /// Machines, workloads and patches, one line each.
+        #[command(after_help = "Examples:\n  schedplay presets")]
         Presets,
         /// numactl -H style summary and a CPU's sched domains (sched_verbose + debugfs values).
+        #[command(after_help = "\
+Examples:
+  schedplay topology --machine gnr-2s-snc3
+  schedplay topology --machine gnr-2s-96c-snc3 --patch snc3-distance-fix --cpu 100
+  schedplay topology --machine custom --sockets 4 --cores-per-socket 32 --json")]
         Topology {
+            /// Machine preset (see `schedplay presets`).
             #[arg(long)]
             machine: String,
             #[command(flatten)]
             layout: Layout,
-            #[arg(long = "patch")]
+            /// Patch to apply (repeatable); only snc3-distance-fix changes the domains.
+            #[arg(long = "patch", value_name = "NAME")]
             patches: Vec<String>,
-            #[arg(long, default_value_t = 0)]
-            cpu: usize,
+            /// CPU whose sched domains are printed: 0 up to the number of CPUs - 1.
+            #[arg(long, default_value = "0", allow_hyphen_values = true)]
+            cpu: String,
+            /// Print JSON (counts, domains of --cpu, node distances) instead of text.
             #[arg(long)]
             json: bool,
         },
         /// Run one scenario.
+        #[command(after_help = "\
+Examples:
+  schedplay run
+  schedplay run --machine milan-2s --workload hackbench --set groups=4 --seconds 0.5
+  schedplay run --machine gnr-2s-snc3 --patch skip-not-due,skew-tick --json
+  schedplay run --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware'
+
+Without --link the scenario runs unpatched unless --patch is given; with --link it runs the link's
+side B (the change under test).")]
         Run {
             #[command(flatten)]
             s: ScenarioArgs,
-            #[arg(long = "patch")]
+            /// Patches to apply, comma-separated or repeated (see `schedplay presets`).
+            #[arg(long = "patch", value_name = "NAMES")]
             patches: Vec<String>,
+            /// Print the report as JSON (fields: docs/SCHEMA.md).
             #[arg(long)]
             json: bool,
         },
         /// Run A and B and show the change.
+        #[command(after_help = "\
+Examples:
+  schedplay compare --machine gnr-2s-snc3 --b skip-not-due
+  schedplay compare --machine milan-2s --a cache-aware --b cache-aware,cas-write-if-changed
+  schedplay compare --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware' --json")]
         Compare {
             #[command(flatten)]
             ab: AbArgs,
+            /// Print {a, b, delta} as JSON (fields: docs/SCHEMA.md).
             #[arg(long)]
             json: bool,
         },
         /// Print the share link of a scenario.
+        #[command(after_help = "\
+Examples:
+  schedplay link --machine milan-2s --workload hackbench --b cache-aware
+  schedplay link --machine custom --sockets 2 --cores-per-socket 16 --base https://example.org/schedplay/")]
         Link {
             #[command(flatten)]
             ab: AbArgs,
@@ -66,23 +110,33 @@ mod cli {
             base: String,
         },
         /// The same experiment on 2-socket machines of growing CPU count: throughput and contention of A and B.
+        #[command(after_help = "\
+Examples:
+  schedplay sweep --b skip-not-due --seconds 0.2
+  schedplay sweep --cpus 64,256,1024 --workload hackbench --b cache-aware --json")]
         Sweep {
             #[command(flatten)]
             ab: AbArgs,
-            /// CPU counts (multiples of 4).
+            /// CPU counts, comma-separated (2 sockets x cores x SMT2: multiples of 4, up to 4096).
             #[arg(
                 long,
                 default_value = "64,128,256,512,1024,2048,4096",
-                value_delimiter = ','
+                value_delimiter = ',',
+                allow_hyphen_values = true
             )]
-            cpus: Vec<u32>,
+            cpus: Vec<String>,
+            /// Print the points as JSON.
             #[arg(long)]
             json: bool,
         },
         /// Simulation speed and memory of the reference scenarios (each in its own process).
+        #[command(after_help = "\
+Examples:
+  schedplay bench
+  schedplay bench --seconds 2")]
         Bench {
-            /// Simulated seconds per scenario.
-            #[arg(long, default_value_t = 0.5)]
+            /// Simulated seconds per scenario (0.001..=60).
+            #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
             seconds: f64,
             /// Run only this scenario (used by the table mode to measure each in its own process).
             #[arg(long)]
@@ -95,9 +149,21 @@ mod cli {
     struct AbArgs {
         #[command(flatten)]
         s: ScenarioArgs,
-        #[arg(long, default_value = "")]
+        /// Patches of side A, comma-separated (default: none; replaces a link's list).
+        #[arg(
+            long,
+            default_value = "",
+            hide_default_value = true,
+            value_name = "NAMES"
+        )]
         a: String,
-        #[arg(long, default_value = "")]
+        /// Patches of side B, comma-separated (default: none; replaces a link's list).
+        #[arg(
+            long,
+            default_value = "",
+            hide_default_value = true,
+            value_name = "NAMES"
+        )]
         b: String,
     }
 
@@ -114,47 +180,96 @@ mod cli {
         }
     }
 
+    /// Layout overrides. Numbers are taken as text so that a negative or malformed value reaches
+    /// validation and comes back as a field error (clap would refuse `-3` as an unknown flag).
     #[derive(Args, Clone, Default)]
     struct Layout {
-        #[arg(long)]
-        sockets: Option<u32>,
-        #[arg(long)]
-        cores_per_socket: Option<u32>,
-        #[arg(long)]
-        smt: Option<u32>,
-        #[arg(long)]
-        nodes_per_socket: Option<u32>,
-        #[arg(long)]
-        cores_per_llc: Option<u32>,
+        /// Sockets, 1..=8 (default: the preset's).
+        #[arg(long, allow_hyphen_values = true)]
+        sockets: Option<String>,
+        /// Cores per socket, 1..=2048 (default: the preset's; at most 4096 CPUs in all).
+        #[arg(long, allow_hyphen_values = true)]
+        cores_per_socket: Option<String>,
+        /// SMT threads per core: 1 (off) or 2 (on) (default: the preset's).
+        #[arg(long, allow_hyphen_values = true)]
+        smt: Option<String>,
+        /// NUMA nodes per socket (SNC / NPS): 1, 2, 3 or 4 (default: the preset's).
+        #[arg(long, allow_hyphen_values = true)]
+        nodes_per_socket: Option<String>,
+        /// Cores sharing one LLC, 1..=cores per socket (default: the preset's).
+        #[arg(long, allow_hyphen_values = true)]
+        cores_per_llc: Option<String>,
+    }
+
+    /// The field errors the link decoder (the validation layer for text values) gives for
+    /// `key=raw`: the same message a share link with that value gets.
+    fn text_errors(key: &str, raw: &str) -> Vec<FieldError> {
+        let enc: String = raw
+            .bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || b == b'-' || b == b'.' {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect();
+        let (_, errs) = decode_link(&format!("{key}={enc}"));
+        let mine: Vec<FieldError> = errs.iter().filter(|e| e.field == key).cloned().collect();
+        if mine.is_empty() {
+            vec![FieldError::new(key, format!("{raw:?} is not allowed"))]
+        } else {
+            mine
+        }
+    }
+
+    /// Parses a numeric flag; a value of the wrong type becomes the validation layer's error.
+    fn number<T: std::str::FromStr>(
+        key: &str,
+        raw: &Option<String>,
+        errs: &mut Vec<FieldError>,
+    ) -> Option<T> {
+        let raw = raw.as_deref()?;
+        match raw.trim().parse::<T>() {
+            Ok(v) => Some(v),
+            Err(_) => {
+                errs.extend(text_errors(key, raw));
+                None
+            }
+        }
     }
 
     impl Layout {
-        fn overrides(&self) -> LayoutOverrides {
+        fn overrides(&self, errs: &mut Vec<FieldError>) -> LayoutOverrides {
             LayoutOverrides {
-                sockets: self.sockets,
-                cores_per_socket: self.cores_per_socket,
-                smt: self.smt,
-                nodes_per_socket: self.nodes_per_socket,
-                cores_per_llc: self.cores_per_llc,
+                sockets: number("sockets", &self.sockets, errs),
+                cores_per_socket: number("cores_per_socket", &self.cores_per_socket, errs),
+                smt: number("smt", &self.smt, errs),
+                nodes_per_socket: number("nodes_per_socket", &self.nodes_per_socket, errs),
+                cores_per_llc: number("cores_per_llc", &self.cores_per_llc, errs),
             }
         }
     }
 
     #[derive(Args, Clone)]
     struct ScenarioArgs {
+        /// Machine preset (default gnr-2s-snc3; see `schedplay presets`); resets a link's layout overrides.
         #[arg(long)]
         machine: Option<String>,
         #[command(flatten)]
         layout: Layout,
+        /// Workload: oltp, hackbench, schbench or spin (default oltp); resets a link's knobs.
         #[arg(long)]
         workload: Option<String>,
-        /// Workload knob or `hz`, e.g. --set clients=64 --set hz=250
-        #[arg(long = "set")]
+        /// Workload knob or `hz` (100, 250, 300, 1000; default 1000), repeatable, e.g. --set clients=64 --set hz=250
+        #[arg(long = "set", value_name = "KEY=VALUE", allow_hyphen_values = true)]
         set: Vec<String>,
-        #[arg(long)]
-        seconds: Option<f64>,
-        #[arg(long)]
-        seed: Option<u64>,
+        /// Simulated seconds, 0.001..=60 (default 1).
+        #[arg(long, allow_hyphen_values = true)]
+        seconds: Option<String>,
+        /// Seed of the run's random stream, 0..=2^64-1 (default 1).
+        #[arg(long, allow_hyphen_values = true)]
+        seed: Option<String>,
         /// Run the scenario a share link describes (other flags override it).
         #[arg(long)]
         link: Option<String>,
@@ -190,7 +305,7 @@ mod cli {
                     overrides: LayoutOverrides::default(),
                 };
             }
-            let o = self.layout.overrides();
+            let o = self.layout.overrides(&mut errs);
             let eo = &mut e.machine.overrides;
             eo.sockets = o.sockets.or(eo.sockets);
             eo.cores_per_socket = o.cores_per_socket.or(eo.cores_per_socket);
@@ -222,10 +337,10 @@ mod cli {
                     None => errs.push(FieldError::new("set", format!("{kv:?} is not key=value"))),
                 }
             }
-            if let Some(s) = self.seconds {
+            if let Some(s) = number("seconds", &self.seconds, &mut errs) {
                 e.seconds = s;
             }
-            if let Some(s) = self.seed {
+            if let Some(s) = number("seed", &self.seed, &mut errs) {
                 e.seed = s;
             }
             if let Some(a) = a {
@@ -289,41 +404,45 @@ mod cli {
                 cpu,
                 json,
             } => {
-                let spec = match topology::preset(&machine) {
-                    Some(s) => s,
+                let mut errs = Vec::new();
+                let overrides = layout.overrides(&mut errs);
+                let names: Vec<String> = patches.iter().flat_map(|p| split_list(p)).collect();
+                let p = patches::Patches::parse("patch", &names)
+                    .map_err(|e| errs.push(e))
+                    .unwrap_or_default();
+                let topo = match topology::preset(&machine) {
+                    Some(spec) => match spec.with_overrides(&overrides).and_then(Topology::new) {
+                        Ok(t) => Some(t),
+                        Err(e) => {
+                            errs.extend(e.0);
+                            None
+                        }
+                    },
                     None => {
-                        return fail(
-                            FieldError::new(
-                                "machine",
-                                format!(
-                                    "unknown machine {machine:?}: allowed {}",
-                                    topology::PRESETS.join(", ")
-                                ),
-                            )
-                            .into(),
-                        );
+                        errs.push(FieldError::new(
+                            "machine",
+                            format!(
+                                "unknown machine {machine:?}: allowed {}",
+                                topology::PRESETS.join(", ")
+                            ),
+                        ));
+                        None
                     }
                 };
-                let topo = match spec
-                    .with_overrides(&layout.overrides())
-                    .and_then(Topology::new)
-                {
-                    Ok(t) => t,
-                    Err(e) => return fail(e),
-                };
-                let p = match patches::Patches::parse("patch", &patches) {
-                    Ok(p) => p,
-                    Err(e) => return fail(e.into()),
-                };
-                if cpu >= topo.nr_cpus() {
-                    return fail(
-                        FieldError::new(
+                let cpu = match (&topo, cpu.trim().parse::<usize>()) {
+                    (Some(t), Ok(c)) if c < t.nr_cpus() => Some(c),
+                    (Some(t), _) => {
+                        errs.push(FieldError::new(
                             "cpu",
-                            format!("{cpu} is out of range: 0..={}", topo.nr_cpus() - 1),
-                        )
-                        .into(),
-                    );
-                }
+                            format!("{cpu:?} is out of range: 0..={}", t.nr_cpus() - 1),
+                        ));
+                        None
+                    }
+                    (None, _) => None,
+                };
+                let (Some(topo), Some(cpu), true) = (topo, cpu, errs.is_empty()) else {
+                    return fail(Invalid(errs));
+                };
                 let sd = SchedDomains::build(&topo, p.snc3_distance_fix);
                 if json {
                     let v = serde_json::json!({
@@ -390,10 +509,27 @@ mod cli {
                 ExitCode::SUCCESS
             }
             Cmd::Sweep { ab, cpus, json } => {
-                let e = match ab.experiment() {
-                    Ok(e) => e,
-                    Err(e) => return fail(e),
+                let mut errs = Vec::new();
+                let cpus: Vec<u32> = cpus
+                    .iter()
+                    .filter_map(|c| match c.trim().parse::<u32>() {
+                        Ok(n) => Some(n),
+                        Err(_) => {
+                            errs.push(FieldError::new(
+                                "cpus",
+                                format!("{c:?} is not a CPU count: a positive integer"),
+                            ));
+                            None
+                        }
+                    })
+                    .collect();
+                let e = ab.experiment().map_err(|inv| errs.extend(inv.0));
+                let Ok(e) = e else {
+                    return fail(Invalid(errs));
                 };
+                if !errs.is_empty() {
+                    return fail(Invalid(errs));
+                }
                 if !json {
                     println!(
                         "{:>6} {:>14} {:>14} {:>9} {:>12} {:>12}",

@@ -1,5 +1,6 @@
-//! The report of a run (serde; the JSON field names are part of the CLI and page contract), the
-//! A/B delta, and text renderers in the shapes users know (perf report, perf c2c, sysbench).
+//! The report of a run and the A/B delta (serde: the public, versioned, append-only JSON contract
+//! of the CLI and the page, documented field by field in docs/SCHEMA.md), and text renderers in
+//! the shapes users know (perf report, perf c2c, sysbench, schbench, perf bench sched messaging).
 
 use crate::sched::{Counter, Engine, Sym};
 use serde::{Deserialize, Serialize};
@@ -106,6 +107,46 @@ pub struct Report {
     pub cpu_heat: CpuHeat,
     pub events: u64,
     pub report_hash: String,
+    /// The workload's knob values as run, defaults resolved (integers as numbers). Since schema 2.
+    #[serde(default)]
+    pub workload_knobs: BTreeMap<String, serde_json::Value>,
+    /// Number of tasks; `events_avg` / `events_stddev` are over all of them. Since schema 2.
+    #[serde(default)]
+    pub tasks: usize,
+    /// Tasks that complete the counted units (hackbench receivers, schbench workers, every oltp
+    /// client and spin thread). Since schema 2.
+    #[serde(default)]
+    pub counted_tasks: usize,
+    /// Completed units per counted task: mean and population stddev (sysbench's "events
+    /// (avg/stddev)"). Since schema 2.
+    #[serde(default)]
+    pub counted_events_avg: f64,
+    #[serde(default)]
+    pub counted_events_stddev: f64,
+    /// `REPORT_SCHEMA`: the schema version this report follows (docs/SCHEMA.md). Since schema 2;
+    /// a report without it is schema 1.
+    #[serde(default = "schema_1")]
+    pub schema: u32,
+}
+
+/// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
+/// bumps this number.
+pub const REPORT_SCHEMA: u32 = 2;
+
+fn schema_1() -> u32 {
+    1
+}
+
+/// Mean and population standard deviation.
+fn mean_stddev(x: &[u64]) -> (f64, f64) {
+    let n = x.len().max(1) as f64;
+    let avg = x.iter().sum::<u64>() as f64 / n;
+    let var = x
+        .iter()
+        .map(|&v| (v as f64 - avg) * (v as f64 - avg))
+        .sum::<f64>()
+        / n;
+    (avg, var.sqrt())
 }
 
 fn pct(a: f64, b: f64) -> f64 {
@@ -187,12 +228,23 @@ impl Report {
             })
             .collect();
         let events: Vec<u64> = e.task_events();
-        let ev_avg = events.iter().sum::<u64>() as f64 / events.len().max(1) as f64;
-        let ev_var = events
-            .iter()
-            .map(|&x| (x as f64 - ev_avg) * (x as f64 - ev_avg))
-            .sum::<f64>()
-            / events.len().max(1) as f64;
+        let (ev_avg, ev_stddev) = mean_stddev(&events);
+        let wl = e.workload();
+        let counted: Vec<u64> = (0..events.len())
+            .filter(|&t| wl.counts_units(t as u32))
+            .map(|t| events[t])
+            .collect();
+        let (counted_avg, counted_stddev) = mean_stddev(&counted);
+        let workload_knobs = wl
+            .knobs()
+            .into_iter()
+            .map(|(k, v)| {
+                let v = v
+                    .parse::<u64>()
+                    .map_or_else(|_| serde_json::Value::from(v), serde_json::Value::from);
+                (k, v)
+            })
+            .collect();
         let h = &m.latency;
         let ms = |ns: u64| ns as f64 / 1e6;
         let heat = |f: &dyn Fn(usize) -> u64| -> Vec<f64> {
@@ -248,7 +300,7 @@ impl Report {
                 }
             },
             events_avg: ev_avg,
-            events_stddev: ev_var.sqrt(),
+            events_stddev: ev_stddev,
             utilization: if total > 0 {
                 non_idle as f64 / total as f64
             } else {
@@ -293,6 +345,12 @@ impl Report {
             },
             events: e.events,
             report_hash: String::new(),
+            workload_knobs,
+            tasks: events.len(),
+            counted_tasks: counted.len(),
+            counted_events_avg: counted_avg,
+            counted_events_stddev: counted_stddev,
+            schema: REPORT_SCHEMA,
         };
         r.report_hash = fnv1a(&serde_json::to_string(&r).unwrap_or_default());
         r
@@ -303,6 +361,45 @@ impl Report {
             .iter()
             .find(|p| p.symbol == sym)
             .map_or(0.0, |p| p.percent)
+    }
+
+    /// What `perf bench sched messaging` (hackbench) prints: the group layout and the time one
+    /// run of `loops` messages takes (groups run round after round for the simulated time, so the
+    /// time of one run is its message count over the simulated rate), plus messages per second.
+    fn hackbench_text(&self, s: &mut String) {
+        let knob = |k: &str| {
+            self.workload_knobs
+                .get(k)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0)
+        };
+        let (groups, fds, loops) = (knob("groups"), knob("fds"), knob("loops"));
+        let what = match self.workload_knobs.get("mode").and_then(|v| v.as_str()) {
+            Some("thread") => "threads",
+            _ => "processes",
+        };
+        let per_run = groups * fds * fds * loops;
+        let _ = writeln!(
+            s,
+            "\n# Running 'sched/messaging' benchmark:\n# {fds} sender and receiver {what} per group\n# {groups} groups == {} {what} run\n",
+            groups * fds * 2
+        );
+        if self.throughput_per_sec > 0.0 {
+            let _ = writeln!(
+                s,
+                "     Total time: {:.3} [sec]    ({per_run} messages: {loops} loops x {fds} senders x {fds} receivers x {groups} groups)",
+                per_run as f64 / self.throughput_per_sec
+            );
+        } else {
+            let _ = writeln!(s, "     Total time: - [sec]    (no message was read)");
+        }
+        let _ = writeln!(
+            s,
+            "     {:.0} messages in {:.3} s simulated: {:.2} messages/sec",
+            self.throughput_per_sec * self.sim_seconds,
+            self.sim_seconds,
+            self.throughput_per_sec
+        );
     }
 
     pub fn to_text(&self) -> String {
@@ -324,13 +421,17 @@ impl Report {
             self.sim_seconds,
             self.seed
         );
-        let _ = writeln!(
-            s,
-            "\n    {}:  {:.0} ({:.2} per sec.)",
-            self.throughput_unit,
-            self.throughput_per_sec * self.sim_seconds,
-            self.throughput_per_sec
-        );
+        if self.workload == "hackbench" {
+            self.hackbench_text(&mut s);
+        } else {
+            let _ = writeln!(
+                s,
+                "\n    {}:  {:.0} ({:.2} per sec.)",
+                self.throughput_unit,
+                self.throughput_per_sec * self.sim_seconds,
+                self.throughput_per_sec
+            );
+        }
         let _ = writeln!(
             s,
             "Latency (ms):\n         min: {:>12.3}\n         avg: {:>12.3}\n         max: {:>12.3}\n         95th percentile: {:>.3}",
@@ -344,8 +445,12 @@ impl Report {
         );
         let _ = writeln!(
             s,
-            "Threads fairness:\n    events (avg/stddev): {:.4}/{:.2}",
-            self.events_avg, self.events_stddev
+            "Threads fairness:\n    events (avg/stddev): {:.4}/{:.2}    ({} of {} threads complete {})",
+            self.counted_events_avg,
+            self.counted_events_stddev,
+            self.counted_tasks,
+            self.tasks,
+            self.throughput_unit
         );
         let _ = writeln!(
             s,
@@ -421,6 +526,11 @@ pub struct Delta {
     pub events_stddev_pct: f64,
     pub contention_points: f64,
     pub profile: Vec<SymbolDelta>,
+    /// % change of `counted_events_avg` / `counted_events_stddev`. Since schema 2.
+    #[serde(default)]
+    pub counted_events_avg_pct: f64,
+    #[serde(default)]
+    pub counted_events_stddev_pct: f64,
 }
 
 impl Delta {
@@ -452,6 +562,8 @@ impl Delta {
             events_stddev_pct: pct(b.events_stddev, a.events_stddev),
             contention_points: b.contention_pct - a.contention_pct,
             profile,
+            counted_events_avg_pct: pct(b.counted_events_avg, a.counted_events_avg),
+            counted_events_stddev_pct: pct(b.counted_events_stddev, a.counted_events_stddev),
         }
     }
 
@@ -514,16 +626,16 @@ impl Delta {
         row(
             &mut s,
             "events avg:",
-            a.events_avg,
-            b.events_avg,
-            self.events_avg_pct,
+            a.counted_events_avg,
+            b.counted_events_avg,
+            self.counted_events_avg_pct,
         );
         row(
             &mut s,
             "events stddev:",
-            a.events_stddev,
-            b.events_stddev,
-            self.events_stddev_pct,
+            a.counted_events_stddev,
+            b.counted_events_stddev,
+            self.counted_events_stddev_pct,
         );
         let _ = writeln!(
             s,

@@ -173,3 +173,212 @@ fn bench_prints_one_measured_row_per_reference_scenario() {
     }
     assert_eq!(rows[2][1], "4096");
 }
+
+/// Every flag of every subcommand has a help line, and every `--help` shows examples.
+#[test]
+fn every_flag_has_help_and_every_command_examples() {
+    for cmd in [
+        &[][..],
+        &["presets"],
+        &["topology"],
+        &["run"],
+        &["compare"],
+        &["link"],
+        &["sweep"],
+        &["bench"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.push("--help");
+        let (code, out, err) = schedplay(&args);
+        assert_eq!(code, 0, "{cmd:?}: {err}");
+        assert!(out.contains("\nExamples:\n  schedplay"), "{cmd:?}:\n{out}");
+        let lines: Vec<&str> = out.lines().collect();
+        let opts = lines
+            .iter()
+            .position(|l| *l == "Options:")
+            .expect("an Options section");
+        for (i, l) in lines.iter().enumerate().skip(opts + 1) {
+            if l.is_empty() {
+                break;
+            }
+            let t = l.trim_start();
+            if !t.starts_with('-') {
+                continue;
+            }
+            // `  --flag <V>  help` on one line, or the help indented on the next line.
+            let inline = t
+                .split_once("  ")
+                .is_some_and(|(_, h)| !h.trim().is_empty());
+            let next = lines.get(i + 1).map_or("", |n| n.trim_start());
+            let below = !next.is_empty()
+                && !next.starts_with('-')
+                && lines[i + 1].len() - next.len() > l.len() - t.len();
+            assert!(inline || below, "{cmd:?}: no help for {t:?}:\n{out}");
+        }
+    }
+}
+
+/// A negative number reaches validation and comes back as a field error with exit code 2 (clap
+/// used to refuse it as an unknown argument).
+#[test]
+fn negative_numbers_get_field_errors() {
+    for (args, field) in [
+        (&["run", "--seconds", "-5"][..], "seconds"),
+        (&["run", "--seed", "-1"], "seed"),
+        (
+            &["run", "--machine", "custom", "--cores-per-socket", "-3"],
+            "cores_per_socket",
+        ),
+        (&["compare", "--sockets", "-1"], "sockets"),
+        (&["link", "--smt", "-2"], "smt"),
+        (&["run", "--nodes-per-socket", "-1"], "nodes_per_socket"),
+        (&["run", "--cores-per-llc", "-8"], "cores_per_llc"),
+        (&["sweep", "--cpus", "64,-4"], "cpus"),
+        (&["topology", "--machine", "custom", "--cpu", "-1"], "cpu"),
+        (
+            &[
+                "topology",
+                "--machine",
+                "custom",
+                "--cores-per-socket",
+                "-3",
+            ],
+            "cores_per_socket",
+        ),
+        (&["bench", "--seconds", "-1"], "seconds"),
+        (&["run", "--set", "hz=-250"], "hz"),
+    ] {
+        let (code, out, err) = schedplay(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.starts_with("error: ") && err.contains(&format!("{field}: ")),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+    // All bad fields at once.
+    let (code, _, err) = schedplay(&["run", "--seconds", "-5", "--seed", "-1", "--smt", "-1"]);
+    assert_eq!(code, 2);
+    for f in ["seconds: ", "seed: ", "smt: "] {
+        assert!(err.contains(f), "{err}");
+    }
+}
+
+/// hackbench prints what `perf bench sched messaging` prints, and sysbench's "events
+/// (avg/stddev)" is over the tasks that complete units (the receivers), not the senders too.
+#[test]
+fn hackbench_text_is_perf_bench_messaging_and_fairness_counts_receivers() {
+    let args = [
+        "run",
+        "--machine",
+        "custom",
+        "--sockets",
+        "1",
+        "--cores-per-socket",
+        "8",
+        "--workload",
+        "hackbench",
+        "--set",
+        "groups=3",
+        "--set",
+        "fds=2",
+        "--set",
+        "loops=5",
+        "--set",
+        "mode=thread",
+        "--seconds",
+        "0.01",
+    ];
+    let (code, out, err) = schedplay(&args);
+    assert_eq!(code, 0, "{err}");
+    for want in [
+        "# Running 'sched/messaging' benchmark:\n",
+        "# 2 sender and receiver threads per group\n",
+        "# 3 groups == 12 threads run\n",
+        "     Total time: ",
+        " [sec]",
+        "messages/sec",
+        "(6 of 12 threads complete messages)",
+    ] {
+        assert!(out.contains(want), "{want:?} missing:\n{out}");
+    }
+    let mut json = args.to_vec();
+    json.push("--json");
+    let (code, out, _) = schedplay(&json);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["workload_knobs"],
+        serde_json::json!({"groups": 3, "fds": 2, "loops": 5, "mode": "thread"})
+    );
+    assert_eq!(
+        (v["tasks"].as_u64(), v["counted_tasks"].as_u64()),
+        (Some(12), Some(6))
+    );
+    let total = v["throughput_per_sec"].as_f64().unwrap() * v["sim_seconds"].as_f64().unwrap();
+    let avg = v["counted_events_avg"].as_f64().unwrap();
+    assert!((avg * 6.0 - total).abs() < 0.5, "{avg} x 6 != {total}");
+    assert_eq!(v["events_avg"].as_f64().unwrap() * 2.0, avg);
+    let text_time: f64 = out_field(&schedplay(&args).1, "Total time: ");
+    let per_run = 3.0 * 2.0 * 2.0 * 5.0;
+    let want = per_run / v["throughput_per_sec"].as_f64().unwrap();
+    assert!((text_time - want).abs() < 0.0005, "{text_time} vs {want}");
+}
+
+fn out_field(out: &str, key: &str) -> f64 {
+    let at = out.find(key).expect(key) + key.len();
+    out[at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// docs/SCHEMA.md lists exactly the report fields `run --json` prints: the top-level keys and the
+/// keys of its nested objects (`machine.name`, …), taken from the first column of the Report
+/// section's tables.
+#[test]
+fn schema_doc_lists_every_report_field() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/SCHEMA.md"))
+        .expect("docs/SCHEMA.md");
+    let section = doc
+        .split("\n## Report\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a Report section");
+    let documented: std::collections::BTreeSet<String> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once('`').map(|(k, _)| k.to_string()))
+        .collect();
+    let (code, out, err) = schedplay(&[
+        "run",
+        "--machine",
+        "custom",
+        "--sockets",
+        "1",
+        "--cores-per-socket",
+        "4",
+        "--seconds",
+        "0.005",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut printed = std::collections::BTreeSet::new();
+    for (k, x) in v.as_object().unwrap() {
+        printed.insert(k.clone());
+        // nested objects with fixed keys (not the name → value maps)
+        if let Some(o) = x.as_object()
+            && !["counters", "workload_knobs"].contains(&k.as_str())
+        {
+            printed.extend(o.keys().map(|n| format!("{k}.{n}")));
+        }
+    }
+    assert_eq!(
+        documented, printed,
+        "docs/SCHEMA.md and the report JSON differ: add new fields to the doc (append-only)"
+    );
+}

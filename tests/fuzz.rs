@@ -248,20 +248,9 @@ fn multiplier() -> u64 {
 
 // ---- key names and nasty values ---------------------------------------------------------------
 
+/// Every patch `Patches::parse` takes: the `PATCHES` table lists them all.
 fn all_patch_names() -> Vec<&'static str> {
-    // PATCHES is what the page and `presets` list; Patches::parse also takes the cache-aware set.
-    let mut v: Vec<&'static str> = PATCHES.iter().map(|p| p.name).collect();
-    for n in [
-        "cache-aware",
-        "cas-skip-many-threads",
-        "cas-nr-running-avg-own-line",
-        "cas-write-if-changed",
-    ] {
-        if !v.contains(&n) {
-            v.push(n);
-        }
-    }
-    v
+    PATCHES.iter().map(|p| p.name).collect()
 }
 
 fn link_keys_of(q: &str) -> Vec<String> {

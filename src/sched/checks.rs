@@ -24,6 +24,11 @@ impl Engine {
         self.workload.processes()
     }
 
+    /// The workload being run (its knobs and which tasks count units, for the report).
+    pub fn workload(&self) -> &dyn Workload {
+        &*self.workload
+    }
+
     /// Checks structural invariants; returns a description of the first violation.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut seen = vec![0u32; self.tasks.len()];

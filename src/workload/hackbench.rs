@@ -54,6 +54,7 @@ pub struct Hackbench {
     roles: Vec<Role>,
     pipes: Vec<Pipe>,
     fds: usize,
+    thread_mode: bool,
 }
 
 impl Hackbench {
@@ -112,6 +113,7 @@ impl Hackbench {
             roles,
             pipes,
             fds,
+            thread_mode,
         }
     }
 }
@@ -119,6 +121,24 @@ impl Hackbench {
 impl Workload for Hackbench {
     fn tasks(&self) -> &[TaskSpec] {
         &self.tasks
+    }
+    fn knobs(&self) -> super::Knobs {
+        let mode = if self.thread_mode {
+            "thread"
+        } else {
+            "process"
+        };
+        [
+            ("groups", self.groups.len().to_string()),
+            ("fds", self.fds.to_string()),
+            ("loops", (self.per_sender / self.fds as u64).to_string()),
+            ("mode", mode.to_string()),
+        ]
+        .map(|(k, v)| (k.to_string(), v))
+        .into()
+    }
+    fn counts_units(&self, task: TaskId) -> bool {
+        matches!(self.roles[task as usize], Role::Receiver { .. })
     }
     fn processes(&self) -> &[String] {
         &self.procs

@@ -41,6 +41,13 @@ pub trait Workload {
     fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step;
     /// Hot working set of one task in cache lines (refilled after a migration).
     fn ws_lines(&self) -> u32;
+    /// The knob values this instance runs with, defaults resolved (the report shows them).
+    fn knobs(&self) -> Knobs;
+    /// Whether `task` completes the units the throughput counts (hackbench receivers, schbench
+    /// workers); sysbench-style "events (avg/stddev)" is taken over these tasks only.
+    fn counts_units(&self, _task: TaskId) -> bool {
+        true
+    }
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]

@@ -45,6 +45,9 @@ impl Workload for Oltp {
     fn tasks(&self) -> &[TaskSpec] {
         &self.tasks
     }
+    fn knobs(&self) -> super::Knobs {
+        [("clients".to_string(), self.tasks.len().to_string())].into()
+    }
     fn processes(&self) -> &[String] {
         &self.procs
     }

@@ -58,6 +58,25 @@ impl Workload for Schbench {
     fn tasks(&self) -> &[TaskSpec] {
         &self.tasks
     }
+    fn knobs(&self) -> super::Knobs {
+        let mut k = super::Knobs::new();
+        for r in &self.roles {
+            if let Role::Message { workers, .. } = r {
+                k.insert("workers".into(), workers.to_string());
+            }
+        }
+        let m = self.roles.len()
+            - self
+                .roles
+                .iter()
+                .filter(|r| matches!(r, Role::Worker { .. }))
+                .count();
+        k.insert("message_threads".into(), m.to_string());
+        k
+    }
+    fn counts_units(&self, task: TaskId) -> bool {
+        matches!(self.roles[task as usize], Role::Worker { .. })
+    }
     fn processes(&self) -> &[String] {
         &self.procs
     }

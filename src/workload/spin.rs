@@ -26,6 +26,9 @@ impl Workload for Spin {
     fn tasks(&self) -> &[TaskSpec] {
         &self.tasks
     }
+    fn knobs(&self) -> super::Knobs {
+        [("threads".to_string(), self.tasks.len().to_string())].into()
+    }
     fn processes(&self) -> &[String] {
         &self.procs
     }
