@@ -1,7 +1,12 @@
 //! Cache-line model. A line has an owner (Modified) or a set of sharers. A load of a line modified
-//! elsewhere is a HITM (local or remote socket); a store or atomic takes ownership. Requests that
-//! miss are served one at a time in arrival order (FIFO): each costs the transfer latency from the
-//! holder to the requester, so the k-th of k simultaneous requesters waits about k transfers. Counters per named line and per field offset feed the c2c report.
+//! elsewhere is a HITM (local or remote socket); a store or atomic takes ownership. Ownership
+//! requests (and the HITM that turns a modified line into a shared one) are served one at a time in
+//! arrival order (FIFO): each costs the transfer latency from the holder to the requester, so the
+//! k-th of k simultaneous requesters waits about k transfers. Loads of a shared line are served
+//! concurrently from the nearest copy ("loads are always scalable", HARDWARE.md §3): they wait for
+//! the ownership transfers queued before them, not for each other, and the next ownership request
+//! waits until they have their copies. Counters per named line and per field offset feed the c2c
+//! report.
 
 use crate::topology::{LatencyClass, Topology};
 use serde::Serialize;
@@ -52,8 +57,10 @@ pub struct Line {
     group_sharers: Vec<u32>,
     /// Last CPU that received the line (source of the next transfer when nobody holds it).
     last: u32,
-    /// When the last queued ownership transfer completes.
+    /// When the last queued ownership transfer (or HITM) completes.
     free_at: u64,
+    /// When the last concurrent shared-copy load completes (the next ownership request waits for it).
+    reads_until: u64,
     pub stats: LineStats,
     pub fields: Vec<FieldStats>,
 }
@@ -167,6 +174,7 @@ impl Coherence {
             group_sharers: vec![0; self.groups.rep.len()],
             last: 0,
             free_at: 0,
+            reads_until: 0,
             stats: LineStats::default(),
             fields: fields
                 .iter()
@@ -215,7 +223,7 @@ impl Coherence {
             (Op::Load, None) if line.has_sharer(c) => (now + HIT_NS, false),
             (Op::Load, Some(o)) => {
                 // HITM: the owner downgrades to Shared and forwards the line.
-                let done = start + topo.xfer_ns(o as usize, cpu) as u64;
+                let done = start.max(line.reads_until) + topo.xfer_ns(o as usize, cpu) as u64;
                 line.free_at = done;
                 line.owner = None;
                 line.add_sharer(o, group(o));
@@ -224,15 +232,15 @@ impl Coherence {
                 (done, true)
             }
             (Op::Load, None) => {
-                // Clean miss: served from the nearest copy, in turn with every other request for
-                // the line (the home agent / directory serializes requests to one line).
+                // Clean miss: served from the nearest copy once the ownership transfers queued
+                // before it are done, concurrently with the other loads of the shared line.
                 let nearest = match self.groups.sharer_xfer_bounds(line, topo, cpu) {
                     Some((lo, _)) => lo,
                     None => topo.xfer_ns(line.last as usize, cpu),
                 };
                 line.add_sharer(c, group(c));
                 let done = start + nearest.max(1) as u64;
-                line.free_at = done;
+                line.reads_until = line.reads_until.max(done);
                 (done, false)
             }
             (_, Some(o)) if o == c => {
@@ -257,7 +265,8 @@ impl Coherence {
                 } else {
                     HIT_NS
                 };
-                let done = start + cost.max(1) + extra;
+                // the invalidation waits for the loads in flight to get their copies
+                let done = start.max(line.reads_until) + cost.max(1) + extra;
                 line.free_at = done;
                 line.clear_sharers();
                 line.owner = Some(c);
@@ -340,6 +349,30 @@ mod tests {
                 assert_eq!(got, want, "{name} round {round} cpu {cpu}");
             }
         }
+    }
+
+    /// N readers of a shared line at one instant are served together, in about one shared-load
+    /// latency, not N transfers; the next store waits for them and invalidates every copy.
+    #[test]
+    fn simultaneous_loads_of_a_shared_line_are_served_concurrently() {
+        let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+        let mut c = Coherence::new(&t);
+        let l = c.add_line("x", &[(0, "a")]);
+        c.access(&t, l, 0, Op::Store, 0, 0);
+        // the first read is a HITM; CPUs 2..=9 (same LLC) read once it is shared
+        let first = c.access(&t, l, 1, Op::Load, 0, 100);
+        assert!(first.hitm);
+        let same_llc = t.xfer_ns(0, 1) as u64;
+        assert_eq!(first.done, 100 + same_llc);
+        let done: Vec<u64> = (2..=9)
+            .map(|cpu| c.access(&t, l, cpu, Op::Load, 0, 100).done)
+            .collect();
+        assert!(done.iter().all(|&d| d == first.done + same_llc), "{done:?}");
+        assert_eq!(c.lines[l].stats.hitm_local, 1);
+        // a store by CPU 0 waits for those copies, then invalidates them (same LLC: one transfer)
+        let s = c.access(&t, l, 0, Op::Store, 0, 150);
+        assert_eq!(s.done, first.done + 2 * same_llc + HIT_NS);
+        assert_eq!(c.lines[l].nr_sharers, 0);
     }
 
     #[test]
