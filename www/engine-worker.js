@@ -184,7 +184,7 @@ function handle(msg) {
     case 'encode_link':
       return reply(msg, () => ({ link: String(wasm_bindgen.encode_link(msg.experiment)) }));
     case 'validate':
-      return reply(msg, () => ({ errors: plain(wasm_bindgen.validate(msg.experiment)) || [] }));
+      return reply(msg, () => ({ errors: plain(wasm_bindgen.validate(msg.experiment)).errors }));
     case 'topology':
       return reply(msg, () => ({ topology: plain(wasm_bindgen.topology(msg.experiment, msg.side, msg.cpu)) }));
     case 'compare':

@@ -8,7 +8,7 @@ mod cache_aware;
 mod metrics;
 mod wakeup;
 
-pub use metrics::{Counter, Metrics, Sym};
+pub use metrics::{Counter, Metrics, Series, Sym};
 
 use crate::coherence::{Coherence, LineId, Op};
 use crate::domains::SchedDomains;
