@@ -150,6 +150,21 @@ test('bad link values: field messages, rest loads', async () => {
   await page.close();
 });
 
+test('hz=300 link: the HZ list is the engine\'s, and the link runs', async () => {
+  const { page, problems } = await openPage(`?v=1&machine=milan-2s&hz=300&seconds=${SECONDS}&seed=5`);
+  const hz = await page.evaluate(() => [...document.querySelectorAll('#hz option')].map((o) => o.value));
+  assert.deepEqual(hz, ['100', '250', '300', '1000']);
+  assert.equal(await page.inputValue('#hz'), '300');
+  // the machine fields come from the engine's table too, with its ranges
+  assert.equal(await page.getAttribute('#smt', 'max'), '2');
+  assert.equal(await page.getAttribute('#sockets', 'max'), '8');
+  await runAB(page);
+  assert.match(page.url(), /hz=300/);
+  assert.notEqual((await summary(page))['summary-delta-throughput'].text, '–');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('hostile links execute nothing', async () => {
   const payloads = [
     '<script>window.__pwned=1</script>',
@@ -220,8 +235,8 @@ test('worker crash: page says so, restarts the workers, keeps the form', async (
   assert.equal(await page.inputValue('#seed'), '42', 'form kept');
   // the fresh workers run
   await runAB(page);
-  // and a 'fatal' report from side A's engine (what the worker posts when wasm traps) restarts them too
-  await page.workers().at(-2).evaluate(() => self.postMessage({ type: 'fatal', message: 'e2e: RuntimeError: unreachable' }));
+  // and an error of kind 'fatal' from side A's engine (what the worker posts when wasm traps) restarts them too
+  await page.workers().at(-2).evaluate(() => self.postMessage({ type: 'error', kind: 'fatal', errors: [], message: 'e2e: RuntimeError: unreachable' }));
   await page.waitForFunction(() => /unreachable/.test(document.getElementById('engine-error').textContent), null, { timeout: 10000 });
   await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
   assert.equal(await page.inputValue('#seed'), '42', 'form kept');
@@ -282,13 +297,19 @@ test('scaling sweep: 64,128 CPUs, chart and table, light and dark', async () => 
   // the story's 0.3 s is capped at 0.1 s per point, and the panel says so
   await page.fill('#seconds', '0.3');
   assert.match(await page.textContent('#sweep-note'), /0\.1 s simulated: the experiment's 0\.3 s capped at 0\.1 s per point/);
-  // a bad list is refused in the page, before anything runs
+  // a bad list is refused by the engine's rule (sweep::parse_cpu_list), before anything runs
   await page.fill('#sweep-cpus', '64,130,8192');
   await page.click('#sweep-run');
   await page.waitForSelector('#sweep[data-state="error"]', { timeout: 5000 });
-  assert.match(await page.textContent('#sweep-error'), /130: must be a multiple of 4/);
-  assert.match(await page.textContent('#sweep-error'), /8192: allowed 4\.\.4096/);
+  assert.match(await page.textContent('#sweep-error'), /cpus: 130 is not allowed: a multiple of 4 in 4\.\.=4096/);
+  assert.match(await page.textContent('#sweep-error'), /cpus: 8192 is not allowed/);
   assert.equal(await page.getAttribute('#sweep-cpus', 'aria-invalid'), 'true');
+  // 18 CPUs cannot be 2 sockets × cores × SMT2: refused, not run as 16
+  await page.fill('#sweep-cpus', '16,18');
+  await page.click('#sweep-run');
+  await page.waitForFunction(() => document.getElementById('sweep-error').textContent !== '', null, { timeout: 5000 });
+  assert.equal(await page.getAttribute('#sweep', 'data-state'), 'error');
+  assert.match(await page.textContent('#sweep-error'), /cpus: 18 is not allowed/);
 
   await page.fill('#sweep-cpus', '64,128');
   await page.click('#sweep-run');

@@ -64,17 +64,17 @@ impl Run {
         (self.engine.now as f64 / self.end_ns.max(1) as f64).min(1.0)
     }
 
-    /// Series points produced since the last call: (t_s, throughput, contention_pct, utilization).
-    pub fn take_series(&mut self) -> [Vec<f64>; 4] {
+    /// Series points produced since the last call (each series by name: `Series::named`).
+    pub fn take_series(&mut self) -> sched::Series {
         let s = &self.engine.metrics.series;
         let from = self.series_sent;
         self.series_sent = s.t_s.len();
-        [
-            s.t_s[from..].to_vec(),
-            s.throughput[from..].to_vec(),
-            s.contention_pct[from..].to_vec(),
-            s.utilization[from..].to_vec(),
-        ]
+        sched::Series {
+            t_s: s.t_s[from..].to_vec(),
+            throughput: s.throughput[from..].to_vec(),
+            contention_pct: s.contention_pct[from..].to_vec(),
+            utilization: s.utilization[from..].to_vec(),
+        }
     }
 
     pub fn report(&mut self) -> Report {

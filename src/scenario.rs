@@ -15,6 +15,109 @@ pub const MIN_SECONDS: f64 = 0.001;
 pub const MAX_TASKS: u64 = 65_536;
 /// Refuse runs estimated above this many events (about ten minutes of native simulation).
 pub const MAX_EVENTS: f64 = 4e9;
+/// The HZ values a run accepts (the kernel's `CONFIG_HZ` choices). The page's HZ list is this one.
+pub const HZ_VALUES: &[u32] = &[100, 250, 300, 1000];
+
+/// "100, 250, 300 or 1000"
+fn one_of(values: &[u32]) -> String {
+    let s: Vec<String> = values.iter().map(u32::to_string).collect();
+    match s.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => s.join(""),
+    }
+}
+
+/// The error for an HZ value (as given) that is not in `HZ_VALUES`.
+pub fn hz_error(given: &str) -> FieldError {
+    FieldError::new(
+        "hz",
+        format!("{given} is not allowed: {}", one_of(HZ_VALUES)),
+    )
+}
+
+/// One machine layout override: a field of `LayoutOverrides` (the experiment's `machine` object),
+/// its share-link key and its range. The CLI flag is `--` + `key` with `-` for `_` (tests/cli.rs
+/// checks that the binary accepts every one). Validation, the link codec and the page's machine
+/// fields all read this table.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct MachineKey {
+    /// Field name in the experiment's `machine` object (JSON) and in `LayoutOverrides`.
+    pub key: &'static str,
+    /// Share-link key.
+    pub link: &'static str,
+    pub min: u32,
+    pub max: u32,
+    pub description: &'static str,
+    #[serde(skip)]
+    pub get: fn(&LayoutOverrides) -> Option<u32>,
+    #[serde(skip)]
+    pub set: fn(&mut LayoutOverrides, Option<u32>),
+}
+
+impl MachineKey {
+    fn check(&self, v: u32) -> Result<u32, FieldError> {
+        if (self.min..=self.max).contains(&v) {
+            Ok(v)
+        } else {
+            Err(FieldError::new(
+                self.key,
+                format!(
+                    "{v} is out of range: allowed {}..={} ({})",
+                    self.min, self.max, self.description
+                ),
+            ))
+        }
+    }
+}
+
+/// Every machine override key (append-only: links and the CLI use them).
+pub const MACHINE_KEYS: &[MachineKey] = &[
+    MachineKey {
+        key: "sockets",
+        link: "sockets",
+        min: 1,
+        max: 8,
+        description: "sockets (packages)",
+        get: |o| o.sockets,
+        set: |o, v| o.sockets = v,
+    },
+    MachineKey {
+        key: "cores_per_socket",
+        link: "cores_per_socket",
+        min: 1,
+        max: 2048,
+        description: "physical cores per socket",
+        get: |o| o.cores_per_socket,
+        set: |o, v| o.cores_per_socket = v,
+    },
+    MachineKey {
+        key: "smt",
+        link: "smt",
+        min: 1,
+        max: 2,
+        description: "hardware threads per core: 1 (SMT off) or 2 (SMT on)",
+        get: |o| o.smt,
+        set: |o, v| o.smt = v,
+    },
+    MachineKey {
+        key: "nodes_per_socket",
+        link: "nodes_per_socket",
+        min: 1,
+        max: 4,
+        description: "NUMA nodes per socket (Intel SNC / AMD NPS)",
+        get: |o| o.nodes_per_socket,
+        set: |o, v| o.nodes_per_socket = v,
+    },
+    MachineKey {
+        key: "cores_per_llc",
+        link: "cores_per_llc",
+        min: 1,
+        max: 2048,
+        description: "cores sharing one last-level cache (empty: the preset's)",
+        get: |o| o.cores_per_llc,
+        set: |o, v| o.cores_per_llc = v,
+    },
+];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MachineChoice {
@@ -129,6 +232,13 @@ impl Experiment {
             )
             .into());
         };
+        let errs: Vec<FieldError> = MACHINE_KEYS
+            .iter()
+            .filter_map(|k| (k.get)(&self.machine.overrides).and_then(|v| k.check(v).err()))
+            .collect();
+        if !errs.is_empty() {
+            return Err(Invalid(errs));
+        }
         base.with_overrides(&self.machine.overrides)
     }
 
@@ -152,11 +262,8 @@ impl Experiment {
             ));
         }
         let spec = self.machine_spec().map_err(|e| errs.extend(e.0)).ok();
-        if ![100, 250, 300, 1000].contains(&self.hz) {
-            errs.push(FieldError::new(
-                "hz",
-                format!("{} is not allowed: 100, 250, 300 or 1000", self.hz),
-            ));
+        if !HZ_VALUES.contains(&self.hz) {
+            errs.push(hz_error(&self.hz.to_string()));
         }
         if !(self.seconds.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&self.seconds)) {
             errs.push(FieldError::new(
@@ -250,14 +357,6 @@ pub fn estimate_events(cpus: u64, tasks: u64, hz: u32, seconds: f64) -> f64 {
 
 // ---- share links ---------------------------------------------------------------------------
 
-const MACHINE_KEYS: &[&str] = &[
-    "sockets",
-    "cores_per_socket",
-    "smt",
-    "nodes_per_socket",
-    "cores_per_llc",
-];
-
 fn pct_encode(s: &str) -> String {
     let mut o = String::new();
     for b in s.bytes() {
@@ -305,15 +404,9 @@ pub fn encode_link(e: &Experiment) -> String {
     let o = &e.machine.overrides;
     // Every override that is set, even one equal to the preset: the link must decode to the same
     // experiment (and an override can change derived values, e.g. the Intel LLC split).
-    for (k, v) in MACHINE_KEYS.iter().zip([
-        o.sockets,
-        o.cores_per_socket,
-        o.smt,
-        o.nodes_per_socket,
-        o.cores_per_llc,
-    ]) {
-        if let Some(v) = v {
-            kv.push((k.to_string(), v.to_string()));
+    for k in MACHINE_KEYS {
+        if let Some(v) = (k.get)(o) {
+            kv.push((k.link.to_string(), v.to_string()));
         }
     }
     kv.push(("hz".into(), e.hz.to_string()));
@@ -384,25 +477,19 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             }
         }
     };
-    let o = &mut e.machine.overrides;
-    o.sockets = num("sockets", &mut errs, 1, 8).map(|x| x as u32);
-    o.cores_per_socket = num("cores_per_socket", &mut errs, 1, 2048).map(|x| x as u32);
-    o.smt = num("smt", &mut errs, 1, 2).map(|x| x as u32);
-    o.nodes_per_socket = num("nodes_per_socket", &mut errs, 1, 4).map(|x| x as u32);
-    o.cores_per_llc = num("cores_per_llc", &mut errs, 1, 2048).map(|x| x as u32);
+    for k in MACHINE_KEYS {
+        let v = num(k.link, &mut errs, k.min as u64, k.max as u64).map(|x| x as u32);
+        (k.set)(&mut e.machine.overrides, v);
+    }
     if let Err(inv) = e.machine_spec() {
         // An impossible layout: report it and fall back to the preset's own layout.
         errs.extend(inv.0);
         e.machine.overrides = LayoutOverrides::default();
     }
-    if let Some(h) = num("hz", &mut errs, 100, 1000) {
-        if [100, 250, 300, 1000].contains(&h) {
-            e.hz = h as u32;
-        } else {
-            errs.push(FieldError::new(
-                "hz",
-                format!("{h} is not allowed: 100, 250, 300 or 1000"),
-            ));
+    if let Some(h) = get("hz") {
+        match h.parse::<u32>() {
+            Ok(x) if HZ_VALUES.contains(&x) => e.hz = x,
+            _ => errs.push(hz_error(&format!("{h:?}"))),
         }
     }
     if let Some(w) = get("workload") {
@@ -442,7 +529,7 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             "v", "machine", "hz", "workload", "a", "b", "seconds", "seed",
         ]
         .contains(&k.as_str())
-            && !MACHINE_KEYS.contains(&k.as_str())
+            && !MACHINE_KEYS.iter().any(|m| m.link == k)
         {
             errs.push(FieldError::new(k, format!("unknown key {k:?}")));
         }
@@ -535,6 +622,46 @@ mod tests {
         let err = e.validate().unwrap_err();
         let fields: Vec<&str> = err.0.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, vec!["cores_per_socket", "hz", "seconds", "a"]);
+    }
+
+    #[test]
+    fn machine_keys_are_the_override_fields() {
+        let mut o = LayoutOverrides::default();
+        for (i, k) in MACHINE_KEYS.iter().enumerate() {
+            (k.set)(&mut o, Some(i as u32 + 1));
+            assert_eq!((k.get)(&o), Some(i as u32 + 1), "{}", k.key);
+            assert!(k.min <= k.max);
+        }
+        // the table names every field of LayoutOverrides, in its JSON spelling
+        let v = serde_json::to_value(&o).unwrap();
+        let fields: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut keys: Vec<&str> = MACHINE_KEYS.iter().map(|k| k.key).collect();
+        keys.sort_unstable();
+        let mut fields = fields;
+        fields.sort_unstable();
+        assert_eq!(keys, fields);
+        for k in MACHINE_KEYS {
+            assert_eq!((k.get)(&o), v[k.key].as_u64().map(|x| x as u32));
+        }
+    }
+
+    #[test]
+    fn every_hz_value_round_trips_through_a_link() {
+        for &hz in HZ_VALUES {
+            let e = Experiment {
+                hz,
+                ..Default::default()
+            };
+            assert!(e.validate().is_ok(), "hz {hz}");
+            let (d, errs) = decode_link(&encode_link(&e));
+            assert!(errs.is_empty(), "{errs:?}");
+            assert_eq!(d.hz, hz);
+        }
+        let (_, errs) = decode_link("hz=301");
+        assert_eq!(
+            errs[0].message,
+            "\"301\" is not allowed: 100, 250, 300 or 1000"
+        );
     }
 
     #[test]

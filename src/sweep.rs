@@ -2,10 +2,17 @@
 //! preset's hardware figures and nodes per socket), A and B at each size: where does contention
 //! start to bite.
 
-use crate::Delta;
-use crate::error::Invalid;
+use crate::error::{FieldError, Invalid};
 use crate::scenario::Experiment;
+use crate::{Delta, Report};
 use serde::{Deserialize, Serialize};
+
+/// CPU counts of a sweep point: 2 sockets × cores × 2 SMT threads, so multiples of `CPUS_STEP`.
+pub const CPUS_STEP: u32 = 4;
+pub const MIN_CPUS: u32 = CPUS_STEP;
+pub const MAX_CPUS: u32 = crate::topology::MAX_CPUS as u32;
+/// At most this many points in one list (`parse_cpu_list`, the page's sweep).
+pub const MAX_POINTS: usize = 12;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SweepPoint {
@@ -18,29 +25,132 @@ pub struct SweepPoint {
     pub events: u64,
 }
 
+impl SweepPoint {
+    /// The point of `cpus` CPUs from its A and B reports.
+    pub fn new(cpus: u32, a: &Report, b: &Report) -> SweepPoint {
+        SweepPoint {
+            cpus,
+            a_throughput: a.throughput_per_sec,
+            b_throughput: b.throughput_per_sec,
+            a_contention_pct: a.contention_pct,
+            b_contention_pct: b.contention_pct,
+            throughput_pct: Delta::between(a, b).throughput_pct,
+            events: a.events + b.events,
+        }
+    }
+}
+
+/// A CPU count a sweep point can simulate exactly, or an error naming `cpus` and what is allowed.
+pub fn check_cpus(cpus: u32) -> Result<u32, FieldError> {
+    if cpus.is_multiple_of(CPUS_STEP) && (MIN_CPUS..=MAX_CPUS).contains(&cpus) {
+        Ok(cpus)
+    } else {
+        Err(FieldError::new(
+            "cpus",
+            format!(
+                "{cpus} is not allowed: a multiple of {CPUS_STEP} in {MIN_CPUS}..={MAX_CPUS} \
+                 (2 sockets × cores × 2 SMT threads)"
+            ),
+        ))
+    }
+}
+
+/// "64, 128,256" → [64, 128, 256]: CPU counts separated by commas or spaces, each checked by
+/// `check_cpus`, sorted, duplicates dropped, at most `MAX_POINTS`. Every bad entry is reported.
+pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, Invalid> {
+    let mut errs = Vec::new();
+    let mut cpus = Vec::new();
+    let parts: Vec<&str> = text
+        .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.is_empty() {
+        errs.push(FieldError::new(
+            "cpus",
+            "give at least one CPU count, e.g. 64,128,256",
+        ));
+    }
+    for p in parts {
+        match p.parse::<u32>() {
+            Ok(n) => match check_cpus(n) {
+                Ok(n) => cpus.push(n),
+                Err(e) => errs.push(e),
+            },
+            Err(_) => {
+                let shown: String = p.chars().take(20).collect();
+                errs.push(FieldError::new(
+                    "cpus",
+                    format!("{shown:?} is not a whole number"),
+                ));
+            }
+        }
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    if cpus.len() > MAX_POINTS {
+        errs.push(FieldError::new(
+            "cpus",
+            format!("{} points: at most {MAX_POINTS}", cpus.len()),
+        ));
+    }
+    if errs.is_empty() {
+        Ok(cpus)
+    } else {
+        Err(Invalid(errs))
+    }
+}
+
 /// The experiment resized to `cpus` CPUs (2 sockets × cores × SMT2); workload knobs that default to
-/// the CPU count follow it.
-pub fn resized(exp: &Experiment, cpus: u32) -> Experiment {
+/// the CPU count follow it. A count that is not a multiple of 4 in range is refused (`cpus`).
+pub fn resized(exp: &Experiment, cpus: u32) -> Result<Experiment, Invalid> {
+    let cpus = check_cpus(cpus)?;
     let mut e = exp.clone();
     let o = &mut e.machine.overrides;
     o.sockets = Some(2);
     o.smt = Some(2);
-    o.cores_per_socket = Some((cpus / 4).max(1));
+    o.cores_per_socket = Some(cpus / CPUS_STEP);
     o.cores_per_llc = None;
-    e
+    Ok(e)
 }
 
 pub fn point(exp: &Experiment, cpus: u32) -> Result<SweepPoint, Invalid> {
-    let e = resized(exp, cpus);
+    let e = resized(exp, cpus)?;
     let (a, b) = crate::run_ab(&e);
-    let (a, b) = (a?, b?);
-    Ok(SweepPoint {
-        cpus,
-        a_throughput: a.throughput_per_sec,
-        b_throughput: b.throughput_per_sec,
-        a_contention_pct: a.contention_pct,
-        b_contention_pct: b.contention_pct,
-        throughput_pct: Delta::between(&a, &b).throughput_pct,
-        events: a.events + b.events,
-    })
+    Ok(SweepPoint::new(cpus, &a?, &b?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_representable_counts() {
+        assert_eq!(check_cpus(16), Ok(16));
+        assert_eq!(check_cpus(4096), Ok(4096));
+        for bad in [0, 2, 18, 4100, 8192] {
+            let e = check_cpus(bad).unwrap_err();
+            assert_eq!(e.field, "cpus");
+            assert!(e.message.contains("multiple of 4"), "{}", e.message);
+        }
+        let e = resized(&Experiment::default(), 18).unwrap_err();
+        assert_eq!(e.0[0].field, "cpus");
+        let r = resized(&Experiment::default(), 48).unwrap();
+        assert_eq!(r.machine_spec().unwrap().cores_per_socket * 2 * 2, 48);
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(
+            parse_cpu_list("128, 64,64 256").unwrap(),
+            vec![64, 128, 256]
+        );
+        let e = parse_cpu_list("64,130,8192,x").unwrap_err();
+        let msgs: Vec<&str> = e.0.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(e.0.len(), 3, "{msgs:?}");
+        assert!(e.0.iter().all(|e| e.field == "cpus"));
+        assert!(msgs[0].starts_with("130 is not allowed"), "{msgs:?}");
+        assert!(parse_cpu_list(" ").is_err());
+        let many: Vec<String> = (1..=13).map(|i| (i * 4).to_string()).collect();
+        assert!(parse_cpu_list(&many.join(",")).is_err());
+    }
 }

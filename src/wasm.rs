@@ -1,11 +1,16 @@
 //! The only module that knows JS: wasm-bindgen exports used by the page's Web Worker. Plain JS
-//! objects in and out (serde-wasm-bindgen); invalid input comes back as a JS Error whose message
-//! is the JSON list of field errors.
+//! objects in and out (serde-wasm-bindgen). Invalid input comes back as a thrown JS `Error` named
+//! `InvalidInput` whose `errors` property is the list of field errors `[{field, message}]` (its
+//! message is the same list as JSON). Every rule the page shows (HZ values, machine keys, sweep CPU
+//! counts, A/B deltas) is exported from here, so the page never re-implements one.
 
 use crate::domains::SchedDomains;
+use crate::error::FieldError;
 use crate::error::Invalid;
-use crate::scenario::{Experiment, Side, decode_link as decode, encode_link as encode};
-use crate::{Delta, Report, Run, patches, topology, workload};
+use crate::scenario::{
+    Experiment, HZ_VALUES, MACHINE_KEYS, Side, decode_link as decode, encode_link as encode,
+};
+use crate::{Delta, Report, Run, patches, sweep, topology, workload};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -14,21 +19,39 @@ fn to_js<T: Serialize>(v: &T) -> JsValue {
         .unwrap_or(JsValue::NULL)
 }
 
+/// The name of the JS errors that carry field errors (the worker tells them from failures by it).
+pub const INVALID_INPUT: &str = "InvalidInput";
+
 fn invalid(e: &Invalid) -> JsValue {
-    js_sys::Error::new(&serde_json::to_string(&e.0).unwrap_or_default()).into()
+    let err = js_sys::Error::new(&serde_json::to_string(&e.0).unwrap_or_default());
+    err.set_name(INVALID_INPUT);
+    let _ = js_sys::Reflect::set(&err, &"errors".into(), &to_js(&e.0));
+    err.into()
 }
 
 fn experiment(v: JsValue) -> Result<Experiment, JsValue> {
-    serde_wasm_bindgen::from_value(v).map_err(|e| {
-        invalid(&Invalid(vec![crate::error::FieldError::new(
-            "experiment",
-            e.to_string(),
-        )]))
-    })
+    serde_wasm_bindgen::from_value(v)
+        .map_err(|e| invalid(&FieldError::new("experiment", e.to_string()).into()))
 }
 
-fn side(s: &str) -> Side {
-    if s == "b" { Side::B } else { Side::A }
+fn report(field: &str, v: JsValue) -> Result<Report, JsValue> {
+    serde_wasm_bindgen::from_value::<Report>(v)
+        .map_err(|e| invalid(&FieldError::new(field, format!("not a report: {e}")).into()))
+}
+
+/// "a" or "b"; anything else is an error naming `side`.
+fn side(s: &str) -> Result<Side, JsValue> {
+    match s {
+        "a" => Ok(Side::A),
+        "b" => Ok(Side::B),
+        _ => Err(invalid(
+            &FieldError::new(
+                "side",
+                format!("{s:?} is not a side: allowed \"a\" or \"b\""),
+            )
+            .into(),
+        )),
+    }
 }
 
 #[derive(Serialize)]
@@ -38,7 +61,9 @@ struct Story {
     experiment: Experiment,
 }
 
-/// Machines, workloads, patches and the two seed stories.
+/// Machines, workloads, patches, the two seed stories, and the rules the form is built from: the
+/// HZ values, the machine override keys (key, link key, range, description) and the sweep's CPU
+/// counts.
 #[wasm_bindgen]
 pub fn presets() -> JsValue {
     let machines: Vec<serde_json::Value> = topology::PRESETS
@@ -66,6 +91,13 @@ pub fn presets() -> JsValue {
         "workloads": workload::WORKLOADS,
         "patches": patches::PATCHES,
         "stories": serde_json::to_value(&stories).unwrap_or_default(),
+        "hz": HZ_VALUES,
+        "default_hz": Experiment::default().hz,
+        "machine_keys": MACHINE_KEYS,
+        "sweep": {
+            "min_cpus": sweep::MIN_CPUS, "max_cpus": sweep::MAX_CPUS,
+            "cpus_step": sweep::CPUS_STEP, "max_points": sweep::MAX_POINTS,
+        },
     }))
 }
 
@@ -80,19 +112,21 @@ pub fn encode_link(experiment_js: JsValue) -> Result<String, JsValue> {
     Ok(encode(&experiment(experiment_js)?))
 }
 
+/// Always `{ok, errors: [{field, message}]}` (`ok` when `errors` is empty).
 #[wasm_bindgen]
 pub fn validate(experiment_js: JsValue) -> JsValue {
-    match experiment(experiment_js) {
-        Err(e) => e,
-        Ok(e) => to_js(&e.validate().err().map(|i| i.0).unwrap_or_default()),
-    }
+    let errors = match serde_wasm_bindgen::from_value::<Experiment>(experiment_js) {
+        Err(e) => vec![FieldError::new("experiment", e.to_string())],
+        Ok(e) => e.validate().err().map(|i| i.0).unwrap_or_default(),
+    };
+    to_js(&serde_json::json!({ "ok": errors.is_empty(), "errors": errors }))
 }
 
 /// The machine of one side and the sched domains of one CPU.
 #[wasm_bindgen]
 pub fn topology(experiment_js: JsValue, side_name: &str, cpu: usize) -> Result<JsValue, JsValue> {
     let e = experiment(experiment_js)?;
-    let spec = e.run_spec(side(side_name)).map_err(|i| invalid(&i))?;
+    let spec = e.run_spec(side(side_name)?).map_err(|i| invalid(&i))?;
     let t = &spec.topo;
     let sd = SchedDomains::build(t, spec.patches.snc3_distance_fix);
     let cpu = cpu.min(t.nr_cpus() - 1);
@@ -114,7 +148,7 @@ impl Sim {
     #[wasm_bindgen(constructor)]
     pub fn new(experiment_js: JsValue, side_name: &str) -> Result<Sim, JsValue> {
         let e = experiment(experiment_js)?;
-        Run::new(&e, side(side_name))
+        Run::new(&e, side(side_name)?)
             .map(|run| Sim { run })
             .map_err(|i| invalid(&i))
     }
@@ -128,20 +162,13 @@ impl Sim {
         self.run.progress()
     }
 
+    /// The points since the last call: an object of `Float64Array`s keyed by series name
+    /// (`t_s`, `throughput`, `contention_pct`, `utilization`: `Series::named`).
     pub fn take_series(&mut self) -> JsValue {
-        let [t, th, c, u] = self.run.take_series();
+        let s = self.run.take_series();
         let o = js_sys::Object::new();
-        for (k, v) in [
-            ("t_s", t),
-            ("throughput", th),
-            ("contention_pct", c),
-            ("utilization", u),
-        ] {
-            let _ = js_sys::Reflect::set(
-                &o,
-                &k.into(),
-                &js_sys::Float64Array::from(v.as_slice()).into(),
-            );
+        for (k, v) in s.named() {
+            let _ = js_sys::Reflect::set(&o, &k.into(), &js_sys::Float64Array::from(v).into());
         }
         o.into()
     }
@@ -151,20 +178,38 @@ impl Sim {
     }
 }
 
-/// The A/B change between two reports (as returned by `Sim.report`).
+/// The A/B change between two reports (as returned by `Sim.report`): `Delta::between`, the same
+/// figures as the CLI's `compare`.
 #[wasm_bindgen]
 pub fn compare(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
-    let parse = |v: JsValue| -> Result<Report, JsValue> {
-        serde_wasm_bindgen::from_value::<Report>(v)
-            .map_err(|e| js_sys::Error::new(&e.to_string()).into())
-    };
-    Ok(to_js(&Delta::between(&parse(a)?, &parse(b)?)))
+    Ok(to_js(&Delta::between(&report("a", a)?, &report("b", b)?)))
 }
 
-/// The experiment resized for one point of the scaling sweep (2 sockets × cores × SMT2).
+/// A sweep's CPU list ("64,128 256") parsed and checked: always `{ok, cpus, errors}`.
+#[wasm_bindgen]
+pub fn sweep_cpus(text: &str) -> JsValue {
+    let (cpus, errors) = match sweep::parse_cpu_list(text) {
+        Ok(c) => (c, vec![]),
+        Err(i) => (vec![], i.0),
+    };
+    to_js(&serde_json::json!({ "ok": errors.is_empty(), "cpus": cpus, "errors": errors }))
+}
+
+/// The experiment resized for one point of the scaling sweep (2 sockets × cores × SMT2); a CPU
+/// count that is not representable is refused (field `cpus`).
 #[wasm_bindgen]
 pub fn sweep_experiment(experiment_js: JsValue, cpus: u32) -> Result<JsValue, JsValue> {
-    let e = crate::sweep::resized(&experiment(experiment_js)?, cpus);
+    let e = sweep::resized(&experiment(experiment_js)?, cpus).map_err(|i| invalid(&i))?;
     e.validate().map_err(|i| invalid(&i))?;
     Ok(to_js(&e))
+}
+
+/// One row of the sweep (`SweepPoint`, as the CLI's `sweep --json` prints it) from its reports.
+#[wasm_bindgen]
+pub fn sweep_point(cpus: u32, a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
+    Ok(to_js(&sweep::SweepPoint::new(
+        cpus,
+        &report("a", a)?,
+        &report("b", b)?,
+    )))
 }

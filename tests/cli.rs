@@ -382,3 +382,44 @@ fn schema_doc_lists_every_report_field() {
         "docs/SCHEMA.md and the report JSON differ: add new fields to the doc (append-only)"
     );
 }
+
+/// Every machine override key of the table (`scenario::MACHINE_KEYS`) is a CLI flag `--<key>` (with
+/// `-` for `_`), and reaches the share link under the table's link key: the CLI cannot drift from it.
+#[test]
+fn every_machine_key_is_a_cli_flag() {
+    for k in schedplay::scenario::MACHINE_KEYS {
+        let flag = format!("--{}", k.key.replace('_', "-"));
+        let value = 4.clamp(k.min, k.max).to_string();
+        let (code, out, err) = schedplay(&["link", "--machine", "milan-2s", &flag, &value]);
+        assert_eq!(code, 0, "{flag} {value}: {err}");
+        assert!(
+            out.contains(&format!("{}={value}", k.link)),
+            "{flag} {value}: {out}"
+        );
+    }
+}
+
+/// A sweep CPU count that 2 sockets × cores × SMT2 cannot give is refused with a field error naming
+/// `cpus` (it used to run 16 CPUs and label the row 18).
+#[test]
+fn sweep_refuses_a_cpu_count_it_cannot_simulate() {
+    let (code, out, err) = schedplay(&["sweep", "--cpus", "18", "--seconds", "0.001"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("cpus: 18 is not allowed: a multiple of 4"),
+        "{err}"
+    );
+    let (code, out, err) = schedplay(&[
+        "sweep",
+        "--machine",
+        "milan-2s",
+        "--cpus",
+        "16",
+        "--seconds",
+        "0.001",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["cpus"], 16);
+}

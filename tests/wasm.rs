@@ -25,7 +25,15 @@ fn sim_in_slices_equals_one_shot_and_same_seed_repeats() {
     let mut sim = wasm::Sim::new(e.clone(), "b").unwrap();
     while !sim.step(5_000) {}
     let series = sim.take_series();
-    assert!(js_sys::Float64Array::from(get(&series, "t_s")).length() > 0);
+    let n = js_sys::Float64Array::from(get(&series, "t_s")).length();
+    assert!(n > 0);
+    for name in ["throughput", "contention_pct", "utilization"] {
+        assert_eq!(
+            js_sys::Float64Array::from(get(&series, name)).length(),
+            n,
+            "{name}"
+        );
+    }
     let report = sim.report();
     assert_eq!(
         get(&report, "report_hash").as_string().unwrap(),
@@ -61,4 +69,53 @@ fn links_and_errors() {
     );
     let t = wasm::topology(e, "a", 0).unwrap();
     assert_eq!(get(&t, "cpus").as_f64(), Some(512.0));
+}
+
+#[wasm_bindgen_test]
+fn one_shape_per_answer_and_sides_are_a_or_b() {
+    let e = serde_wasm_bindgen::to_value(&golden::experiment()).unwrap();
+    // validate: always {ok, errors}
+    let v = wasm::validate(e.clone());
+    assert_eq!(get(&v, "ok").as_bool(), Some(true));
+    assert_eq!(js_sys::Array::from(&get(&v, "errors")).length(), 0);
+    for bad in [JsValue::from_str("nope"), JsValue::NULL] {
+        let v = wasm::validate(bad);
+        assert_eq!(get(&v, "ok").as_bool(), Some(false));
+        let errors = js_sys::Array::from(&get(&v, "errors"));
+        assert_eq!(
+            get(&errors.get(0), "field").as_string().unwrap(),
+            "experiment"
+        );
+    }
+    // a side other than "a" or "b" is an error naming `side`, with the errors as a property
+    let err = wasm::Sim::new(e.clone(), "c").err().unwrap();
+    assert_eq!(get(&err, "name").as_string().unwrap(), wasm::INVALID_INPUT);
+    let errors = js_sys::Array::from(&get(&err, "errors"));
+    assert_eq!(get(&errors.get(0), "field").as_string().unwrap(), "side");
+    assert!(wasm::topology(e.clone(), "", 0).is_err());
+    // the sweep's CPU rule is the engine's
+    let s = wasm::sweep_cpus("128,64 64");
+    assert_eq!(get(&s, "ok").as_bool(), Some(true));
+    assert_eq!(
+        js_sys::Array::from(&get(&s, "cpus")).to_vec(),
+        vec![JsValue::from(64), JsValue::from(128)]
+    );
+    let s = wasm::sweep_cpus("18");
+    assert_eq!(get(&s, "ok").as_bool(), Some(false));
+    let err = wasm::sweep_experiment(e, 18).err().unwrap();
+    let errors = js_sys::Array::from(&get(&err, "errors"));
+    assert_eq!(get(&errors.get(0), "field").as_string().unwrap(), "cpus");
+    // the page's rules come from presets()
+    let p = wasm::presets();
+    let hz: Vec<f64> = js_sys::Array::from(&get(&p, "hz"))
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(hz, vec![100.0, 250.0, 300.0, 1000.0]);
+    let keys = js_sys::Array::from(&get(&p, "machine_keys"));
+    assert_eq!(
+        keys.length() as usize,
+        schedplay::scenario::MACHINE_KEYS.len()
+    );
+    assert_eq!(get(&keys.get(0), "link").as_string().unwrap(), "sockets");
 }

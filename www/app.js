@@ -6,13 +6,15 @@
 // The A/B run and the scaling sweep are both engine *jobs* (engine.js): one at a time, starting one
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
 import { $, setText } from './dom.js';
-import { Engine, newId } from './engine.js';
+import { Engine, PROTOCOL } from './engine.js';
 import { ScenarioForm, showErrors } from './form.js';
 import { Charts } from './charts.js';
 import { clearSummary, setPatchLists, renderSide, renderDelta, renderProfile, renderC2C, renderCounters } from './results.js';
 import { Heatmap, renderDomains } from './heatmap.js';
 import { exportJSON, exportCSV } from './export.js';
-import { SweepView, POINT_SECONDS_CAP, parseCpuList, pointSeconds } from './sweep.js';
+import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
+
+const { MSG, ERROR_KINDS } = PROTOCOL;
 
 let form = null;
 let linkErrors = []; // decode_link errors; each stays until its field is edited
@@ -59,7 +61,7 @@ async function onReady(presets) {
 }
 
 async function loadLink(query) {
-  const r = await engine.call('decode_link', { query });
+  const r = await engine.call(MSG.decode_link, { query });
   form.set(r.experiment);
   sweepNote();
   linkErrors = (r.errors || []).map((e) => ({ field: String(e.field), message: String(e.message) }));
@@ -84,7 +86,7 @@ let syncPromise = Promise.resolve();
 function onFormChange(field) {
   if (field) {
     linkErrors = linkErrors.filter((e) => e.field !== field);
-    if (field === 'machine') linkErrors = linkErrors.filter((e) => !['sockets', 'cores_per_socket', 'smt', 'nodes_per_socket', 'cores_per_llc'].includes(e.field));
+    if (field === 'machine') linkErrors = linkErrors.filter((e) => !form.machineKeys.some((k) => k.key === e.field));
     if (field === 'workload') linkErrors = linkErrors.filter((e) => !(form.knobs || []).some((k) => k.name === e.field));
   }
   if (field === 'seconds') sweepNote();
@@ -102,14 +104,14 @@ async function syncNow() {
   if (!form) return;
   const experiment = form.get();
   try {
-    const v = await engine.call('validate', { experiment });
-    validateErrors = v.errors || [];
-    if (!validateErrors.length) {
-      const { link } = await engine.call('encode_link', { experiment });
+    const v = await engine.call(MSG.validate, { experiment });
+    validateErrors = v.errors;
+    if (v.ok) {
+      const { link } = await engine.call(MSG.encode_link, { experiment });
       history.replaceState(null, '', `${location.pathname}?${link}`);
     }
   } catch (e) {
-    validateErrors = e.errors || [];
+    validateErrors = e.errors?.length ? e.errors : [{ field: 'experiment', message: e.message }];
   }
   refreshErrors();
 }
@@ -175,7 +177,7 @@ function cancelRun() {
 
 function onProgress(job, msg) {
   charts.push(msg.side, msg.series);
-  job.frac[msg.side === 'b' ? 'b' : 'a'] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+  job.frac[msg.side] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
   const { a, b } = job.frac;
   $('progress').value = (a + b) / 2;
   setText('progress-label', `A ${Math.round(a * 100)}% · B ${Math.round(b * 100)}%`);
@@ -190,17 +192,19 @@ async function onDone(job, msg) {
     setText('status', `running ${msg.side === 'a' ? 'B' : 'A'}…`);
     return;
   }
+  // The Δ figures are the engine's (Delta::between, as the CLI's compare prints them).
   let compare = null;
+  let compareError = '';
   try {
-    compare = (await engine.call('compare', { a: job.reports.a, b: job.reports.b })).result;
+    compare = (await engine.call(MSG.compare, { a: job.reports.a, b: job.reports.b })).result;
   } catch (e) {
-    console.warn('compare failed, deltas computed in the page:', e.message);
+    compareError = `; no Δ: compare failed: ${e.message}`;
   }
   if (!engine.isCurrent(job)) return; // cancelled, superseded or crashed meanwhile
   engine.finishJob(job);
   const r = { id: job.id, exp: job.exp, reports: job.reports, compare, topo: {} };
   last = r;
-  renderDelta(r.reports.a, r.reports.b, r.compare);
+  renderDelta(r.compare);
   renderProfile(r.reports.a, r.reports.b);
   renderCounters(r.reports.a, r.reports.b);
   await showDetails();
@@ -208,16 +212,16 @@ async function onDone(job, msg) {
   setText('progress-label', 'done');
   $('export-json').disabled = false;
   $('export-csv').disabled = false;
-  setState('done', `done: ${r.reports.a.events ?? '?'} + ${r.reports.b.events ?? '?'} events`);
+  setState('done', `done: ${r.reports.a.events ?? '?'} + ${r.reports.b.events ?? '?'} events${compareError}`);
 }
 
-function onRunError(msg) {
-  if (msg.errors && msg.errors.length) {
-    validateErrors = msg.errors;
+function onRunError(err, side) {
+  if (err.kind === ERROR_KINDS.invalid) {
+    validateErrors = err.errors;
     refreshErrors();
-    setState('error', `run ${String(msg.side || '').toUpperCase()} rejected: fix the marked fields`);
+    setState('error', `run ${String(side || '').toUpperCase()} rejected: fix the marked fields`);
   } else {
-    setState('error', `run failed: ${msg.message || 'unknown error'}`);
+    setState('error', `run failed: ${err.message}`);
   }
 }
 
@@ -253,19 +257,31 @@ function setSweepError(text, cpusField = false) {
 
 const describeErrors = (errors) => errors.map((e) => `${String(e.field)}: ${String(e.message)}`).join('; ');
 
-/** The panel's note: how long each point simulates and why. */
-function sweepNote() {
+/** The panel's note: how long each point simulates and why, and how many points the engine reads
+ * in the CPU list (once it is up). */
+let sweepNoteSeq = 0;
+let sweepCount = ''; // " N points, 2N runs." for the last list the engine read
+async function sweepNote() {
+  const seq = ++sweepNoteSeq;
   const exp = Number($('seconds').value);
   const { seconds, typed } = pointSeconds($('seconds').value, $('sweep-seconds').value);
   const capped = Number.isFinite(exp) && exp > POINT_SECONDS_CAP;
   $('sweep-seconds').placeholder = String(pointSeconds($('seconds').value, '').seconds);
-  const n = parseCpuList($('sweep-cpus').value).cpus.length;
   const why = typed
     ? `${seconds} s simulated (typed here; empty = the experiment's seconds, capped at ${POINT_SECONDS_CAP} s)`
     : capped
       ? `${seconds} s simulated: the experiment's ${exp} s capped at ${POINT_SECONDS_CAP} s per point to keep the sweep interactive`
       : `${seconds} s simulated: the experiment's seconds (capped at ${POINT_SECONDS_CAP} s per point to keep the sweep interactive)`;
-  setText('sweep-note', `Each point runs A and B for ${why}. ${n} point${n === 1 ? '' : 's'}, ${2 * n} runs.`);
+  setText('sweep-note', `Each point runs A and B for ${why}.${sweepCount}`);
+  if (!engine.ready) return;
+  let r;
+  try {
+    r = await engine.call(MSG.sweep_cpus, { text: $('sweep-cpus').value });
+  } catch (_) { return; }
+  if (seq !== sweepNoteSeq) return;
+  const n = r.cpus.length;
+  sweepCount = r.ok ? ` ${n} point${n === 1 ? '' : 's'}, ${2 * n} runs.` : '';
+  setText('sweep-note', `Each point runs A and B for ${why}.${sweepCount}`);
 }
 
 function cancelSweep(reason = 'user') {
@@ -278,12 +294,22 @@ function cancelSweep(reason = 'user') {
 async function startSweep() {
   if (!engine.ready || !form) return;
   const token = ++sweepToken;
-  const { cpus, errors } = parseCpuList($('sweep-cpus').value);
-  if (errors.length) {
-    setSweepError(`CPUs: ${errors.join('; ')}`, true);
+  // The CPU list is the engine's to read: the counts it can simulate (sweep::parse_cpu_list).
+  let plan;
+  try {
+    plan = await engine.call(MSG.sweep_cpus, { text: $('sweep-cpus').value });
+  } catch (e) {
+    setSweepError(e.message);
+    setSweepState('error', 'failed');
+    return;
+  }
+  if (token !== sweepToken) return;
+  if (!plan.ok) {
+    setSweepError(describeErrors(plan.errors), true);
     setSweepState('error', 'fix the CPU list');
     return;
   }
+  const { cpus } = plan;
   engine.cancelJob(engine.job, engine.job?.kind === 'sweep' ? 'restart' : 'replaced');
   setSweepError('');
   $('sweep-progress').value = 0; // not the previous sweep's
@@ -303,9 +329,9 @@ async function startSweep() {
   const bad = [];
   for (const n of cpus) {
     try {
-      points.push({ cpus: n, exp: (await engine.call('sweep_experiment', { experiment: base, cpus: n })).experiment });
+      points.push({ cpus: n, exp: (await engine.call(MSG.sweep_experiment, { experiment: base, cpus: n })).experiment });
     } catch (e) {
-      bad.push(`${n} CPUs: ${e.errors && e.errors.length ? describeErrors(e.errors) : e.message}`);
+      bad.push(`${n} CPUs: ${e.errors?.length ? describeErrors(e.errors) : e.message}`);
     }
     if (token !== sweepToken) return;
   }
@@ -327,31 +353,43 @@ async function startSweep() {
   const job = engine.startJob({
     kind: 'sweep',
     progress: (msg) => {
-      frac[msg.side === 'b' ? 'b' : 'a'] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+      frac[msg.side] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
       $('sweep-progress').value = (i + (frac.a + frac.b) / 2) / points.length;
       setText('sweep-progress-label', `${points[i].cpus} CPUs: A ${Math.round(frac.a * 100)}% · B ${Math.round(frac.b * 100)}%`);
     },
-    done: (msg) => {
-      const r = msg.report || {};
+    done: async (msg) => {
       const p = points[i];
-      p[msg.side] = { tput: r.throughput_per_sec, cont: r.contention_pct, events: r.events ?? 0 };
-      if (msg.side === 'a') sweep.setUnit(r.throughput_unit || '');
+      p[msg.side] = msg.report;
+      if (msg.side === 'a') sweep.setUnit(msg.report.throughput_unit || '');
       if (!p.a || !p.b) return; // the other side still runs
-      sweep.setPoint(i, { cpus: p.cpus, a: p.a, b: p.b });
+      // the row (figures and B vs A) is the engine's SweepPoint, as `schedplay sweep` prints it
+      let row;
+      try {
+        row = (await engine.call(MSG.sweep_point, { cpus: p.cpus, a: p.a, b: p.b })).point;
+      } catch (e) {
+        if (!engine.isCurrent(job)) return;
+        engine.cancelJob(job, 'failed');
+        setSweepError(`${p.cpus} CPUs: ${e.message}`);
+        sweep.halt('not run: failed');
+        setSweepState('error', 'failed');
+        return;
+      }
+      if (!engine.isCurrent(job)) return; // cancelled, replaced or crashed meanwhile
+      sweep.setPoint(i, row);
       if (++i < points.length) { runPoint(); return; }
       engine.finishJob(job);
       $('sweep-progress').value = 1;
       setSweepState('done', `done: ${points.length} point${points.length === 1 ? '' : 's'}`);
       setText('status', 'sweep done');
     },
-    error: (msg) => {
-      const why = msg.errors && msg.errors.length ? describeErrors(msg.errors) : msg.message || 'unknown error';
-      setSweepError(`${points[i].cpus} CPUs, run ${String(msg.side || '').toUpperCase()}: ${why}`);
+    error: (err, side) => {
+      const why = err.errors.length ? describeErrors(err.errors) : err.message;
+      setSweepError(`${points[i].cpus} CPUs, run ${String(side || '').toUpperCase()}: ${why}`);
       sweep.halt('not run: failed');
       setSweepState('error', 'failed');
     },
     cancelled: (reason) => {
-      if (reason === 'restart') return;
+      if (reason === 'restart' || reason === 'failed') return;
       sweep.halt('cancelled');
       setSweepState('cancelled', reason === 'replaced' ? 'stopped: the A/B run started' : 'cancelled');
     },
@@ -371,7 +409,7 @@ function detailSide() {
 }
 
 async function topology(side, cpu) {
-  const { topology: t } = await engine.call('topology', { experiment: last.exp, side, cpu });
+  const { topology: t } = await engine.call(MSG.topology, { experiment: last.exp, side, cpu });
   return t;
 }
 

@@ -32,7 +32,7 @@ export class Charts {
     return { width: w, height: Math.round(Math.min(220, Math.max(150, w * 0.4))) };
   }
 
-  opts(el, title, yLabel, fmtY) {
+  opts(el, yLabel, fmtY) {
     const fg = cssVar('--fg', '#222');
     const grid = cssVar('--grid', 'rgba(128,128,128,0.25)');
     const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } };
@@ -59,8 +59,8 @@ export class Charts {
     const short = (v) => (v == null ? '' : Math.abs(v) >= 1e6 ? (v / 1e6).toFixed(1) + 'M' : Math.abs(v) >= 1e3 ? (v / 1e3).toFixed(1) + 'k' : +v.toFixed(2) + '');
     const elT = document.getElementById('chart-throughput');
     const elC = document.getElementById('chart-contention');
-    this.plots.throughput = new uPlot(this.opts(elT, 'throughput', this.unit || 'throughput', short), this.aligned('throughput'), elT);
-    this.plots.contention = new uPlot(this.opts(elC, 'contention', '% cycles', (v) => (v == null ? '' : +v.toFixed(2) + '%')), this.aligned('contention'), elC);
+    this.plots.throughput = new uPlot(this.opts(elT, this.unit || 'throughput', short), this.aligned('throughput'), elT);
+    this.plots.contention = new uPlot(this.opts(elC, '% cycles', (v) => (v == null ? '' : +v.toFixed(2) + '%')), this.aligned('contention'), elC);
     this.mark();
   }
 
@@ -79,7 +79,8 @@ export class Charts {
     this.redraw();
   }
 
-  /** Append a progress slice: series = {t_s, throughput, contention_pct, utilization} (typed arrays). */
+  /** Append a progress slice: series = the engine's series by name ({t_s, throughput, contention_pct,
+   * utilization, ...} typed arrays); the charts read t_s, throughput and contention_pct. */
   push(side, series) {
     const d = this.data[side];
     if (!series || !series.t_s) return;

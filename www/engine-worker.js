@@ -1,28 +1,13 @@
 /* schedplay engine worker (classic worker script, copied verbatim to dist/www/engine-worker.js).
  *
  * Loads the wasm engine built by Trunk (dist/worker.js defines the global `wasm_bindgen`,
- * dist/worker_bg.wasm) and speaks this protocol with the page (www/engine.js):
- *
- * page -> worker
- *   {type:'run', id, experiment, side}        run one side ('a' | 'b'); replaces any current run
- *   {type:'cancel', id}                       stop run `id` (no reply beyond {type:'cancelled'})
- *   {type:'decode_link', id, query}           -> {type:'decode_link', id, experiment, errors}
- *   {type:'encode_link', id, experiment}      -> {type:'encode_link', id, link}
- *   {type:'validate', id, experiment}         -> {type:'validate', id, errors}
- *   {type:'topology', id, experiment, side, cpu} -> {type:'topology', id, topology}
- *   {type:'compare', id, a, b}                -> {type:'compare', id, result}
- *   {type:'sweep_experiment', id, experiment, cpus} -> {type:'sweep_experiment', id, experiment}
- *                                             the experiment resized to a 2-socket machine of `cpus`
- *                                             CPUs (one point of the scaling sweep; then run it)
- * worker -> page
- *   {type:'ready', presets}                   once, after the wasm module is instantiated
- *   {type:'progress', id, side, frac, series} after each ~30 ms slice (series buffers transferred)
- *   {type:'done', id, side, report}
- *   {type:'cancelled', id, side}
- *   {type:'error', id, side?, errors?, message?} bad input (errors: [{field,message}]) or a failed call
- *   {type:'fatal', id?, message}              the engine trapped / failed to load: the page restarts us
+ * dist/worker_bg.wasm) and answers the page (www/engine.js). The messages and their fields are
+ * listed in www/protocol.js (PROTOCOL), which both sides load.
  */
 'use strict';
+
+importScripts('protocol.js');
+const { MSG, ERROR_KINDS, INVALID_INPUT, isSide } = self.PROTOCOL;
 
 const SLICE_MS = 30;
 let ready = false;
@@ -49,31 +34,40 @@ function plain(v) {
   return o;
 }
 
-/** An engine error whose message is JSON [{field, message}] -> that array, else null. */
-function fieldErrors(e) {
-  const text = e && typeof e === 'object' && 'message' in e ? e.message : e;
-  if (typeof text !== 'string') return null;
-  try {
-    const j = JSON.parse(text);
-    if (Array.isArray(j) && j.every((x) => x && typeof x.field === 'string')) return j;
-  } catch (_) { /* not JSON */ }
-  return null;
-}
-
 function describe(e) {
   if (e instanceof Error) return `${e.name}: ${e.message}`;
   return String(e);
 }
 
-/** A wasm trap (panic=abort -> unreachable) or anything that is not a plain engine Error poisons the instance. */
-function isFatal(e) {
-  return (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError) ||
-    (e instanceof Error && /unreachable|memory access out of bounds|RuntimeError/i.test(e.message + ' ' + e.name));
+/**
+ * The error message for a thrown value. Its kind comes from what was thrown, never from its text:
+ * a wasm trap (panic = abort -> `unreachable`, out-of-bounds access) is a WebAssembly.RuntimeError
+ * and poisons the instance (fatal); an engine Error named InvalidInput carries field errors
+ * (invalid); anything else is a failed call (`otherKind`: failed, or fatal inside a running Sim,
+ * whose state is then unknown).
+ */
+function errorMsg(e, fields, otherKind = ERROR_KINDS.failed) {
+  let kind = otherKind;
+  let errors = [];
+  if (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError) kind = ERROR_KINDS.fatal;
+  else if (e instanceof Error && e.name === INVALID_INPUT && Array.isArray(e.errors)) {
+    kind = ERROR_KINDS.invalid;
+    errors = plain(e.errors).map((x) => ({ field: String(x.field), message: String(x.message) }));
+  }
+  return { type: MSG.error, ...fields, kind, errors, message: describe(e) };
 }
 
-function fatal(id, e) {
-  current = null;
-  self.postMessage({ type: 'fatal', id, message: describe(e) });
+/** Post an error; a fatal one also ends the current run (the page restarts this worker). */
+function postError(e, fields, otherKind) {
+  const msg = errorMsg(e, fields, otherKind);
+  if (msg.kind === ERROR_KINDS.fatal) current = null;
+  self.postMessage(msg);
+}
+
+/** An error the worker itself raises (bad message): a failed call, or refused input. */
+function refuse(fields, field, message) {
+  self.postMessage({ type: MSG.error, ...fields, kind: field ? ERROR_KINDS.invalid : ERROR_KINDS.failed,
+    errors: field ? [{ field, message }] : [], message: field ? `${field}: ${message}` : message });
 }
 
 // Yield to the event loop so that a queued 'cancel' is handled between slices.
@@ -90,13 +84,13 @@ function freeRun(run) {
   }
 }
 
+/** The new series points, keyed by the engine's own series names (Sim.take_series). */
 function takeSeries(sim) {
   const s = sim.take_series();
   // Copy: the arrays may be views into wasm memory, whose buffer must never be transferred.
   const out = {};
   const transfer = [];
-  for (const k of ['t_s', 'throughput', 'contention_pct', 'utilization']) {
-    const src = s && (s instanceof Map ? s.get(k) : s[k]);
+  for (const [k, src] of s instanceof Map ? s : Object.entries(s || {})) {
     const arr = Float64Array.from(src || []);
     out[k] = arr;
     transfer.push(arr.buffer);
@@ -107,14 +101,12 @@ function takeSeries(sim) {
 function startRun(msg) {
   if (current) { current.cancelled = true; freeRun(current); current = null; }
   const { id, side, experiment } = msg;
+  if (!isSide(side)) return refuse({ id }, 'side', `${JSON.stringify(String(side)).slice(0, 40)} is not a side: allowed "a" or "b"`);
   let sim;
   try {
     sim = new wasm_bindgen.Sim(experiment, side);
   } catch (e) {
-    if (isFatal(e)) return fatal(id, e);
-    const errors = fieldErrors(e);
-    self.postMessage(errors ? { type: 'error', id, side, errors } : { type: 'error', id, side, message: describe(e) });
-    return;
+    return postError(e, { id, side });
   }
   current = { id, side, sim, cancelled: false, n: 256 };
   slice(current);
@@ -137,62 +129,71 @@ function slice(run) {
     ({ series, transfer } = takeSeries(run.sim));
   } catch (e) {
     freeRun(run);
-    return fatal(run.id, e);
+    return postError(e, { id: run.id, side: run.side }, ERROR_KINDS.fatal);
   }
-  self.postMessage({ type: 'progress', id: run.id, side: run.side, frac, series }, transfer);
+  self.postMessage({ type: MSG.progress, id: run.id, side: run.side, frac, series }, transfer);
   if (!finished) { yieldThen(() => slice(run)); return; }
   let report;
   try {
     report = plain(run.sim.report());
   } catch (e) {
     freeRun(run);
-    return fatal(run.id, e);
+    return postError(e, { id: run.id, side: run.side }, ERROR_KINDS.fatal);
   }
   freeRun(run);
   if (current === run) current = null;
-  self.postMessage({ type: 'done', id: run.id, side: run.side, report });
+  self.postMessage({ type: MSG.done, id: run.id, side: run.side, report });
 }
 
 function reply(msg, fn) {
   try {
     self.postMessage({ type: msg.type, id: msg.id, ...fn() });
   } catch (e) {
-    if (isFatal(e)) return fatal(msg.id, e);
-    const errors = fieldErrors(e);
-    self.postMessage({ type: 'error', id: msg.id, errors: errors || undefined, message: describe(e) });
+    postError(e, { id: msg.id });
   }
 }
 
 function handle(msg) {
   if (!msg || typeof msg !== 'object') return;
   switch (msg.type) {
-    case 'run': return startRun(msg);
-    case 'cancel':
+    case MSG.run: return startRun(msg);
+    case MSG.cancel:
       if (current && (msg.id === undefined || current.id === msg.id)) {
         const run = current;
         run.cancelled = true;
         current = null;
         freeRun(run);
-        self.postMessage({ type: 'cancelled', id: run.id, side: run.side });
+        self.postMessage({ type: MSG.cancelled, id: run.id, side: run.side });
       }
       return;
-    case 'decode_link':
+    case MSG.decode_link:
       return reply(msg, () => {
         const r = plain(wasm_bindgen.decode_link(String(msg.query ?? '')));
-        return { experiment: r.experiment, errors: r.errors || [] };
+        return { experiment: r.experiment, errors: r.errors };
       });
-    case 'encode_link':
+    case MSG.encode_link:
       return reply(msg, () => ({ link: String(wasm_bindgen.encode_link(msg.experiment)) }));
-    case 'validate':
-      return reply(msg, () => ({ errors: plain(wasm_bindgen.validate(msg.experiment)) || [] }));
-    case 'topology':
+    case MSG.validate:
+      return reply(msg, () => {
+        const { ok, errors } = plain(wasm_bindgen.validate(msg.experiment));
+        return { ok, errors };
+      });
+    case MSG.topology:
+      if (!isSide(msg.side)) return refuse({ id: msg.id }, 'side', 'allowed "a" or "b"');
       return reply(msg, () => ({ topology: plain(wasm_bindgen.topology(msg.experiment, msg.side, msg.cpu)) }));
-    case 'compare':
+    case MSG.compare:
       return reply(msg, () => ({ result: plain(wasm_bindgen.compare(msg.a, msg.b)) }));
-    case 'sweep_experiment':
+    case MSG.sweep_cpus:
+      return reply(msg, () => {
+        const { ok, cpus, errors } = plain(wasm_bindgen.sweep_cpus(String(msg.text ?? '')));
+        return { ok, cpus, errors };
+      });
+    case MSG.sweep_experiment:
       return reply(msg, () => ({ experiment: plain(wasm_bindgen.sweep_experiment(msg.experiment, msg.cpus)) }));
+    case MSG.sweep_point:
+      return reply(msg, () => ({ point: plain(wasm_bindgen.sweep_point(msg.cpus, msg.a, msg.b)) }));
     default:
-      self.postMessage({ type: 'error', id: msg.id, message: `unknown message type ${String(msg.type)}` });
+      return refuse({ id: msg.id }, null, `unknown message type ${String(msg.type).slice(0, 40)}`);
   }
 }
 
@@ -205,9 +206,9 @@ function handle(msg) {
     ready = true;
     // Set after init: the engine's own `main` (if any) must not keep the message handler.
     self.onmessage = (ev) => handle(ev.data);
-    self.postMessage({ type: 'ready', presets });
+    self.postMessage({ type: MSG.ready, presets });
     for (const m of early.splice(0)) handle(m);
   } catch (e) {
-    self.postMessage({ type: 'fatal', message: 'engine failed to load: ' + describe(e) });
+    self.postMessage({ type: MSG.error, kind: ERROR_KINDS.fatal, errors: [], message: 'engine failed to load: ' + describe(e) });
   }
 })();

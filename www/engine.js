@@ -1,4 +1,5 @@
-// Page side of the worker protocol (see engine-worker.js for the message list).
+// Page side of the worker protocol. The messages and their fields are in protocol.js (PROTOCOL),
+// which engine-worker.js loads too.
 // Two workers, one per side: side A's runs go to the first, side B's to the second, so the two sides
 // of a comparison (and of each sweep point) simulate at the same time on two cores. Request/reply
 // calls go to the first. A crash of either (trap, load failure, uncaught error) terminates both and
@@ -10,8 +11,22 @@
 // whose id they carry (late messages of an old job are dropped); a crash ends the job through its
 // `crashed` handler.
 
+import './protocol.js'; // sets globalThis.PROTOCOL (a plain script, so that the classic worker can load it)
+
+/** @type {{MSG: Object<string, string>, ERROR_KINDS: Object<string, string>, isSide: (s: any) => boolean}} */
+export const PROTOCOL = globalThis.PROTOCOL;
+const { MSG, ERROR_KINDS, isSide } = PROTOCOL;
+
 let nextId = 1;
-export const newId = () => nextId++;
+const newId = () => nextId++;
+
+/** An Error for a failed call or run: `kind` (PROTOCOL.ERROR_KINDS) and `errors` [{field, message}]. */
+export function engineError(msg) {
+  const e = new Error(msg.message || 'engine error');
+  e.kind = msg.kind;
+  e.errors = Array.isArray(msg.errors) ? msg.errors : [];
+  return e;
+}
 
 export class Engine {
   /**
@@ -44,8 +59,11 @@ export class Engine {
     });
   }
 
-  /** The worker that runs `side`. */
-  workerFor(side) { return this.workers[side === 'b' ? 1 : 0]; }
+  /** The worker that runs `side` ('a' or 'b'; anything else is a bug of the caller). */
+  workerFor(side) {
+    if (!isSide(side)) throw new Error(`not a side: ${String(side)}`);
+    return this.workers[side === 'b' ? 1 : 0];
+  }
 
   /** Terminate both, end the current job, report, start fresh workers. */
   crash(message) {
@@ -64,37 +82,33 @@ export class Engine {
   dispatch(msg) {
     if (!msg || typeof msg !== 'object') return;
     switch (msg.type) {
-      case 'ready':
+      case MSG.ready:
         if (++this.nReady < this.workers.length) return;
         this.ready = true;
         this.presets = msg.presets;
         this.h.ready?.(msg.presets);
         return;
-      case 'fatal':
-        this.crash(`engine crashed: ${msg.message}`);
-        return;
-      case 'progress': return this.forJob(msg, 'progress');
-      case 'done': return this.forJob(msg, 'done');
-      case 'cancelled': return; // cancelJob already ended the job on the page side
+      case MSG.error:
+        // whether it is fatal comes from its kind, set by the worker from what was thrown
+        if (msg.kind === ERROR_KINDS.fatal) { this.crash(`engine crashed: ${msg.message}`); return; }
+        break;
+      case MSG.progress: return this.forJob(msg, 'progress');
+      case MSG.done: return this.forJob(msg, 'done');
+      case MSG.cancelled: return; // cancelJob already ended the job on the page side
     }
     const p = this.pending.get(msg.id);
     if (p) {
       this.pending.delete(msg.id);
-      if (msg.type === 'error') {
-        const e = new Error(msg.message || 'engine error');
-        e.errors = msg.errors;
-        p.reject(e);
-      } else {
-        p.resolve(msg);
-      }
+      if (msg.type === MSG.error) p.reject(engineError(msg));
+      else p.resolve(msg);
       return;
     }
-    if (msg.type === 'error' && this.job && msg.id === this.job.id) {
+    if (msg.type === MSG.error && this.job && msg.id === this.job.id) {
       // a run was rejected (field errors) or failed: that ends the job, and the other side's run
       const job = this.job;
       this.job = null;
-      for (const w of this.workers) w.postMessage({ type: 'cancel', id: job.id });
-      job.error?.(msg);
+      for (const w of this.workers) w.postMessage({ type: MSG.cancel, id: job.id });
+      job.error?.(engineError(msg), msg.side);
     }
   }
 
@@ -103,9 +117,11 @@ export class Engine {
     if (job && msg.id === job.id) job[handler]?.(msg);
   }
 
-  /** Request/reply call: resolves with the reply message. */
+  /** Request/reply call (a PROTOCOL.REQUESTS type): resolves with the reply message, rejects with
+   * engineError(). */
   call(type, payload = {}) {
     const id = newId();
+    if (!PROTOCOL.REQUESTS.includes(type)) return Promise.reject(new Error(`not a request: ${type}`));
     return new Promise((resolve, reject) => {
       const w = this.workers[0];
       if (!w) { reject(new Error('engine not running')); return; }
@@ -116,7 +132,7 @@ export class Engine {
 
   /**
    * Start a job, cancelling the current one (its `cancelled('replaced')` runs).
-   * handlers: {kind, progress(msg), done(msg), error(msg), cancelled(reason), crashed(message)}; any
+   * handlers: {kind, progress(msg), done(msg), error(err, side), cancelled(reason), crashed(message)}; any
    * other keys are the caller's job state.
    */
   startJob(handlers) {
@@ -133,7 +149,7 @@ export class Engine {
    * longer current). Sides A and B run concurrently. */
   run(job, experiment, side) {
     if (!this.isCurrent(job)) return;
-    this.workerFor(side)?.postMessage({ type: 'run', id: job.id, experiment, side });
+    this.workerFor(side)?.postMessage({ type: MSG.run, id: job.id, experiment, side });
   }
 
   /** The job ended normally. */
@@ -147,7 +163,7 @@ export class Engine {
   cancelJob(job = this.job, reason = 'user') {
     if (!this.isCurrent(job)) return false;
     this.job = null;
-    for (const w of this.workers) w.postMessage({ type: 'cancel', id: job.id });
+    for (const w of this.workers) w.postMessage({ type: MSG.cancel, id: job.id });
     job.cancelled?.(reason);
     return true;
   }

@@ -53,11 +53,11 @@ export function toCSV(bundle) {
       }
     }
     for (const [k, v] of Object.entries(r.counters || {})) add(side, 'counter', k, '', v);
+    // every series of the report, by its own name, against t_s
     const s = r.series || {};
+    const named = Object.entries(s).filter(([name, v]) => name !== 't_s' && Array.isArray(v));
     (s.t_s || []).forEach((t, i) => {
-      add(side, 'series', String(t), 'throughput', s.throughput?.[i]);
-      add(side, 'series', String(t), 'contention_pct', s.contention_pct?.[i]);
-      add(side, 'series', String(t), 'utilization', s.utilization?.[i]);
+      for (const [name, values] of named) add(side, 'series', String(t), name, values[i]);
     });
   }
   const c = bundle.compare;

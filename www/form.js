@@ -1,14 +1,16 @@
-// Scenario form: rendered from presets(), reads/writes the engine's Experiment object.
+// Scenario form: rendered from presets(), reads/writes the engine's Experiment object. The machine
+// fields (presets().machine_keys: key, link key, range, description) and the HZ list (presets().hz)
+// are the engine's; nothing here decides what is allowed.
 import { $, h, clear } from './dom.js';
-
-const MACHINE_KNOBS = ['sockets', 'cores_per_socket', 'nodes_per_socket', 'cores_per_llc'];
 
 export class ScenarioForm {
   constructor(presets, onChange) {
     this.presets = presets;
     this.onChange = onChange;
-    this.template = null; // last experiment set: keeps value types (e.g. smt bool vs number) and unknown keys
+    this.template = null; // last experiment set: keeps its unknown keys
     this.knobs = []; // knob descriptors of the current workload
+    /** @type {{key: string, link: string, min: number, max: number, description: string}[]} */
+    this.machineKeys = presets.machine_keys;
     this.renderStatic();
   }
 
@@ -19,6 +21,15 @@ export class ScenarioForm {
     const p = this.presets;
     const msel = clear($('machine'));
     for (const m of p.machines) msel.append(h('option', { value: m.name, title: m.description || '' }, m.name));
+    const keys = clear($('machine-keys'));
+    for (const k of this.machineKeys) {
+      keys.append(h('div', { class: 'machine-key' },
+        h('label', { title: k.description }, k.key.replace(/_/g, ' '), ' ',
+          h('input', { id: k.key, name: k.key, type: 'number', step: '1', min: k.min, max: k.max, title: `${k.description} (${k.min}..${k.max})` })),
+        h('div', { class: 'field-error', 'data-error-for': k.key })));
+    }
+    const hz = clear($('hz'));
+    for (const v of p.hz) hz.append(h('option', { value: String(v) }, String(v)));
     const wsel = clear($('workload'));
     for (const w of p.workloads) wsel.append(h('option', { value: w.name, title: w.description || '' }, w.name));
 
@@ -41,9 +52,9 @@ export class ScenarioForm {
       if (ev.target.id === 'machine' || ev.target.id === 'workload') return;
       this.changed(fieldOf(ev.target));
     });
-    for (const id of MACHINE_KNOBS.concat(['smt'])) {
-      $(id).addEventListener('input', () => this.updateMachineSummary());
-      $(id).addEventListener('change', () => this.updateMachineSummary());
+    for (const { key } of this.machineKeys) {
+      $(key).addEventListener('input', () => this.updateMachineSummary());
+      $(key).addEventListener('change', () => this.updateMachineSummary());
     }
   }
 
@@ -53,15 +64,13 @@ export class ScenarioForm {
     const m = this.machinePreset(name);
     $('machine-desc').textContent = m ? (m.description || '') : '';
     if (!m || name === 'custom') { this.updateMachineSummary(); return; }
-    for (const k of MACHINE_KNOBS) if (m[k] !== undefined) $(k).value = String(m[k]);
-    if (m.smt !== undefined) $('smt').value = smtOn(m.smt) ? 'on' : 'off';
+    for (const { key } of this.machineKeys) if (m[key] !== undefined) $(key).value = String(m[key]);
     this.updateMachineSummary();
   }
 
   updateMachineSummary() {
-    const n = (id) => Number($(id).value) || 0;
-    const threads = $('smt').value === 'on' ? 2 : 1;
-    const cpus = n('sockets') * n('cores_per_socket') * threads;
+    const n = (id) => Number($(id)?.value) || 0;
+    const cpus = n('sockets') * n('cores_per_socket') * n('smt');
     const nodes = n('sockets') * n('nodes_per_socket');
     const llcs = n('cores_per_llc') ? Math.ceil(n('sockets') * n('cores_per_socket') / n('cores_per_llc')) : 0;
     const m = this.machinePreset($('machine').value);
@@ -104,11 +113,10 @@ export class ScenarioForm {
     $('machine').value = m.preset ?? '';
     const mp = this.machinePreset(m.preset) || {};
     $('machine-desc').textContent = mp.description || '';
-    // machine knobs are overrides of the preset: absent/null means "the preset's value"
+    // machine keys are overrides of the preset: absent/null means "the preset's value"
     const val = (k) => (m[k] === undefined || m[k] === null ? mp[k] : m[k]);
-    for (const k of MACHINE_KNOBS) $(k).value = val(k) === undefined || val(k) === null ? '' : String(val(k));
-    $('smt').value = smtOn(val('smt')) ? 'on' : 'off';
-    $('hz').value = String(exp.hz ?? 1000);
+    for (const { key } of this.machineKeys) $(key).value = val(key) === undefined || val(key) === null ? '' : String(val(key));
+    $('hz').value = String(exp.hz ?? this.presets.default_hz);
     const wl = exp.workload || {};
     $('workload').value = wl.name ?? '';
     this.renderKnobs(wl.name, wl);
@@ -143,15 +151,17 @@ export class ScenarioForm {
       const s = $(id).value.trim();
       return s === '' ? null : Number(s);
     };
-    // Machine knobs are sent as overrides only where they differ from the preset (the engine's
-    // canonical link leaves preset values out too).
+    // Machine keys are sent as overrides only where the field differs from the preset, so a link
+    // made from the form names only what the user changed. The engine keeps every override it is
+    // given, even one equal to the preset (scenario.rs encode_link: an override can change derived
+    // values, e.g. the Intel LLC split), so leaving equal ones out is this form's choice.
     const preset = $('machine').value;
     const mp = this.machinePreset(preset) || {};
     const machine = { preset };
-    const on = $('smt').value === 'on';
-    const values = { smt: typeof mp.smt === 'boolean' ? on : (on ? 2 : 1) };
-    for (const k of MACHINE_KNOBS) values[k] = num(k);
-    for (const [k, v] of Object.entries(values)) if (v !== null && v !== mp[k]) machine[k] = v;
+    for (const { key } of this.machineKeys) {
+      const v = num(key);
+      if (v !== null && v !== mp[key]) machine[key] = v;
+    }
     const workload = { name: $('workload').value };
     for (const k of this.knobs) {
       const el = $(`knob-${k.name}`);
@@ -188,13 +198,6 @@ function patchRow(pt, extra = false) {
 function defaultHint(description) {
   const m = /\(?(default:?\s*[^)]*)\)?/i.exec(String(description || ''));
   return m ? m[1].trim().slice(0, 40) : 'default';
-}
-
-function smtOn(v) {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return v > 1;
-  if (typeof v === 'string') return v === 'on' || v === 'true' || v === '1' || v === '2';
-  return true;
 }
 
 /** Link field name for a form element (link keys: machine knobs, workload knobs, a, b, ...). */

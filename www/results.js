@@ -47,17 +47,15 @@ export function renderSide(side, r) {
   $(`card-${side}`).dataset.reportHash = hash;
 }
 
-const pctChange = (a, b) => (a ? ((b - a) / Math.abs(a)) * 100 : null);
-
-/** Δ from compare() when available; otherwise computed here. higher=better for throughput only. */
-export function renderDelta(ra, rb, cmp) {
-  const la = ra.latency_ms || {}, lb = rb.latency_ms || {};
+/** Δ row: the engine's figures (compare() = Delta::between, as the CLI prints them), nothing computed
+ * here; without them (compare failed) every cell is '–'. higher=better for throughput only. */
+export function renderDelta(cmp) {
   const d = {
-    throughput: cmp?.throughput_pct ?? pctChange(ra.throughput_per_sec, rb.throughput_per_sec),
-    contention: cmp?.contention_points ?? (rb.contention_pct - ra.contention_pct),
-    'lat-avg': cmp?.latency_avg_pct ?? pctChange(la.avg, lb.avg),
-    'lat-p95': cmp?.latency_p95_pct ?? pctChange(la.p95, lb.p95),
-    'lat-max': cmp?.latency_max_pct ?? pctChange(la.max, lb.max),
+    throughput: cmp?.throughput_pct ?? null,
+    contention: cmp?.contention_points ?? null,
+    'lat-avg': cmp?.latency_avg_pct ?? null,
+    'lat-p95': cmp?.latency_p95_pct ?? null,
+    'lat-max': cmp?.latency_max_pct ?? null,
   };
   for (const m of METRICS) {
     const v = d[m];

@@ -1,33 +1,15 @@
 // Scaling sweep: the current experiment (A and B patches, workload, HZ, seed) on 2-socket machines of
-// growing CPU count — where does contention start to bite? Each point is resized by the engine
-// (`sweep_experiment`) and run like the A/B run (Sim 'a' then 'b', ~30 ms slices, cancellable) as one
-// engine job; the chart (uPlot, log2 CPU axis) and the table fill in as points finish.
+// growing CPU count — where does contention start to bite? The engine reads the CPU list
+// (`sweep_cpus`: the counts it can simulate), resizes each point (`sweep_experiment`), and makes each
+// row from the two reports (`sweep_point`, the CLI's SweepPoint); the page runs A and B of each point
+// (~30 ms slices, cancellable) as one engine job. The chart (uPlot, log2 CPU axis) and the table fill
+// in as points finish.
 import uPlot from '../vendor/uPlot.esm.js';
 import { $, h, clear, setText, fmt, fmtInt, fmtPct } from './dom.js';
 import { COLORS } from './charts.js';
 
-export const DEFAULT_CPUS = '64,128,256,512,1024';
-export const MAX_CPUS = 4096;
-export const MAX_POINTS = 12;
 /** Simulated seconds per point unless the user types some: the experiment's, capped here. */
 export const POINT_SECONDS_CAP = 0.1;
-
-/** "64, 128,256" -> {cpus: [64, 128, 256], errors: []}: integers, multiples of 4, 4..4096, sorted, unique. */
-export function parseCpuList(text) {
-  const errors = [];
-  const cpus = new Set();
-  const parts = String(text ?? '').split(/[\s,;]+/).filter((x) => x !== '');
-  if (!parts.length) errors.push('give at least one CPU count, e.g. 64,128,256');
-  for (const p of parts) {
-    const n = /^\d+$/.test(p) ? Number(p) : NaN;
-    if (!Number.isSafeInteger(n)) errors.push(`${JSON.stringify(p.slice(0, 20))} is not a whole number`);
-    else if (n < 4 || n > MAX_CPUS) errors.push(`${n}: allowed 4..${MAX_CPUS}`);
-    else if (n % 4) errors.push(`${n}: must be a multiple of 4 (2 sockets × cores × 2 SMT threads)`);
-    else cpus.add(n);
-  }
-  if (cpus.size > MAX_POINTS) errors.push(`${cpus.size} points: at most ${MAX_POINTS}`);
-  return { cpus: [...cpus].sort((a, b) => a - b), errors };
-}
 
 /** Seconds per point: the typed value if any, else the experiment's seconds capped at POINT_SECONDS_CAP. */
 export function pointSeconds(expSeconds, typed) {
@@ -50,7 +32,7 @@ export class SweepView {
   constructor() {
     this.el = $('sweep-chart');
     this.cpus = [];
-    this.points = []; // per CPU count: null or {cpus, a: {tput, cont, events}, b: {...}}
+    this.points = []; // per CPU count: null or the engine's SweepPoint {cpus, a_throughput, b_throughput, a_contention_pct, b_contention_pct, throughput_pct, events}
     this.unit = '';
     this.perCpu = $('sweep-per-cpu').checked;
     this.plot = null;
@@ -119,12 +101,11 @@ export class SweepView {
   }
 
   data() {
-    const get = (side, key) => this.points.map((p) => {
+    const get = (key, perCpu) => this.points.map((p) => {
       if (!p) return null;
-      const v = p[side][key];
-      return key === 'tput' && this.perCpu ? v / p.cpus : v;
+      return perCpu && this.perCpu ? p[key] / p.cpus : p[key];
     });
-    return [this.cpus.slice(), get('a', 'tput'), get('b', 'tput'), get('a', 'cont'), get('b', 'cont')];
+    return [this.cpus.slice(), get('a_throughput', true), get('b_throughput', true), get('a_contention_pct'), get('b_contention_pct')];
   }
 
   /** New sweep: x = the requested CPU counts, no values yet. */
@@ -187,16 +168,16 @@ export class SweepView {
           h('td', { colspan: '6', class: 'pending' }, text)));
         return;
       }
-      const d = p.a.tput ? ((p.b.tput - p.a.tput) / Math.abs(p.a.tput)) * 100 : null;
+      const d = p.throughput_pct; // the engine's B vs A (Delta::between)
       const perCpu = (x) => `${fmt(x / cpus, 2)} per CPU`;
       tbody.append(h('tr', { dataset: { cpus: String(cpus), state } },
         h('td', { class: 'num' }, String(cpus)),
-        h('td', { class: 'num', title: perCpu(p.a.tput), dataset: { value: String(p.a.tput) } }, fmt(p.a.tput, 1)),
-        h('td', { class: 'num', title: perCpu(p.b.tput), dataset: { value: String(p.b.tput) } }, fmt(p.b.tput, 1)),
-        h('td', { class: `num ${d === null || Math.abs(d) < 0.05 ? '' : d > 0 ? 'good' : 'bad'}`.trim() }, fmtPct(d, 1, true)),
-        h('td', { class: 'num', dataset: { value: String(p.a.cont) } }, fmtPct(p.a.cont, 2)),
-        h('td', { class: 'num', dataset: { value: String(p.b.cont) } }, fmtPct(p.b.cont, 2)),
-        h('td', { class: 'num' }, fmtInt(p.a.events + p.b.events))));
+        h('td', { class: 'num', title: perCpu(p.a_throughput), dataset: { value: String(p.a_throughput) } }, fmt(p.a_throughput, 1)),
+        h('td', { class: 'num', title: perCpu(p.b_throughput), dataset: { value: String(p.b_throughput) } }, fmt(p.b_throughput, 1)),
+        h('td', { class: `num ${Math.abs(d) < 0.05 ? '' : d > 0 ? 'good' : 'bad'}`.trim(), dataset: { value: String(d) } }, fmtPct(d, 1, true)),
+        h('td', { class: 'num', dataset: { value: String(p.a_contention_pct) } }, fmtPct(p.a_contention_pct, 2)),
+        h('td', { class: 'num', dataset: { value: String(p.b_contention_pct) } }, fmtPct(p.b_contention_pct, 2)),
+        h('td', { class: 'num' }, fmtInt(p.events))));
     });
     if (!this.cpus.length) tbody.append(h('tr', {}, h('td', { colspan: '7', class: 'pending' }, 'no sweep run yet')));
   }

@@ -188,12 +188,30 @@ impl Histogram {
     }
 }
 
+/// Per-sample series, one value per sample interval. The names are the report's `series` JSON
+/// names and the keys of the page's progress messages.
 #[derive(Clone, Debug, Default)]
 pub struct Series {
+    /// Simulated time of the sample, seconds.
     pub t_s: Vec<f64>,
+    /// Completions per second over the interval.
     pub throughput: Vec<f64>,
+    /// % of busy (non-idle) CPU time stalled on contended scheduler lines over the interval.
     pub contention_pct: Vec<f64>,
+    /// Busy fraction of all CPUs over the interval.
     pub utilization: Vec<f64>,
+}
+
+impl Series {
+    /// Every series with its name, `t_s` (the x axis) first.
+    pub fn named(&self) -> [(&'static str, &[f64]); 4] {
+        [
+            ("t_s", &self.t_s),
+            ("throughput", &self.throughput),
+            ("contention_pct", &self.contention_pct),
+            ("utilization", &self.utilization),
+        ]
+    }
 }
 
 pub struct Metrics {

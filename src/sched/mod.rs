@@ -24,7 +24,7 @@ mod task;
 mod tick;
 mod wakeup;
 
-pub use metrics::{Counter, Metrics, Sym};
+pub use metrics::{Counter, Metrics, Series, Sym};
 
 use crate::coherence::{Coherence, LineId, Op};
 use crate::domains::SchedDomains;

@@ -1,0 +1,67 @@
+/* The protocol between the page (www/engine.js) and the engine workers (www/engine-worker.js): every
+ * message type and its fields. Both sides read the names from here.
+ *
+ * A plain script that sets `self.PROTOCOL`, so that it loads both ways: the classic worker calls
+ * `importScripts('protocol.js')`, the ES-module page does `import './protocol.js'` (for its side
+ * effect) and reads `globalThis.PROTOCOL`. It declares nothing else at top level.
+ *
+ * page -> worker (requests; a request/reply call carries an `id` the reply repeats)
+ * @typedef {'a' | 'b'} Side                       anything else is refused (field error `side`)
+ * @typedef {{field: string, message: string}} FieldError
+ * @typedef {{type: 'run', id: number, experiment: object, side: Side}} RunMsg
+ *          run one side; replaces the worker's current run
+ * @typedef {{type: 'cancel', id: number}} CancelMsg        stop run `id`; answered by `cancelled`
+ * @typedef {{type: 'decode_link', id: number, query: string}} DecodeLinkMsg
+ *          -> {type, id, experiment: object, errors: FieldError[]}
+ * @typedef {{type: 'encode_link', id: number, experiment: object}} EncodeLinkMsg  -> {type, id, link: string}
+ * @typedef {{type: 'validate', id: number, experiment: object}} ValidateMsg
+ *          -> {type, id, ok: boolean, errors: FieldError[]} (always this shape; ok iff no errors)
+ * @typedef {{type: 'topology', id: number, experiment: object, side: Side, cpu: number}} TopologyMsg
+ *          -> {type, id, topology: object}
+ * @typedef {{type: 'compare', id: number, a: object, b: object}} CompareMsg
+ *          -> {type, id, result: object}  the engine's Delta::between(a, b)
+ * @typedef {{type: 'sweep_cpus', id: number, text: string}} SweepCpusMsg
+ *          -> {type, id, ok: boolean, cpus: number[], errors: FieldError[]} the CPU list parsed and
+ *             checked by the engine (always this shape)
+ * @typedef {{type: 'sweep_experiment', id: number, experiment: object, cpus: number}} SweepExperimentMsg
+ *          -> {type, id, experiment: object}  the experiment resized to 2 sockets × cores × SMT2
+ * @typedef {{type: 'sweep_point', id: number, cpus: number, a: object, b: object}} SweepPointMsg
+ *          -> {type, id, point: object}  one sweep row (SweepPoint) from the A and B reports
+ *
+ * worker -> page
+ * @typedef {{type: 'ready', presets: object}} ReadyMsg      once, after the wasm module is instantiated
+ * @typedef {{type: 'progress', id: number, side: Side, frac: number, series: Object<string, Float64Array>}} ProgressMsg
+ *          after each ~30 ms slice; series keyed by the engine's series names (buffers transferred)
+ * @typedef {{type: 'done', id: number, side: Side, report: object}} DoneMsg
+ * @typedef {{type: 'cancelled', id: number, side: Side}} CancelledMsg
+ * @typedef {{type: 'error', id?: number, side?: Side, kind: ErrorKind, errors: FieldError[], message: string}} ErrorMsg
+ *          a failed request or run; `kind` says what it means (ERROR_KINDS)
+ * @typedef {'invalid' | 'failed' | 'fatal'} ErrorKind
+ */
+'use strict';
+(function (g) {
+  const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
+    'sweep_cpus', 'sweep_experiment', 'sweep_point'];
+  const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
+  const types = {};
+  for (const t of REQUESTS.concat(REPLIES)) types[t] = t;
+  g.PROTOCOL = Object.freeze({
+    /** Message types by name: MSG.run === 'run'. */
+    MSG: Object.freeze(types),
+    REQUESTS: Object.freeze(REQUESTS),
+    REPLIES: Object.freeze(REPLIES),
+    SIDES: Object.freeze(['a', 'b']),
+    /** Whether `s` is a side ('a' or 'b'). */
+    isSide: (s) => s === 'a' || s === 'b',
+    ERROR_KINDS: Object.freeze({
+      /** The input was refused: `errors` names each bad field. The engine is fine. */
+      invalid: 'invalid',
+      /** A call failed for another reason (`message`). The engine is fine. */
+      failed: 'failed',
+      /** The engine trapped or did not load: the page terminates both workers and starts fresh ones. */
+      fatal: 'fatal',
+    }),
+    /** The name of a thrown engine Error that carries field errors (src/wasm.rs INVALID_INPUT). */
+    INVALID_INPUT: 'InvalidInput',
+  });
+})(typeof self !== 'undefined' ? self : globalThis);
