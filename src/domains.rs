@@ -109,49 +109,119 @@ impl Interner {
     }
 }
 
+/// How a level's span is found for a CPU.
+#[derive(Clone, Copy)]
+enum Mask {
+    /// From the CPU's place in the topology (`cpu_smt_mask`, `cpu_coregroup_mask`, `cpu_cpu_mask`).
+    Cpu(fn(&Topology, usize) -> CpuSet),
+    /// `sd_numa_mask`: the CPUs of every node within this (scheduler) distance of the CPU's node.
+    Numa(u32),
+}
+
+/// One entry of the topology table, as the kernel writes `SDTL_INIT(mask, flags, name)`.
+struct TopologyLevel {
+    name: &'static str,
+    mask: fn(&Topology, usize) -> CpuSet,
+    /// The level's flags function (`cpu_smt_flags`, `x86_core_flags`, ...) as its value.
+    flags: u32,
+    /// Whether the machine has the level: SMT only with SMT on (a one-CPU span would degenerate
+    /// anyway), PKG only without NUMA in the package (`build_sched_topology` clears it when
+    /// `x86_has_numa_in_package`: the NUMA levels span the package instead).
+    present: fn(&Topology) -> bool,
+}
+
+/// The x86 levels below NUMA, bottom-up: `x86_topology[]` (arch/x86/kernel/smpboot.c), the
+/// arch's version of `default_topology[]` in kernel/sched/topology.c. A new level (e.g. CLS, the
+/// L2 cluster, between SMT and MC) is one entry here.
+const X86_TOPOLOGY: &[TopologyLevel] = &[
+    TopologyLevel {
+        name: "SMT",
+        mask: cpu_smt_mask,
+        flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
+        present: |t| t.spec.smt > 1,
+    },
+    TopologyLevel {
+        name: "MC",
+        mask: cpu_coregroup_mask,
+        flags: SD_SHARE_LLC,
+        present: |_| true,
+    },
+    TopologyLevel {
+        name: "PKG",
+        mask: cpu_cpu_mask,
+        flags: 0,
+        present: |t| t.spec.nodes_per_socket == 1,
+    },
+];
+
+/// The levels `sched_init_numa` appends, one per distinct distance: NODE at the local distance,
+/// then a NUMA level (`cpu_numa_flags`, overlapping groups) per larger distance.
+const NUMA_NODE: (&str, u32) = ("NODE", 0);
+const NUMA_LEVEL: (&str, u32) = ("NUMA", SD_NUMA | SD_OVERLAP);
+
+/// `cpu_smt_mask`: the CPU's SMT siblings.
+fn cpu_smt_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    let mut s = CpuSet::new(topo.nr_cpus());
+    topo.smt_siblings(cpu).for_each(|c| s.set(c));
+    s
+}
+
+/// `cpu_coregroup_mask`: the CPUs sharing the CPU's LLC.
+fn cpu_coregroup_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    topo.llc_cpus[topo.cpus[cpu].llc as usize].clone()
+}
+
+/// `cpu_cpu_mask`: the CPUs of the CPU's package.
+fn cpu_cpu_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    let socket = topo.cpus[cpu].socket;
+    let mut s = CpuSet::new(topo.nr_cpus());
+    for (node, set) in topo.node_cpus.iter().enumerate() {
+        if topo.socket_of_node[node] == socket {
+            s.union_with(set);
+        }
+    }
+    s
+}
+
+/// A level of this machine: a topology table entry or a NUMA level.
 struct Level {
     name: &'static str,
     flags: u32,
-    numa_distance: Option<u32>,
+    mask: Mask,
+}
+
+impl Level {
+    /// SLIT distance of a NUMA level.
+    fn numa_distance(&self) -> Option<u32> {
+        match self.mask {
+            Mask::Numa(d) => Some(d),
+            Mask::Cpu(_) => None,
+        }
+    }
 }
 
 impl SchedDomains {
     pub fn build(topo: &Topology, snc3_fix: bool) -> SchedDomains {
         let n = topo.nr_cpus();
         let dist = sched_distances(topo, snc3_fix);
-        let mut levels = Vec::new();
-        if topo.spec.smt > 1 {
-            levels.push(Level {
-                name: "SMT",
-                flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
-                numa_distance: None,
-            });
-        }
-        levels.push(Level {
-            name: "MC",
-            flags: SD_SHARE_LLC,
-            numa_distance: None,
-        });
-        if topo.spec.nodes_per_socket == 1 {
-            levels.push(Level {
-                name: "PKG",
-                flags: 0,
-                numa_distance: None,
-            });
-        }
+        let mut levels: Vec<Level> = X86_TOPOLOGY
+            .iter()
+            .filter(|tl| (tl.present)(topo))
+            .map(|tl| Level {
+                name: tl.name,
+                flags: tl.flags,
+                mask: Mask::Cpu(tl.mask),
+            })
+            .collect();
         let mut distances: Vec<u32> = dist.iter().flatten().copied().collect();
         distances.sort_unstable();
         distances.dedup();
         for (i, &d) in distances.iter().enumerate() {
-            let (name, flags) = if i == 0 {
-                ("NODE", 0)
-            } else {
-                ("NUMA", SD_NUMA | SD_OVERLAP)
-            };
+            let (name, flags) = if i == 0 { NUMA_NODE } else { NUMA_LEVEL };
             levels.push(Level {
                 name,
                 flags,
-                numa_distance: Some(d),
+                mask: Mask::Numa(d),
             });
         }
 
@@ -172,26 +242,11 @@ impl SchedDomains {
         for (cpu, row) in raw.iter_mut().enumerate() {
             let info = topo.cpus[cpu];
             for (li, lv) in levels.iter().enumerate() {
-                let id = match (lv.name, lv.numa_distance) {
-                    ("SMT", _) => {
-                        let mut s = CpuSet::new(n);
-                        topo.smt_siblings(cpu).for_each(|c| s.set(c));
-                        intern(&mut spans, s)
-                    }
-                    ("MC", _) => intern(&mut spans, topo.llc_cpus[info.llc as usize].clone()),
-                    ("PKG", _) => {
-                        let mut s = CpuSet::new(n);
-                        for (node, set) in topo.node_cpus.iter().enumerate() {
-                            if topo.socket_of_node[node] == info.socket {
-                                s.union_with(set);
-                            }
-                        }
-                        intern(&mut spans, s)
-                    }
-                    (_, Some(d)) => *node_level_cache
+                let id = match lv.mask {
+                    Mask::Cpu(mask) => intern(&mut spans, mask(topo, cpu)),
+                    Mask::Numa(d) => *node_level_cache
                         .entry((info.node as usize, li))
                         .or_insert_with(|| spans.intern(numa_span(info.node as usize, d))),
-                    _ => unreachable!("every level is SMT, MC, PKG or NUMA"),
                 };
                 // A child not contained in its parent extends the parent (build_sched_domain).
                 let id = match row.last() {
@@ -417,7 +472,7 @@ fn make_domain(
         cache_nice_tries = 2;
         flags &= !SD_PREFER_SIBLING;
         flags |= SD_SERIALIZE;
-        if lv.numa_distance.is_some_and(|d| d > reclaim) {
+        if lv.numa_distance().is_some_and(|d| d > reclaim) {
             flags &= !(SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE);
         }
     } else {
@@ -516,7 +571,7 @@ fn make_domain(
         cache_nice_tries,
         imb_numa_nr: 0,
         groups,
-        numa_distance: lv.numa_distance,
+        numa_distance: lv.numa_distance(),
     }
 }
 
@@ -674,6 +729,22 @@ mod tests {
             v,
             vec![("SMT", 2), ("MC", 28), ("NUMA", 112), ("NUMA", 224)]
         );
+    }
+
+    #[test]
+    fn topology_table_levels_nest_bottom_up_on_every_preset() {
+        for name in crate::topology::PRESETS {
+            let t = Topology::new(preset(name).unwrap()).unwrap();
+            for cpu in [0, t.nr_cpus() / 3, t.nr_cpus() - 1] {
+                let mut child = CpuSet::new(t.nr_cpus());
+                child.set(cpu);
+                for tl in X86_TOPOLOGY.iter().filter(|tl| (tl.present)(&t)) {
+                    let span = (tl.mask)(&t, cpu);
+                    assert!(child.is_subset_of(&span), "{name} CPU {cpu} {}", tl.name);
+                    child = span;
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,65 +1,84 @@
 //! Patch toggles. Each one changes only the code path its commit changes; names are append-only
 //! (links and the CLI use them).
+//!
+//! Adding a patch: one `PATCHES` entry (its name, commit, description and the flag it sets), the
+//! `bool` field of `Patches` that entry names, the mechanism that reads the field, and a test.
 
 use crate::error::FieldError;
 use serde::Serialize;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// One patch toggle. The page and `presets` receive the serialized form (`name`, `description`,
+/// `commit`); `flag` is which field of `Patches` the name sets.
+#[derive(Clone, Copy, Debug, Serialize)]
 pub struct PatchInfo {
     pub name: &'static str,
     pub description: &'static str,
+    /// The kernel commit, the RFC patch or the boot option the toggle stands for.
     pub commit: &'static str,
+    #[serde(skip)]
+    pub flag: fn(&mut Patches) -> &mut bool,
 }
 
+/// Every toggle, append-only, in the order the page and `presets` list them.
 pub const PATCHES: &[PatchInfo] = &[
     PatchInfo {
         name: "skip-not-due",
         description: "sched_balance_domains: check the balance interval before the sched_balance_running cmpxchg (seed 000, v2)",
         commit: "3324b2180c17",
+        flag: |p| &mut p.skip_not_due,
     },
     PatchInfo {
         name: "serialize-after-swb",
         description: "move the SD_SERIALIZE cmpxchg into sched_balance_rq after should_we_balance (PeterZ's suggestion, v3/v4)",
         commit: "2265c5d4deef",
+        flag: |p| &mut p.serialize_after_swb,
     },
     PatchInfo {
         name: "serialize-newidle",
         description: "newidle balancing on SD_SERIALIZE domains takes sched_balance_running too",
         commit: "522fb20fbdbe",
+        flag: |p| &mut p.serialize_newidle,
     },
     PatchInfo {
         name: "snc3-distance-fix",
         description: "sched domains use the averaged cross-socket distance on GNR/CWF SNC-3 (remote = 24)",
         commit: "4d6dd05d07d0",
+        flag: |p| &mut p.snc3_distance_fix,
     },
     PatchInfo {
         name: "skew-tick",
         description: "boot option skew_tick=1: per-CPU tick offsets instead of one instant",
         commit: "skew_tick=1",
+        flag: |p| &mut p.skew_tick,
     },
     PatchInfo {
         name: "cache-aware",
         description: "cache-aware scheduling RFC v4: mm occupancy, task_cache_work, preferred LLC in load balancing",
         commit: "RFC v4 01-24/28",
+        flag: |p| &mut p.cache_aware,
     },
     PatchInfo {
         name: "cas-skip-many-threads",
         description: "RFC v4 25/28: exceed_llc_nr() on every account_mm_sched, mm_sched_cpu = -1 written whenever it holds",
         commit: "RFC v4 25/28",
+        flag: |p| &mut p.cas_skip_many_threads,
     },
     PatchInfo {
         name: "cas-nr-running-avg-own-line",
         description: "fix 1: nr_running_avg ____cacheline_aligned_in_smp (its own cache line)",
         commit: "seed 002 fix 1",
+        flag: |p| &mut p.cas_nr_running_avg_own_line,
     },
     PatchInfo {
         name: "cas-write-if-changed",
         description: "fix 2: write mm_sched_cpu = -1 only when it differs",
         commit: "seed 002 fix 2",
+        flag: |p| &mut p.cas_write_if_changed,
     },
 ];
 
-/// The set of toggles of one run.
+/// The set of toggles of one run: one field per `PATCHES` entry, named as the entry with `_` for
+/// `-` (a test checks both ways).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Patches {
     pub skip_not_due: bool,
@@ -74,6 +93,11 @@ pub struct Patches {
     pub cas_write_if_changed: bool,
 }
 
+/// The table entry of a patch name.
+pub fn info(name: &str) -> Option<&'static PatchInfo> {
+    PATCHES.iter().find(|p| p.name == name)
+}
+
 impl Patches {
     /// Parses patch names (a field name is given for the error message).
     pub fn parse<S: AsRef<str>>(field: &str, names: &[S]) -> Result<Patches, FieldError> {
@@ -83,27 +107,22 @@ impl Patches {
             if n.is_empty() {
                 continue;
             }
-            let flag = match n {
-                "skip-not-due" => &mut p.skip_not_due,
-                "serialize-after-swb" => &mut p.serialize_after_swb,
-                "serialize-newidle" => &mut p.serialize_newidle,
-                "snc3-distance-fix" => &mut p.snc3_distance_fix,
-                "skew-tick" => &mut p.skew_tick,
-                "cache-aware" => &mut p.cache_aware,
-                "cas-skip-many-threads" => &mut p.cas_skip_many_threads,
-                "cas-nr-running-avg-own-line" => &mut p.cas_nr_running_avg_own_line,
-                "cas-write-if-changed" => &mut p.cas_write_if_changed,
-                other => {
-                    let allowed: Vec<&str> = PATCHES.iter().map(|p| p.name).collect();
-                    return Err(FieldError::new(
-                        field,
-                        format!("unknown patch {other:?}: allowed {}", allowed.join(", ")),
-                    ));
-                }
+            let Some(entry) = info(n) else {
+                let allowed: Vec<&str> = PATCHES.iter().map(|p| p.name).collect();
+                return Err(FieldError::new(
+                    field,
+                    format!("unknown patch {n:?}: allowed {}", allowed.join(", ")),
+                ));
             };
-            *flag = true;
+            *(entry.flag)(&mut p) = true;
         }
         Ok(p)
+    }
+
+    /// Whether the toggle of a table entry is set.
+    pub fn is_set(&self, entry: &PatchInfo) -> bool {
+        let mut copy = *self;
+        *(entry.flag)(&mut copy)
     }
 }
 
@@ -111,18 +130,59 @@ impl Patches {
 mod tests {
     use super::*;
 
+    /// The fields set in `p`, by their serialized (struct field) names.
+    fn set_fields(p: &Patches) -> Vec<String> {
+        let v = serde_json::to_value(p).unwrap();
+        let obj = v.as_object().unwrap();
+        obj.iter()
+            .filter(|(_, v)| v.as_bool().unwrap())
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
     #[test]
-    fn every_listed_patch_parses_and_unknown_names_are_refused() {
-        for p in PATCHES {
-            assert_ne!(
-                Patches::parse("a", &[p.name]).unwrap(),
-                Patches::default(),
-                "{}",
-                p.name
+    fn every_entry_sets_exactly_its_own_field_and_every_field_has_an_entry() {
+        let fields = serde_json::to_value(Patches::default()).unwrap();
+        let fields = fields.as_object().unwrap();
+        assert_eq!(fields.len(), PATCHES.len(), "one Patches field per entry");
+        for e in PATCHES {
+            let p = Patches::parse("a", &[e.name]).unwrap();
+            assert_eq!(
+                set_fields(&p),
+                vec![e.name.replace('-', "_")],
+                "{} must set its own field and nothing else",
+                e.name
+            );
+            assert!(p.is_set(e));
+            for other in PATCHES.iter().filter(|o| o.name != e.name) {
+                assert!(!p.is_set(other), "{} also sets {}", e.name, other.name);
+            }
+        }
+        let all: Vec<&str> = PATCHES.iter().map(|e| e.name).collect();
+        let p = Patches::parse("a", &all).unwrap();
+        assert_eq!(set_fields(&p).len(), PATCHES.len());
+    }
+
+    #[test]
+    fn names_are_unique_and_unknown_names_are_refused() {
+        for (i, e) in PATCHES.iter().enumerate() {
+            assert!(
+                PATCHES[..i].iter().all(|o| o.name != e.name),
+                "{} listed twice",
+                e.name
             );
         }
+        assert_eq!(Patches::parse("a", &["", " "]).unwrap(), Patches::default());
         let e = Patches::parse("b", &["skip-not-due", "bogus"]).unwrap_err();
         assert_eq!(e.field, "b");
         assert!(e.message.contains("bogus") && e.message.contains("skip-not-due"));
+    }
+
+    #[test]
+    fn the_page_receives_name_description_commit() {
+        let v = serde_json::to_value(PATCHES[0]).unwrap();
+        let mut keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["commit", "description", "name"]);
     }
 }

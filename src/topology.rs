@@ -1,6 +1,10 @@
 //! The machine: sockets → NUMA nodes (SNC / NPS) → LLCs → cores → SMT threads, numbered as Linux
 //! numbers them on these machines (thread siblings at +cores_total), the SLIT, and the one-way
-//! cache-line transfer latency between any two CPUs (REFERENCE.md §3; sources in docs/MODEL.md).
+//! cache-line transfer latency between any two CPUs. Every figure and its source (measured
+//! latencies, SLITs, layouts) is in docs/MODEL.md, §1 and the constants table.
+//!
+//! Adding a machine preset: one `Preset` literal appended to `MACHINES` (its name is then listed
+//! in `PRESETS`, the CLI, the page and links).
 
 use crate::cpuset::CpuSet;
 use crate::error::{FieldError, Invalid};
@@ -47,13 +51,13 @@ pub struct MachineSpec {
     pub latency: LatencyTable,
 }
 
-const GNR_SNC3_SLIT: [[u32; 6]; 6] = [
-    [10, 15, 17, 21, 28, 26],
-    [15, 10, 15, 23, 26, 23],
-    [17, 15, 10, 26, 23, 21],
-    [21, 28, 26, 10, 15, 17],
-    [23, 26, 23, 15, 10, 15],
-    [26, 23, 21, 17, 15, 10],
+const GNR_SNC3_SLIT: &[&[u32]] = &[
+    &[10, 15, 17, 21, 28, 26],
+    &[15, 10, 15, 23, 26, 23],
+    &[17, 15, 10, 26, 23, 21],
+    &[21, 28, 26, 10, 15, 17],
+    &[23, 26, 23, 15, 10, 15],
+    &[26, 23, 21, 17, 15, 10],
 ];
 
 const LAT_GNR_SNC3: LatencyTable = LatencyTable {
@@ -97,135 +101,162 @@ const LAT_GENOA: LatencyTable = LatencyTable {
     source: "core-to-core-latency on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
 };
 
-/// Preset names, append-only (links name them).
-pub const PRESETS: &[&str] = &[
-    "gnr-2s-snc3",
-    "gnr-2s-96c-snc3",
-    "gnr-2s",
-    "spr-2s-snc4",
-    "milan-2s",
-    "genoa-2s",
-    "bergamo-2s",
-    "custom",
+/// A machine preset: the fields of a `MachineSpec`, as constants.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub vendor: Vendor,
+    pub sockets: u32,
+    pub cores_per_socket: u32,
+    pub smt: u32,
+    pub nodes_per_socket: u32,
+    pub cores_per_llc: u32,
+    /// A measured firmware SLIT (rows = nodes), else the vendor's regular form.
+    pub slit: Option<&'static [&'static [u32]]>,
+    pub llc_mib: u32,
+    pub latency: LatencyTable,
+}
+
+impl Preset {
+    pub fn spec(&self) -> MachineSpec {
+        MachineSpec {
+            name: self.name.to_string(),
+            description: self.description,
+            vendor: self.vendor,
+            sockets: self.sockets,
+            cores_per_socket: self.cores_per_socket,
+            smt: self.smt,
+            nodes_per_socket: self.nodes_per_socket,
+            cores_per_llc: self.cores_per_llc,
+            slit: self.slit.map(|s| s.iter().map(|r| r.to_vec()).collect()),
+            llc_mib: self.llc_mib,
+            latency: self.latency,
+        }
+    }
+}
+
+/// Machine presets, append-only (links name them).
+pub const MACHINES: &[Preset] = &[
+    Preset {
+        name: "gnr-2s-snc3",
+        description: "2S Xeon 6980P (Granite Rapids-AP), 2x128 cores, SMT2, SNC3 (43/43/42), raw asymmetric SLIT",
+        vendor: Vendor::Intel,
+        sockets: 2,
+        cores_per_socket: 128,
+        smt: 2,
+        nodes_per_socket: 3,
+        cores_per_llc: 43,
+        slit: Some(GNR_SNC3_SLIT),
+        llc_mib: 168,
+        latency: LAT_GNR_SNC3,
+    },
+    Preset {
+        name: "gnr-2s-96c-snc3",
+        description: "2S Granite Rapids 96-core, SNC3 nodes of 32 cores (the seed-000 test machine's dmesg)",
+        vendor: Vendor::Intel,
+        sockets: 2,
+        cores_per_socket: 96,
+        smt: 2,
+        nodes_per_socket: 3,
+        cores_per_llc: 32,
+        slit: Some(GNR_SNC3_SLIT),
+        llc_mib: 168,
+        latency: LAT_GNR_SNC3,
+    },
+    Preset {
+        name: "gnr-2s",
+        description: "2S Xeon 6980P, SNC off: one node and one LLC per socket",
+        vendor: Vendor::Intel,
+        sockets: 2,
+        cores_per_socket: 128,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 128,
+        slit: None,
+        llc_mib: 504,
+        latency: LAT_GNR_FLAT,
+    },
+    Preset {
+        name: "spr-2s-snc4",
+        description: "2S Xeon 8480+ (Sapphire Rapids), 2x56 cores, SNC4 nodes of 14 cores",
+        vendor: Vendor::Intel,
+        sockets: 2,
+        cores_per_socket: 56,
+        smt: 2,
+        nodes_per_socket: 4,
+        cores_per_llc: 14,
+        slit: None,
+        llc_mib: 26,
+        latency: LAT_SPR,
+    },
+    Preset {
+        name: "milan-2s",
+        description: "2S EPYC 7763 (Milan), 2x64 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
+        vendor: Vendor::Amd,
+        sockets: 2,
+        cores_per_socket: 64,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 8,
+        slit: None,
+        llc_mib: 32,
+        latency: LAT_MILAN,
+    },
+    Preset {
+        name: "genoa-2s",
+        description: "2S EPYC 9654 (Genoa), 2x96 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
+        vendor: Vendor::Amd,
+        sockets: 2,
+        cores_per_socket: 96,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 8,
+        slit: None,
+        llc_mib: 32,
+        latency: LAT_GENOA,
+    },
+    Preset {
+        name: "bergamo-2s",
+        description: "2S EPYC 9754 (Bergamo), 2x128 Zen4c cores, SMT2, NPS1, 8-core CCX with 16 MB L3",
+        vendor: Vendor::Amd,
+        sockets: 2,
+        cores_per_socket: 128,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 8,
+        slit: None,
+        llc_mib: 16,
+        latency: LAT_GENOA,
+    },
+    Preset {
+        name: "custom",
+        description: "custom layout from parameters (hardware figures of gnr-2s-snc3)",
+        vendor: Vendor::Intel,
+        sockets: 2,
+        cores_per_socket: 32,
+        smt: 2,
+        nodes_per_socket: 2,
+        cores_per_llc: 16,
+        slit: None,
+        llc_mib: 32,
+        latency: LAT_GNR_SNC3,
+    },
 ];
 
+/// Preset names, in `MACHINES` order.
+pub const PRESETS: &[&str] = &{
+    let mut names = [""; MACHINES.len()];
+    let mut i = 0;
+    while i < MACHINES.len() {
+        names[i] = MACHINES[i].name;
+        i += 1;
+    }
+    names
+};
+
 pub fn preset(name: &str) -> Option<MachineSpec> {
-    let gnr_slit = Some(GNR_SNC3_SLIT.iter().map(|r| r.to_vec()).collect::<Vec<_>>());
-    let m =
-        |name: &str, description, vendor, sockets, cores, nodes, llc, slit, llc_mib, latency| {
-            MachineSpec {
-                name: name.to_string(),
-                description,
-                vendor,
-                sockets,
-                cores_per_socket: cores,
-                smt: 2,
-                nodes_per_socket: nodes,
-                cores_per_llc: llc,
-                slit,
-                llc_mib,
-                latency,
-            }
-        };
-    Some(match name {
-        "gnr-2s-snc3" => m(
-            name,
-            "2S Xeon 6980P (Granite Rapids-AP), 2x128 cores, SMT2, SNC3 (43/43/42), raw asymmetric SLIT",
-            Vendor::Intel,
-            2,
-            128,
-            3,
-            43,
-            gnr_slit,
-            168,
-            LAT_GNR_SNC3,
-        ),
-        "gnr-2s-96c-snc3" => m(
-            name,
-            "2S Granite Rapids 96-core, SNC3 nodes of 32 cores (the seed-000 test machine's dmesg)",
-            Vendor::Intel,
-            2,
-            96,
-            3,
-            32,
-            gnr_slit,
-            168,
-            LAT_GNR_SNC3,
-        ),
-        "gnr-2s" => m(
-            name,
-            "2S Xeon 6980P, SNC off: one node and one LLC per socket",
-            Vendor::Intel,
-            2,
-            128,
-            1,
-            128,
-            None,
-            504,
-            LAT_GNR_FLAT,
-        ),
-        "spr-2s-snc4" => m(
-            name,
-            "2S Xeon 8480+ (Sapphire Rapids), 2x56 cores, SNC4 nodes of 14 cores",
-            Vendor::Intel,
-            2,
-            56,
-            4,
-            14,
-            None,
-            26,
-            LAT_SPR,
-        ),
-        "milan-2s" => m(
-            name,
-            "2S EPYC 7763 (Milan), 2x64 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
-            Vendor::Amd,
-            2,
-            64,
-            1,
-            8,
-            None,
-            32,
-            LAT_MILAN,
-        ),
-        "genoa-2s" => m(
-            name,
-            "2S EPYC 9654 (Genoa), 2x96 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
-            Vendor::Amd,
-            2,
-            96,
-            1,
-            8,
-            None,
-            32,
-            LAT_GENOA,
-        ),
-        "bergamo-2s" => m(
-            name,
-            "2S EPYC 9754 (Bergamo), 2x128 Zen4c cores, SMT2, NPS1, 8-core CCX with 16 MB L3",
-            Vendor::Amd,
-            2,
-            128,
-            1,
-            8,
-            None,
-            16,
-            LAT_GENOA,
-        ),
-        "custom" => m(
-            name,
-            "custom layout from parameters (hardware figures of gnr-2s-snc3)",
-            Vendor::Intel,
-            2,
-            32,
-            2,
-            16,
-            None,
-            32,
-            LAT_GNR_SNC3,
-        ),
-        _ => return None,
-    })
+    MACHINES.iter().find(|m| m.name == name).map(Preset::spec)
 }
 
 /// Optional overrides of a preset's layout (the page's machine knobs, the link's keys).
@@ -623,6 +654,23 @@ mod tests {
         let d = sched_distances(&t, true);
         assert_eq!(d[0], vec![10, 15, 17, 24, 24, 24]);
         assert_eq!(sched_distances(&t, false)[0], vec![10, 15, 17, 21, 28, 26]);
+    }
+
+    #[test]
+    fn presets_are_valid_and_uniquely_named() {
+        assert_eq!(PRESETS.len(), MACHINES.len());
+        for (i, m) in MACHINES.iter().enumerate() {
+            assert_eq!(PRESETS[i], m.name);
+            assert!(PRESETS[..i].iter().all(|&n| n != m.name), "{}", m.name);
+            let spec = preset(m.name).unwrap();
+            spec.validate().unwrap();
+            if let Some(slit) = m.slit {
+                let nodes = (m.sockets * m.nodes_per_socket) as usize;
+                assert!(slit.len() == nodes && slit.iter().all(|r| r.len() == nodes));
+            }
+            Topology::new(spec).unwrap();
+        }
+        assert!(preset("nope").is_none());
     }
 
     #[test]

@@ -3,9 +3,64 @@
 //! the writer until the reader drains it. When a group's receivers have read everything, the round
 //! ends and its senders start the next one (hackbench run again, for as long as the run lasts).
 
-use super::{Step, TaskId, TaskSpec, Workload};
+use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
 use crate::sim::SimRng;
 use std::collections::VecDeque;
+
+pub(super) const INFO: WorkloadInfo = WorkloadInfo {
+    name: "hackbench",
+    description: "groups of senders and receivers passing messages over pipes",
+    unit: "messages",
+    knobs: &[
+        KnobInfo {
+            name: "groups",
+            what: "groups",
+            unit: "groups",
+            min: 1,
+            max: 1024,
+            default: KnobDefault::Fixed(10),
+            ..KnobInfo::INT
+        },
+        KnobInfo {
+            name: "fds",
+            what: "senders and receivers per group",
+            unit: "senders (as many receivers)",
+            min: 1,
+            max: 256,
+            default: KnobDefault::Fixed(20),
+            ..KnobInfo::INT
+        },
+        KnobInfo {
+            name: "loops",
+            what: "messages each sender sends each receiver per round",
+            unit: "messages",
+            min: 1,
+            max: 1_000_000,
+            default: KnobDefault::Fixed(100),
+            ..KnobInfo::INT
+        },
+        KnobInfo {
+            name: "mode",
+            what: "process: one mm per task; thread: all tasks are threads of one process",
+            values: &["process", "thread"],
+            default: KnobDefault::Choice("process"),
+            ..KnobInfo::ENUM
+        },
+    ],
+    build: |k| {
+        Box::new(Hackbench::new(
+            k.int("groups") as usize,
+            k.int("fds") as usize,
+            k.int("loops"),
+            k.choice("mode") == "thread",
+        ))
+    },
+    tasks: |k| {
+        k.int("groups")
+            .saturating_mul(k.int("fds"))
+            .saturating_mul(2)
+    },
+};
 
 /// CPU for one 100-byte pipe write or read (syscall + copy), ns.
 const WRITE_NS: u64 = 2_000;

@@ -1,5 +1,9 @@
 //! Workloads: each task runs a script of steps (CPU bursts, sleeps, blocking waits, wakeups of other
 //! tasks, completed units of work). The scheduler asks for the next step whenever a burst ends.
+//!
+//! Adding a workload: a module with its `Workload` impl and its `INFO` entry (name, description,
+//! unit, knobs with default, range and unit, builder, task count), its `mod` line below, and `INFO`
+//! appended to `WORKLOADS`. Knob descriptions are generated from the defaults.
 
 mod hackbench;
 mod oltp;
@@ -50,102 +54,117 @@ pub trait Workload {
     }
 }
 
-#[derive(Clone, Copy, Debug, Serialize)]
+/// What a knob is when the scenario leaves it out. Some defaults depend on the machine; the
+/// knob's description is generated from this (`KnobDefault::describe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KnobDefault {
+    /// A fixed number.
+    Fixed(u64),
+    /// One of an enum knob's values.
+    Choice(&'static str),
+    /// The machine's number of CPUs.
+    NrCpus,
+    /// The number of CPUs divided by another knob's value, at least 1.
+    NrCpusPer(&'static str),
+}
+
+impl KnobDefault {
+    /// The default as the knob's description states it, e.g. "(default 10)".
+    pub fn describe(&self) -> String {
+        match self {
+            KnobDefault::Fixed(n) => format!("(default {n})"),
+            KnobDefault::Choice(v) => format!("(default {v})"),
+            KnobDefault::NrCpus => "(default: number of CPUs)".to_string(),
+            KnobDefault::NrCpusPer(k) => format!("(default: CPUs / {})", k.replace('_', " ")),
+        }
+    }
+}
+
+/// One knob of a workload. Serialized for the page and `presets` as `name`, `kind`, `min`, `max`,
+/// `values`, `description` (generated: `what` and the default), `unit`, `default_rule`.
+#[derive(Clone, Copy, Debug)]
 pub struct KnobInfo {
     pub name: &'static str,
+    /// "int" (an integer in `min..=max`) or "enum" (one of `values`).
     pub kind: &'static str,
     pub min: u64,
     pub max: u64,
     pub values: &'static [&'static str],
-    pub description: &'static str,
+    /// What the knob is, without its default.
+    pub what: &'static str,
+    /// What one unit of an int knob counts ("" for an enum).
+    pub unit: &'static str,
+    pub default: KnobDefault,
 }
 
+impl KnobInfo {
+    /// Base of an integer knob's literal (`KnobInfo { name, .., ..KnobInfo::INT }`).
+    pub const INT: KnobInfo = KnobInfo {
+        name: "",
+        kind: "int",
+        min: 1,
+        max: 1,
+        values: &[],
+        what: "",
+        unit: "",
+        default: KnobDefault::Fixed(1),
+    };
+    /// Base of an enum knob's literal.
+    pub const ENUM: KnobInfo = KnobInfo {
+        name: "",
+        kind: "enum",
+        min: 0,
+        max: 0,
+        values: &[],
+        what: "",
+        unit: "",
+        default: KnobDefault::Choice(""),
+    };
+
+    pub fn description(&self) -> String {
+        format!("{} {}", self.what, self.default.describe())
+    }
+}
+
+impl Serialize for KnobInfo {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("KnobInfo", 8)?;
+        st.serialize_field("name", self.name)?;
+        st.serialize_field("kind", self.kind)?;
+        st.serialize_field("min", &self.min)?;
+        st.serialize_field("max", &self.max)?;
+        st.serialize_field("values", self.values)?;
+        st.serialize_field("description", &self.description())?;
+        st.serialize_field("unit", self.unit)?;
+        // Not `default`: the page reads a `default` field as a value to prefill.
+        st.serialize_field("default_rule", &self.default)?;
+        st.end()
+    }
+}
+
+/// One workload: what the page and `presets` list (serialized: `name`, `description`, `unit`,
+/// `knobs`), how to build it and how many tasks it would create. Each workload module defines its
+/// entry as `INFO`.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct WorkloadInfo {
     pub name: &'static str,
     pub description: &'static str,
+    /// What one unit of throughput is.
     pub unit: &'static str,
     pub knobs: &'static [KnobInfo],
+    /// Builds the workload from validated knob values.
+    #[serde(skip)]
+    pub build: fn(&KnobValues) -> Box<dyn Workload>,
+    /// The number of tasks `build` would create, from possibly invalid knob values (saturating):
+    /// checked against the limits before anything is allocated.
+    #[serde(skip)]
+    pub tasks: fn(&KnobValues) -> u64,
 }
 
-const fn int(name: &'static str, min: u64, max: u64, description: &'static str) -> KnobInfo {
-    KnobInfo {
-        name,
-        kind: "int",
-        min,
-        max,
-        values: &[],
-        description,
-    }
-}
-
-/// Workload names and knobs, append-only. Defaults depend on the machine (see `defaults`).
-pub const WORKLOADS: &[WorkloadInfo] = &[
-    WorkloadInfo {
-        name: "oltp",
-        description: "sysbench oltp_read_write against one mysqld: a thread per client, each transaction 20 statements of short CPU bursts and client round trips",
-        unit: "transactions",
-        knobs: &[int(
-            "clients",
-            1,
-            16384,
-            "client connections = mysqld threads (default: number of CPUs)",
-        )],
-    },
-    WorkloadInfo {
-        name: "hackbench",
-        description: "groups of senders and receivers passing messages over pipes",
-        unit: "messages",
-        knobs: &[
-            int("groups", 1, 1024, "groups (default 10)"),
-            int(
-                "fds",
-                1,
-                256,
-                "senders and receivers per group (default 20)",
-            ),
-            int(
-                "loops",
-                1,
-                1_000_000,
-                "messages each sender sends each receiver per round (default 100)",
-            ),
-            KnobInfo {
-                name: "mode",
-                kind: "enum",
-                min: 0,
-                max: 0,
-                values: &["process", "thread"],
-                description: "process: one mm per task; thread: all tasks are threads of one process",
-            },
-        ],
-    },
-    WorkloadInfo {
-        name: "schbench",
-        description: "message threads waking worker threads that each serve a request (wakeup latency)",
-        unit: "requests",
-        knobs: &[
-            int("message_threads", 1, 256, "message threads (default 2)"),
-            int(
-                "workers",
-                1,
-                4096,
-                "workers per message thread (default: CPUs / message threads)",
-            ),
-        ],
-    },
-    WorkloadInfo {
-        name: "spin",
-        description: "N CPU hogs that never sleep",
-        unit: "10 ms CPU slices",
-        knobs: &[int(
-            "threads",
-            1,
-            16384,
-            "spinning threads (default: number of CPUs)",
-        )],
-    },
-];
+/// Workloads, append-only names and knobs.
+pub const WORKLOADS: &[WorkloadInfo] = &[oltp::INFO, hackbench::INFO, schbench::INFO, spin::INFO];
 
 pub fn info(name: &str) -> Option<&'static WorkloadInfo> {
     WORKLOADS.iter().find(|w| w.name == name)
@@ -198,50 +217,149 @@ pub fn validate_knobs(name: &str, knobs: &Knobs) -> Vec<FieldError> {
     errs
 }
 
-fn knob(knobs: &Knobs, k: &str, default: u64) -> u64 {
-    knobs.get(k).and_then(|v| v.parse().ok()).unwrap_or(default)
+/// The knob values of one workload on one machine: the value given, else the knob's default.
+pub struct KnobValues<'a> {
+    info: &'static WorkloadInfo,
+    knobs: &'a Knobs,
+    nr_cpus: u64,
+}
+
+impl KnobValues<'_> {
+    fn knob(&self, name: &str) -> &'static KnobInfo {
+        self.info
+            .knobs
+            .iter()
+            .find(|k| k.name == name)
+            .unwrap_or_else(|| panic!("{} has no knob {name}", self.info.name))
+    }
+
+    /// An integer knob (a value that does not parse counts as absent).
+    pub fn int(&self, name: &str) -> u64 {
+        if let Some(v) = self.knobs.get(name).and_then(|v| v.parse().ok()) {
+            return v;
+        }
+        match self.knob(name).default {
+            KnobDefault::Fixed(n) => n,
+            KnobDefault::NrCpus => self.nr_cpus,
+            KnobDefault::NrCpusPer(k) => (self.nr_cpus / self.int(k).max(1)).max(1),
+            KnobDefault::Choice(_) => 0,
+        }
+    }
+
+    /// An enum knob.
+    pub fn choice(&self, name: &str) -> &str {
+        match (self.knobs.get(name), self.knob(name).default) {
+            (Some(v), _) => v,
+            (None, KnobDefault::Choice(v)) => v,
+            (None, _) => "",
+        }
+    }
 }
 
 /// Builds a workload for a machine with `nr_cpus` CPUs. Knobs must have been validated.
 pub fn build(name: &str, knobs: &Knobs, nr_cpus: usize) -> Result<Box<dyn Workload>, Invalid> {
     let errs = validate_knobs(name, knobs);
-    if !errs.is_empty() {
+    let Some(info) = info(name).filter(|_| errs.is_empty()) else {
         return Err(Invalid(errs));
-    }
-    let n = nr_cpus as u64;
-    Ok(match name {
-        "oltp" => Box::new(oltp::Oltp::new(knob(knobs, "clients", n) as usize)),
-        "hackbench" => Box::new(hackbench::Hackbench::new(
-            knob(knobs, "groups", 10) as usize,
-            knob(knobs, "fds", 20) as usize,
-            knob(knobs, "loops", 100),
-            knobs.get("mode").is_some_and(|m| m == "thread"),
-        )),
-        "schbench" => {
-            let m = knob(knobs, "message_threads", 2);
-            Box::new(schbench::Schbench::new(
-                m as usize,
-                knob(knobs, "workers", (n / m).max(1)) as usize,
-            ))
-        }
-        "spin" => Box::new(spin::Spin::new(knob(knobs, "threads", n) as usize)),
-        _ => unreachable!("validated above"),
-    })
+    };
+    Ok((info.build)(&KnobValues {
+        info,
+        knobs,
+        nr_cpus: nr_cpus as u64,
+    }))
 }
 
 /// Number of tasks a workload would create (checked against limits before anything is allocated).
 pub fn task_count(name: &str, knobs: &Knobs, nr_cpus: usize) -> u64 {
-    let n = nr_cpus as u64;
-    match name {
-        "oltp" => knob(knobs, "clients", n),
-        "hackbench" => knob(knobs, "groups", 10)
-            .saturating_mul(knob(knobs, "fds", 20))
-            .saturating_mul(2),
-        "schbench" => {
-            let m = knob(knobs, "message_threads", 2);
-            m.saturating_mul(knob(knobs, "workers", (n / m.max(1)).max(1)).saturating_add(1))
+    info(name).map_or(0, |info| {
+        (info.tasks)(&KnobValues {
+            info,
+            knobs,
+            nr_cpus: nr_cpus as u64,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::MAX_CPUS;
+
+    #[test]
+    fn knob_defaults_lie_in_their_ranges_and_descriptions_state_them() {
+        for w in WORKLOADS {
+            for k in w.knobs {
+                let at = format!("{}.{}", w.name, k.name);
+                let d = k.description();
+                assert!(d.ends_with(&k.default.describe()), "{at}: {d}");
+                assert!(!k.what.contains("default"), "{at}: default typed in `what`");
+                match (k.kind, k.default) {
+                    ("enum", KnobDefault::Choice(v)) => {
+                        assert!(k.values.contains(&v), "{at}: {v} not in {:?}", k.values)
+                    }
+                    ("int", KnobDefault::Choice(_)) | ("enum", _) => panic!("{at}: kind/default"),
+                    ("int", _) => {
+                        assert!(k.min <= k.max && !k.unit.is_empty(), "{at}");
+                        for cpus in [1, 2, 3, 64, 96, 512, MAX_CPUS] {
+                            let v = KnobValues {
+                                info: w,
+                                knobs: &Knobs::new(),
+                                nr_cpus: cpus as u64,
+                            }
+                            .int(k.name);
+                            assert!((k.min..=k.max).contains(&v), "{at}: {v} on {cpus} CPUs");
+                        }
+                    }
+                    _ => panic!("{at}: kind {}", k.kind),
+                }
+            }
         }
-        "spin" => knob(knobs, "threads", n),
-        _ => 0,
+    }
+
+    #[test]
+    fn the_task_count_is_what_the_builder_creates() {
+        let mut given = Knobs::new();
+        given.insert("groups".into(), "3".into());
+        given.insert("message_threads".into(), "5".into());
+        for w in WORKLOADS {
+            for knobs in [Knobs::new(), given.clone()] {
+                let knobs: Knobs = knobs
+                    .into_iter()
+                    .filter(|(k, _)| w.knobs.iter().any(|x| x.name == k))
+                    .collect();
+                for cpus in [1, 7, 64, 512] {
+                    let built = build(w.name, &knobs, cpus).unwrap();
+                    assert_eq!(
+                        built.tasks().len() as u64,
+                        task_count(w.name, &knobs, cpus),
+                        "{} {knobs:?} on {cpus} CPUs",
+                        w.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_page_reads_the_same_json_keys() {
+        let v = serde_json::to_value(WORKLOADS).unwrap();
+        let w = &v[1];
+        for key in ["name", "description", "unit", "knobs"] {
+            assert!(w.get(key).is_some(), "{key}");
+        }
+        for key in [
+            "name",
+            "kind",
+            "min",
+            "max",
+            "values",
+            "description",
+            "unit",
+        ] {
+            assert!(w["knobs"][0].get(key).is_some(), "{key}");
+        }
+        assert!(w["knobs"][0].get("default").is_none());
+        assert_eq!(w["knobs"][0]["description"], "groups (default 10)");
+        assert_eq!(v[0]["knobs"][0]["default_rule"], "nr_cpus");
     }
 }

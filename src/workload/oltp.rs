@@ -3,8 +3,25 @@
 //! selects, 2 updates, 1 delete, 1 insert, COMMIT), each a CPU burst followed by a round trip to the
 //! sysbench client that blocks the thread. Constants and their rationale: docs/MODEL.md.
 
-use super::{Step, TaskId, TaskSpec, Workload};
+use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
 use crate::sim::SimRng;
+
+pub(super) const INFO: WorkloadInfo = WorkloadInfo {
+    name: "oltp",
+    description: "sysbench oltp_read_write against one mysqld: a thread per client, each transaction 20 statements of short CPU bursts and client round trips",
+    unit: "transactions",
+    knobs: &[KnobInfo {
+        name: "clients",
+        what: "client connections = mysqld threads",
+        unit: "connections",
+        min: 1,
+        max: 16384,
+        default: KnobDefault::NrCpus,
+        ..KnobInfo::INT
+    }],
+    build: |k| Box::new(Oltp::new(k.int("clients") as usize)),
+    tasks: |k| k.int("clients"),
+};
 
 pub const STATEMENTS: u32 = 20;
 /// Mean server CPU per statement, ns.

@@ -1,8 +1,45 @@
 //! `schbench`: each message thread wakes its workers, then sleeps; a woken worker records its
 //! wakeup latency (wake to first run), serves one request of CPU work, and waits again.
 
-use super::{Step, TaskId, TaskSpec, Workload};
+use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
 use crate::sim::SimRng;
+
+pub(super) const INFO: WorkloadInfo = WorkloadInfo {
+    name: "schbench",
+    description: "message threads waking worker threads that each serve a request (wakeup latency)",
+    unit: "requests",
+    knobs: &[
+        KnobInfo {
+            name: "message_threads",
+            what: "message threads",
+            unit: "threads",
+            min: 1,
+            max: 256,
+            default: KnobDefault::Fixed(2),
+            ..KnobInfo::INT
+        },
+        KnobInfo {
+            name: "workers",
+            what: "workers per message thread",
+            unit: "threads",
+            min: 1,
+            max: 4096,
+            default: KnobDefault::NrCpusPer("message_threads"),
+            ..KnobInfo::INT
+        },
+    ],
+    build: |k| {
+        Box::new(Schbench::new(
+            k.int("message_threads") as usize,
+            k.int("workers") as usize,
+        ))
+    },
+    // The message threads and their workers.
+    tasks: |k| {
+        k.int("message_threads")
+            .saturating_mul(k.int("workers").saturating_add(1))
+    },
+};
 
 /// Message-thread period between rounds of wakeups (schbench -s sleeptime), ns.
 const SLEEP_NS: u64 = 1_000_000;

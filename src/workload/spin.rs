@@ -1,8 +1,25 @@
 //! `spin`: CPU hogs. Each runs in 10 ms bursts forever (a burst boundary is only a bookkeeping
 //! point: the task never blocks); throughput counts CPU-seconds delivered.
 
-use super::{Step, TaskId, TaskSpec, Workload};
+use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
 use crate::sim::SimRng;
+
+pub(super) const INFO: WorkloadInfo = WorkloadInfo {
+    name: "spin",
+    description: "N CPU hogs that never sleep",
+    unit: "10 ms CPU slices",
+    knobs: &[KnobInfo {
+        name: "threads",
+        what: "spinning threads",
+        unit: "threads",
+        min: 1,
+        max: 16384,
+        default: KnobDefault::NrCpus,
+        ..KnobInfo::INT
+    }],
+    build: |k| Box::new(Spin::new(k.int("threads") as usize)),
+    tasks: |k| k.int("threads"),
+};
 
 const BURST_NS: u64 = 10_000_000;
 
