@@ -5,11 +5,20 @@
 //! k-th of k simultaneous requesters waits about k transfers. Loads of a shared line are served
 //! concurrently from the nearest copy ("loads are always scalable", HARDWARE.md §3): they wait for
 //! the ownership transfers queued before them, not for each other, and the next ownership request
-//! waits until they have their copies. Counters per named line and per field offset feed the c2c
-//! report.
+//! waits until they have their copies.
+//!
+//! After a locked read-modify-write the core keeps the line `rmw_hold_ns` before the next queued
+//! request is served. A store goes through the store buffer: the CPU does not wait for it; it
+//! commits in place, without a transfer, if the line is still in this CPU's cache (nobody's
+//! request has been served since), else it needs the line back (a read-for-ownership at the back
+//! of the queue) and takes effect when that is served (`Access::visible`). Whether a release
+//! store lands inside the window comes from the timing of what the CPU does in between.
+//!
+//! Counters per named line and per field offset feed the c2c report.
 
 use crate::topology::{LatencyClass, Topology};
 use serde::Serialize;
+use std::collections::VecDeque;
 
 pub type LineId = usize;
 
@@ -25,6 +34,9 @@ pub enum Op {
 /// a locked instruction on an owned line ~20 cycles).
 const HIT_NS: u64 = 1;
 const LOCKED_HIT_NS: u64 = 8;
+/// How long a core keeps a line after a locked read-modify-write before the next queued request
+/// is served (stated assumption: no published measurement, HARDWARE.md §6 and docs/MODEL.md).
+pub const RMW_HOLD_NS: u64 = 20;
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct FieldStats {
@@ -61,6 +73,14 @@ pub struct Line {
     free_at: u64,
     /// When the last concurrent shared-copy load completes (the next ownership request waits for it).
     reads_until: u64,
+    /// When the owner (the last CPU that requested ownership) has the line.
+    owner_ready_at: u64,
+    /// Ownership hand-offs still ahead in time: (the CPU giving the line up, when the next request's
+    /// service starts). Until then the line is still in that CPU's cache, and a store it issues
+    /// commits there without a transfer.
+    handoffs: VecDeque<(u32, u64)>,
+    /// Per CPU, how many of `handoffs` it is giving up (allocated at the first hand-off).
+    handing_off: Vec<u16>,
     pub stats: LineStats,
     pub fields: Vec<FieldStats>,
 }
@@ -74,6 +94,22 @@ impl Line {
             self.sharers[cpu as usize / 64] |= 1 << (cpu % 64);
             self.nr_sharers += 1;
             self.group_sharers[group as usize] += 1;
+        }
+    }
+    fn push_handoff(&mut self, from: u32, at: u64, nr_cpus: usize) {
+        if self.handing_off.is_empty() {
+            self.handing_off = vec![0; nr_cpus];
+        }
+        self.handoffs.push_back((from, at));
+        self.handing_off[from as usize] += 1;
+    }
+    fn forget_handoffs_before(&mut self, now: u64) {
+        while let Some(&(from, at)) = self.handoffs.front() {
+            if at > now {
+                break;
+            }
+            self.handoffs.pop_front();
+            self.handing_off[from as usize] -= 1;
         }
     }
     fn clear_sharers(&mut self) {
@@ -144,8 +180,10 @@ impl Groups {
 /// Outcome of one access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
-    /// Simulated time at which the access completes.
+    /// When the requesting CPU can go on (a store retires into the store buffer at once).
     pub done: u64,
+    /// When the access takes effect on the line: a store's value is visible to others from then.
+    pub visible: u64,
     pub hitm: bool,
 }
 
@@ -153,6 +191,7 @@ pub struct Coherence {
     pub lines: Vec<Line>,
     nr_cpus: usize,
     groups: Groups,
+    rmw_hold_ns: u64,
 }
 
 impl Coherence {
@@ -161,7 +200,13 @@ impl Coherence {
             lines: Vec::new(),
             nr_cpus: topo.nr_cpus(),
             groups: Groups::new(topo),
+            rmw_hold_ns: RMW_HOLD_NS,
         }
+    }
+
+    /// The RMW hold window (see the module comment); `RMW_HOLD_NS` unless a machine sets it.
+    pub fn set_rmw_hold_ns(&mut self, ns: u64) {
+        self.rmw_hold_ns = ns;
     }
 
     /// A named line with its fields (offset, name) for the Pareto view.
@@ -175,6 +220,9 @@ impl Coherence {
             last: 0,
             free_at: 0,
             reads_until: 0,
+            owner_ready_at: 0,
+            handoffs: VecDeque::new(),
+            handing_off: Vec::new(),
             stats: LineStats::default(),
             fields: fields
                 .iter()
@@ -198,6 +246,7 @@ impl Coherence {
         field: usize,
         now: u64,
     ) -> Access {
+        let hold = self.rmw_hold_ns;
         let line = &mut self.lines[id];
         let c = cpu as u32;
         let group = |x: u32| self.groups.of_cpu[x as usize];
@@ -216,20 +265,34 @@ impl Coherence {
                 f.atomics += 1;
             }
         }
+        line.forget_handoffs_before(now);
+        // Still in this CPU's cache: the line was requested by others, but not yet handed over.
+        let still_held = line.handing_off.get(cpu).is_some_and(|&n| n > 0);
         let start = now.max(line.free_at);
         let modified_elsewhere = line.owner.filter(|&o| o != c);
-        let (done, hitm) = match (op, line.owner) {
-            (Op::Load, Some(o)) if o == c => (now + HIT_NS, false),
-            (Op::Load, None) if line.has_sharer(c) => (now + HIT_NS, false),
+        let locked = |op| {
+            if op == Op::Atomic {
+                LOCKED_HIT_NS
+            } else {
+                HIT_NS
+            }
+        };
+        // (when the CPU goes on, when the access takes effect on the line, HITM)
+        let (done, visible, hitm) = match (op, line.owner) {
+            (Op::Load, Some(o)) if o == c => (now + HIT_NS, now + HIT_NS, false),
+            (Op::Load, _) if still_held => (now + HIT_NS, now + HIT_NS, false),
+            (Op::Load, None) if line.has_sharer(c) => (now + HIT_NS, now + HIT_NS, false),
             (Op::Load, Some(o)) => {
                 // HITM: the owner downgrades to Shared and forwards the line.
-                let done = start.max(line.reads_until) + topo.xfer_ns(o as usize, cpu) as u64;
+                let start = start.max(line.reads_until);
+                let done = start + topo.xfer_ns(o as usize, cpu) as u64;
                 line.free_at = done;
+                line.push_handoff(o, start, self.nr_cpus);
                 line.owner = None;
                 line.add_sharer(o, group(o));
                 line.add_sharer(c, group(c));
                 line.last = c;
-                (done, true)
+                (done, done, true)
             }
             (Op::Load, None) => {
                 // Clean miss: served from the nearest copy once the ownership transfers queued
@@ -241,18 +304,27 @@ impl Coherence {
                 line.add_sharer(c, group(c));
                 let done = start + nearest.max(1) as u64;
                 line.reads_until = line.reads_until.max(done);
-                (done, false)
+                (done, done, false)
             }
-            (_, Some(o)) if o == c => {
-                let cost = if op == Op::Atomic {
-                    LOCKED_HIT_NS
-                } else {
-                    HIT_NS
-                };
-                (start + cost, false)
+            (Op::Store, Some(o)) if o == c => {
+                // Owned (or being fetched for an earlier store of this CPU): the store buffer
+                // commits it once the line is here, in order.
+                let visible = now.max(line.owner_ready_at) + HIT_NS;
+                (now + HIT_NS, visible, false)
             }
+            (Op::Store, _) if still_held => (now + HIT_NS, now + HIT_NS, false),
+            (Op::Atomic, Some(o)) if o == c => {
+                // A locked instruction drains the store buffer first.
+                let done = now.max(line.owner_ready_at) + LOCKED_HIT_NS;
+                line.free_at = line.free_at.max(done + hold);
+                (done, done, false)
+            }
+            // A locked instruction on a line not handed over yet (the hand-off is not delayed).
+            (Op::Atomic, _) if still_held => (now + LOCKED_HIT_NS, now + LOCKED_HIT_NS, false),
             (_, owner) => {
-                // Read-for-ownership: from the owner, or invalidate every sharer (the farthest bounds it).
+                // Read-for-ownership: from the owner, or invalidate every sharer (the farthest
+                // bounds it), after the loads in flight have their copies.
+                let start = start.max(line.reads_until);
                 let cost = match owner {
                     Some(o) => topo.xfer_ns(o as usize, cpu),
                     None => match self.groups.sharer_xfer_bounds(line, topo, cpu) {
@@ -260,18 +332,30 @@ impl Coherence {
                         None => topo.xfer_ns(line.last as usize, cpu),
                     },
                 } as u64;
-                let extra = if op == Op::Atomic {
-                    LOCKED_HIT_NS
-                } else {
-                    HIT_NS
-                };
-                // the invalidation waits for the loads in flight to get their copies
-                let done = start.max(line.reads_until) + cost.max(1) + extra;
-                line.free_at = done;
+                let visible = start + cost.max(1) + locked(op);
+                line.free_at = visible;
+                if op == Op::Atomic {
+                    // the core keeps a line it has just done a locked RMW on a little while
+                    line.free_at += hold;
+                }
+                if let Some(o) = owner {
+                    line.push_handoff(o, start, self.nr_cpus);
+                }
                 line.clear_sharers();
                 line.owner = Some(c);
+                line.owner_ready_at = visible;
                 line.last = c;
-                (done, modified_elsewhere.is_some() && op == Op::Atomic)
+                // a store retires into the store buffer: the CPU does not wait for the line
+                let done = if op == Op::Store {
+                    now + HIT_NS
+                } else {
+                    visible
+                };
+                (
+                    done,
+                    visible,
+                    modified_elsewhere.is_some() && op == Op::Atomic,
+                )
             }
         };
         if let (true, Some(prev)) = (hitm, modified_elsewhere) {
@@ -283,7 +367,11 @@ impl Coherence {
             }
         }
         line.stats.stall_ns += done - now;
-        Access { done, hitm }
+        Access {
+            done,
+            visible,
+            hitm,
+        }
     }
 }
 
@@ -304,10 +392,15 @@ mod tests {
         let done: Vec<u64> = (1..=4)
             .map(|cpu| c.access(&t, l, cpu, Op::Atomic, 0, 1000).done)
             .collect();
-        assert_eq!(done, (1..=4).map(|k| 1000 + k * xfer).collect::<Vec<_>>());
+        // each waits for the one before it and for the hold window after that one's RMW
+        let kth = |k: u64| 1000 + k * xfer + (k - 1) * RMW_HOLD_NS;
+        assert_eq!(done, (1..=4).map(kth).collect::<Vec<_>>());
         let s = &c.lines[l].stats;
         assert_eq!((s.atomics, s.hitm_local, s.hitm_remote), (4, 4, 0));
-        assert_eq!(s.stall_ns - stall0, (1..=4).map(|k| k * xfer).sum::<u64>());
+        assert_eq!(
+            s.stall_ns - stall0,
+            (1..=4).map(|k| kth(k) - 1000).sum::<u64>()
+        );
     }
 
     /// The group-by-group nearest and farthest sharer equal a sharer-by-sharer search, on
@@ -371,8 +464,36 @@ mod tests {
         assert_eq!(c.lines[l].stats.hitm_local, 1);
         // a store by CPU 0 waits for those copies, then invalidates them (same LLC: one transfer)
         let s = c.access(&t, l, 0, Op::Store, 0, 150);
-        assert_eq!(s.done, first.done + 2 * same_llc + HIT_NS);
+        assert_eq!(s.visible, first.done + 2 * same_llc + HIT_NS);
         assert_eq!(c.lines[l].nr_sharers, 0);
+    }
+
+    /// The winner of a cmpxchg releases with a plain store: inside the hold window, before the next
+    /// queued request is served, it commits in place (no transfer); after it, the store needs the
+    /// line back and takes effect behind the requests queued before it.
+    #[test]
+    fn release_store_commits_in_place_only_while_the_line_is_still_held() {
+        let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+        let xfer = t.xfer_ns(0, 1) as u64;
+        for (release_after, in_place) in [(RMW_HOLD_NS - 5, true), (RMW_HOLD_NS + 5, false)] {
+            let mut c = Coherence::new(&t);
+            let l = c.add_line("flag", &[(0, "flag")]);
+            c.access(&t, l, 0, Op::Store, 0, 0);
+            let win = c.access(&t, l, 1, Op::Atomic, 0, 1000); // CPU 1 takes it
+            let waiter = c.access(&t, l, 2, Op::Atomic, 0, 1000); // CPU 2 queues behind
+            assert_eq!(waiter.done, win.done + RMW_HOLD_NS + xfer + LOCKED_HIT_NS);
+            let rel = c.access(&t, l, 1, Op::Store, 0, win.done + release_after);
+            assert_eq!(
+                rel.done,
+                win.done + release_after + HIT_NS,
+                "the store buffer"
+            );
+            if in_place {
+                assert_eq!(rel.visible, rel.done, "committed before the hand-off");
+            } else {
+                assert_eq!(rel.visible, waiter.done + RMW_HOLD_NS + xfer + HIT_NS);
+            }
+        }
     }
 
     #[test]
@@ -389,8 +510,8 @@ mod tests {
         assert!(!c.access(&t, l, 128, Op::Load, 1, 600).hitm);
         assert_eq!(c.access(&t, l, 0, Op::Load, 0, 600).done, 601);
         assert_eq!(c.lines[l].fields[1].hitm, 1);
-        // a store invalidates both and costs the farthest sharer's transfer
+        // a store invalidates both and costs the farthest sharer's transfer; the CPU goes on
         let s = c.access(&t, l, 1, Op::Store, 0, 1000);
-        assert_eq!(s.done, 1000 + 412 + HIT_NS);
+        assert_eq!((s.done, s.visible), (1000 + HIT_NS, 1000 + 412 + HIT_NS));
     }
 }

@@ -199,6 +199,10 @@ Examples:
         /// Cores sharing one LLC, 1..=cores per socket (default: the preset's).
         #[arg(long, allow_hyphen_values = true)]
         cores_per_llc: Option<String>,
+        /// ns a core keeps a line after a locked RMW before serving the next request, 0..=1000
+        /// (default 20: a stated assumption, no published measurement).
+        #[arg(long, allow_hyphen_values = true)]
+        rmw_hold_ns: Option<String>,
     }
 
     /// The field errors the link decoder (the validation layer for text values) gives for
@@ -247,6 +251,7 @@ Examples:
                 smt: number("smt", &self.smt, errs),
                 nodes_per_socket: number("nodes_per_socket", &self.nodes_per_socket, errs),
                 cores_per_llc: number("cores_per_llc", &self.cores_per_llc, errs),
+                rmw_hold_ns: number("rmw_hold_ns", &self.rmw_hold_ns, errs),
             }
         }
     }
@@ -312,6 +317,7 @@ Examples:
             eo.smt = o.smt.or(eo.smt);
             eo.nodes_per_socket = o.nodes_per_socket.or(eo.nodes_per_socket);
             eo.cores_per_llc = o.cores_per_llc.or(eo.cores_per_llc);
+            eo.rmw_hold_ns = o.rmw_hold_ns.or(eo.rmw_hold_ns);
             if let Some(w) = &self.workload {
                 e.workload = WorkloadChoice {
                     name: w.clone(),

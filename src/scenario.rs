@@ -117,6 +117,15 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         get: |o| o.cores_per_llc,
         set: |o, v| o.cores_per_llc = v,
     },
+    MachineKey {
+        key: "rmw_hold_ns",
+        link: "rmw_hold_ns",
+        min: 0,
+        max: 1000,
+        description: "ns a core keeps a line after a locked RMW before the next request is served (no published measurement; default 20)",
+        get: |o| o.rmw_hold_ns,
+        set: |o, v| o.rmw_hold_ns = v,
+    },
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

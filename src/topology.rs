@@ -49,6 +49,9 @@ pub struct MachineSpec {
     /// LLC size in MiB (per LLC), for the cache-aware capacity checks.
     pub llc_mib: u32,
     pub latency: LatencyTable,
+    /// How long a core keeps a line after a locked RMW before the next request is served, ns
+    /// (a stated assumption, the same for every preset: see `coherence::RMW_HOLD_NS`).
+    pub rmw_hold_ns: u32,
 }
 
 const GNR_SNC3_SLIT: &[&[u32]] = &[
@@ -132,6 +135,7 @@ impl Preset {
             slit: self.slit.map(|s| s.iter().map(|r| r.to_vec()).collect()),
             llc_mib: self.llc_mib,
             latency: self.latency,
+            rmw_hold_ns: crate::coherence::RMW_HOLD_NS as u32,
         }
     }
 }
@@ -267,6 +271,7 @@ pub struct LayoutOverrides {
     pub smt: Option<u32>,
     pub nodes_per_socket: Option<u32>,
     pub cores_per_llc: Option<u32>,
+    pub rmw_hold_ns: Option<u32>,
 }
 
 impl MachineSpec {
@@ -284,6 +289,9 @@ impl MachineSpec {
         }
         if let Some(v) = o.nodes_per_socket {
             self.nodes_per_socket = v;
+        }
+        if let Some(v) = o.rmw_hold_ns {
+            self.rmw_hold_ns = v;
         }
         if let Some(v) = o.cores_per_llc {
             self.cores_per_llc = v;

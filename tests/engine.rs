@@ -264,8 +264,12 @@ fn seed_002_mm_struct_false_sharing_and_its_fixes() {
         mm_hitm(&fixed),
         mm_hitm(&b)
     );
-    // fix 2: never a store of -1 over -1; without it, almost every store is one
-    assert_eq!(fixed.counters["mm_sched_cpu_stores_of_unchanged_value"], 0);
+    // fix 2: a store of -1 over -1 only when two CPUs race between the test and the store;
+    // without it, almost every store is one
+    assert!(
+        fixed.counters["mm_sched_cpu_stores_of_unchanged_value"] * 100
+            < b.counters["mm_sched_cpu_stores_of_unchanged_value"]
+    );
     assert!(
         b.counters["mm_sched_cpu_stores_of_unchanged_value"] * 10
             > b.counters["mm_sched_cpu_stores"] * 9

@@ -20,12 +20,43 @@ pub(crate) enum IdleType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     Level,
+    /// Issue the `sched_balance_running` cmpxchg (sched_balance_domains' place).
     Cmpxchg,
+    /// The cmpxchg has been served: its outcome is the flag's value at that moment.
+    CmpxchgServed,
     Balance,
+    /// Issue the cmpxchg inside sched_balance_rq, after should_we_balance (serialize-after-swb).
     CmpxchgInRq,
+    CmpxchgInRqServed,
     AfterBalance,
     Release,
     Track,
+}
+
+/// The global `sched_balance_running` flag. A cmpxchg compares against the value the line holds
+/// when the cmpxchg is served; a release store takes effect when it commits (`Access::visible`).
+#[derive(Default)]
+pub(crate) struct SbrFlag {
+    held: bool,
+    /// When the holder's release store commits (it may still be waiting for the line).
+    release_visible: Option<u64>,
+}
+
+impl SbrFlag {
+    /// atomic_cmpxchg_acquire(&flag, 0, 1) served at `t`: true when it found 0 (and set it).
+    fn try_acquire(&mut self, t: u64) -> bool {
+        if self.release_visible.is_some_and(|v| v <= t) {
+            self.release_visible = None;
+            self.held = false;
+        }
+        !std::mem::replace(&mut self.held, true)
+    }
+
+    /// atomic_set_release(&flag, 0), committing at `visible`.
+    fn release(&mut self, visible: u64) {
+        debug_assert!(self.held && self.release_visible.is_none());
+        self.release_visible = Some(visible);
+    }
 }
 
 /// Per CPU and domain level: the mutable state of the CPU's sched_domain (the domain itself is
@@ -113,8 +144,10 @@ pub(crate) struct IlbState {
 enum NewidlePhase {
     /// The loop head: stop (pulled, gated, out of budget, no levels left) or balance this level.
     Level,
-    /// serialize-newidle: take `sched_balance_running`, then balance this level.
+    /// serialize-newidle: issue the `sched_balance_running` cmpxchg.
     Cmpxchg,
+    /// It has been served: balance this level if it found the flag free.
+    CmpxchgServed,
     /// Release `sched_balance_running` if held, then update_newidle_cost() and go to the next level.
     UpdateCost,
 }
@@ -243,19 +276,33 @@ impl Engine {
                     };
                 }
                 Phase::Cmpxchg => {
+                    self.drain_store_buffer(c, Sym::SchedBalanceDomains);
                     if self.must_wait(c) {
                         return Some(w);
                     }
-                    if self.sbr_cmpxchg(c, Sym::SchedBalanceDomains) {
-                        w.held = true;
-                        w.phase = if w.due {
-                            Phase::Balance
-                        } else {
-                            Phase::Release
-                        };
-                    } else {
-                        w.phase = Phase::Track; // goto out: skip this level
+                    self.sbr_cmpxchg(c, Sym::SchedBalanceDomains);
+                    w.phase = Phase::CmpxchgServed;
+                }
+                Phase::CmpxchgServed => {
+                    if self.must_wait(c) {
+                        return Some(w);
                     }
+                    if !self.sbr_cmpxchg_succeeded() {
+                        w.phase = Phase::Track; // goto out: skip this level
+                        continue;
+                    }
+                    w.held = true;
+                    if !self.patches.skip_not_due {
+                        // pre-fix: the interval check comes after the cmpxchg, reading jiffies_64
+                        self.kaccess(c, self.line_jiffies, Op::Load, 0, Sym::SchedBalanceDomains);
+                        w.due = self.jiffies()
+                            >= self.cpus[rq].balance.doms[level].last_balance + w.interval;
+                    }
+                    w.phase = if w.due {
+                        Phase::Balance
+                    } else {
+                        Phase::Release
+                    };
                 }
                 Phase::Balance => {
                     self.metrics.count(Counter::Balances);
@@ -279,6 +326,14 @@ impl Engine {
                     }
                 }
                 Phase::CmpxchgInRq => {
+                    self.drain_store_buffer(c, Sym::SchedBalanceRq);
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
+                    self.sbr_cmpxchg(c, Sym::SchedBalanceRq);
+                    w.phase = Phase::CmpxchgInRqServed;
+                }
+                Phase::CmpxchgInRqServed => {
                     if self.must_wait(c) {
                         return Some(w);
                     }
@@ -287,7 +342,7 @@ impl Engine {
                     } else {
                         IdleType::NotIdle
                     };
-                    if self.sbr_cmpxchg(c, Sym::SchedBalanceRq) {
+                    if self.sbr_cmpxchg_succeeded() {
                         w.held = true;
                         w.pulled = self.balance_core(c, rq, level, it) > 0;
                     } else {
@@ -314,8 +369,8 @@ impl Engine {
                     } else {
                         Sym::SchedBalanceDomains
                     };
-                    self.kaccess(c, self.line_sbr, Op::Store, 0, sym);
-                    self.sbr_flag = false;
+                    let a = self.kaccess(c, self.line_sbr, Op::Store, 0, sym);
+                    self.sbr.release(a.visible);
                     w.held = false;
                     w.phase = Phase::Track;
                 }
@@ -332,17 +387,20 @@ impl Engine {
         }
     }
 
-    /// atomic_cmpxchg_acquire(&sched_balance_running, 0, 1) through the cache-line model.
-    fn sbr_cmpxchg(&mut self, c: usize, sym: Sym) -> bool {
+    /// atomic_cmpxchg_acquire(&sched_balance_running, 0, 1) issued through the cache-line model;
+    /// its outcome is decided when it has been served (`sbr_cmpxchg_succeeded`, at the cursor).
+    fn sbr_cmpxchg(&mut self, c: usize, sym: Sym) {
         self.metrics.count(Counter::SbrCmpxchg);
         self.kaccess(c, self.line_sbr, Op::Atomic, 0, sym);
-        if self.sbr_flag {
+    }
+
+    /// The outcome of the cmpxchg just served (now is its completion): the value the line holds.
+    fn sbr_cmpxchg_succeeded(&mut self) -> bool {
+        let won = self.sbr.try_acquire(self.now);
+        if !won {
             self.metrics.count(Counter::SbrCmpxchgFailed);
-            false
-        } else {
-            self.sbr_flag = true;
-            true
         }
+        won
     }
 
     /// out_balanced: clear nr_balance_failed; a periodic pass doubles balance_interval up to max.
@@ -672,10 +730,18 @@ impl Engine {
                     }
                 }
                 NewidlePhase::Cmpxchg => {
+                    self.drain_store_buffer(c, Sym::SchedBalanceNewidle);
                     if self.must_wait(c) {
                         return Some(w);
                     }
-                    if self.sbr_cmpxchg(c, Sym::SchedBalanceNewidle) {
+                    self.sbr_cmpxchg(c, Sym::SchedBalanceNewidle);
+                    w.phase = NewidlePhase::CmpxchgServed;
+                }
+                NewidlePhase::CmpxchgServed => {
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
+                    if self.sbr_cmpxchg_succeeded() {
                         w.held = true;
                         w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
                     }
@@ -686,8 +752,9 @@ impl Engine {
                         if self.must_wait(c) {
                             return Some(w);
                         }
-                        self.kaccess(c, self.line_sbr, Op::Store, 0, Sym::SchedBalanceNewidle);
-                        self.sbr_flag = false;
+                        let a =
+                            self.kaccess(c, self.line_sbr, Op::Store, 0, Sym::SchedBalanceNewidle);
+                        self.sbr.release(a.visible);
                         w.held = false;
                     }
                     // update_newidle_cost(sd, domain_cost)

@@ -304,6 +304,13 @@ impl Engine {
     }
 
     pub(super) fn step_cache_aware(&mut self, c: usize, job: CasJob) -> Option<CasJob> {
+        if let CasJob::Tick {
+            phase: TickPhase::Lock,
+            ..
+        } = job
+        {
+            self.drain_store_buffer(c, Sym::TaskTickCache);
+        }
         if self.must_wait(c) {
             return Some(job);
         }

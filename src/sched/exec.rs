@@ -3,7 +3,7 @@
 //! through which kernel code spends time: `kcharge` (pure compute) and `kaccess` (a shared line).
 
 use super::*;
-use crate::coherence::{LineId, Op};
+use crate::coherence::{Access, LineId, Op};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Mode {
@@ -33,6 +33,10 @@ pub(crate) struct ExecState {
     pub(super) cursor: u64,
     /// A job is waiting for time to reach the cursor.
     waiting: bool,
+    /// When this CPU's buffered stores have all committed (a locked instruction waits for it),
+    /// and the function of the last of them (charged for a drain at kernel exit).
+    sb_drain_at: u64,
+    sb_sym: Sym,
     pub(super) burst_gen: u32,
     pub(super) cont_gen: u32,
 }
@@ -45,6 +49,8 @@ impl ExecState {
             jobs: VecDeque::new(),
             cursor: 0,
             waiting: false,
+            sb_drain_at: 0,
+            sb_sym: Sym::SchedTick,
             burst_gen: 0,
             cont_gen: 0,
         }
@@ -80,7 +86,8 @@ impl Engine {
         self.cpus[c].stats.busy_since_tick += ns;
     }
 
-    /// A shared-line access by kernel code on CPU `c` at `now` (its cursor must be now).
+    /// A shared-line access by kernel code on CPU `c` at `now` (its cursor must be now). The CPU
+    /// goes on at `done`; a store's value is visible to others from `visible`.
     pub(super) fn kaccess(
         &mut self,
         c: usize,
@@ -88,15 +95,33 @@ impl Engine {
         op: Op,
         field: usize,
         sym: Sym,
-    ) -> u64 {
+    ) -> Access {
         debug_assert!(self.cpus[c].exec.cursor <= self.now);
         let a = self.lines.access(&self.topo, line, c, op, field, self.now);
         let stall = a.done - self.now;
         self.metrics.charge(c, sym, stall);
         self.metrics.stall(c, stall);
         self.cpus[c].stats.busy_since_tick += stall;
-        self.cpus[c].exec.cursor = a.done;
-        a.done
+        let exec = &mut self.cpus[c].exec;
+        exec.cursor = a.done;
+        if op == Op::Store && a.visible > exec.sb_drain_at {
+            exec.sb_drain_at = a.visible;
+            exec.sb_sym = sym;
+        }
+        a
+    }
+
+    /// A locked instruction drains the store buffer first: before CPU `c` issues an atomic, it
+    /// waits (charged to `sym`) until its buffered stores have committed. Call before `must_wait`.
+    pub(super) fn drain_store_buffer(&mut self, c: usize, sym: Sym) {
+        let cpu = &mut self.cpus[c];
+        let wait = cpu.exec.sb_drain_at.saturating_sub(cpu.exec.cursor);
+        if wait > 0 {
+            self.metrics.charge(c, sym, wait);
+            self.metrics.stall(c, wait);
+            cpu.stats.busy_since_tick += wait;
+            cpu.exec.cursor += wait;
+        }
     }
 
     // ---- modes and the kernel-job executor -----------------------------------------------------
@@ -204,13 +229,7 @@ impl Engine {
                 None
             }
             Job::CacheAware(j) => self.step_cache_aware(c, j).map(Job::CacheAware),
-            Job::Tick => {
-                if self.must_wait(c) {
-                    return Some(Job::Tick);
-                }
-                self.sched_tick(c);
-                None
-            }
+            Job::Tick(step) => self.step_tick(c, step).map(Job::Tick),
             Job::Balance(w) => self.step_balance(c, w).map(Job::Balance),
             Job::Ilb(s) => self.step_ilb(c, s).map(Job::Ilb),
             Job::Newidle(w) => self.step_newidle(c, w).map(Job::Newidle),
@@ -221,6 +240,11 @@ impl Engine {
 
     /// All kernel work is done: resume the task, switch, or go idle.
     fn kernel_exit(&mut self, c: usize) -> Exit {
+        // Every way out of the kernel passes a locked instruction (the rq lock in __schedule, the
+        // hrtimer base lock on the interrupt path), which drains the store buffer: the wait is
+        // charged to the function whose store was still waiting for its line.
+        let sym = self.cpus[c].exec.sb_sym;
+        self.drain_store_buffer(c, sym);
         let now = self.cpus[c].exec.cursor.max(self.now);
         if let Some(t) = self.cpus[c].rq.curr {
             if !self.cpus[c].rq.need_resched || self.cpus[c].rq.queued.is_empty() {

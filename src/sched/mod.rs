@@ -33,14 +33,14 @@ use crate::patches::Patches;
 use crate::sim::SimRng;
 use crate::topology::Topology;
 use crate::workload::{TaskId, Workload};
-use balance::{BalanceState, IlbState, NewidleWalk, Walk};
+use balance::{BalanceState, IlbState, NewidleWalk, SbrFlag, Walk};
 use cache_aware::{CacheAware, CasJob};
 use exec::{ExecState, Mode};
 use idle::IdleState;
 use nohz::NohzStep;
 use rq::RunQueue;
 use std::collections::VecDeque;
-use tick::{CpuStats, TickState};
+use tick::{CpuStats, TickState, TickStep};
 
 /// Kernel defaults and cost assumptions (sources in docs/MODEL.md).
 pub mod consts {
@@ -108,7 +108,7 @@ pub(crate) struct Task {
 
 pub(crate) enum Job {
     Compute(Sym, u64),
-    Tick,
+    Tick(TickStep),
     // The walks are inline (a walk starts at most every idle entry: no allocation per statement);
     // the rare ILB pass with its CPU list is boxed so the enum stays small.
     Balance(Walk),
@@ -165,6 +165,10 @@ pub struct Engine {
     pub lines: Coherence,
     line_sbr: LineId,
     line_nohz: LineId,
+    /// `jiffies_64`, rewritten by the timekeeping CPU every tick and read by everyone.
+    line_jiffies: LineId,
+    /// tick_do_timer_cpu: the CPU whose tick advances jiffies (none while every tick is stopped).
+    tick_do_timer_cpu: Option<u32>,
     pub(crate) cpus: Vec<Cpu>,
     pub(crate) tasks: Vec<Task>,
     q: EventQueue<Ev>,
@@ -173,7 +177,7 @@ pub struct Engine {
     workload: Box<dyn Workload>,
     pub metrics: Metrics,
     /// The global `sched_balance_running` flag (its cache line is `line_sbr`).
-    sbr_flag: bool,
+    sbr: SbrFlag,
     nohz_next_balance: u64,
     nohz_idle: Vec<bool>,
     nr_overloaded: usize,
@@ -203,6 +207,7 @@ impl Engine {
         let n = topo.nr_cpus();
         let tick_ns = 1_000_000_000 / hz as u64;
         let mut lines = Coherence::new(&topo);
+        lines.set_rmw_hold_ns(topo.spec.rmw_hold_ns as u64);
         let line_sbr = lines.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
         let line_nohz = lines.add_line(
             "nohz",
@@ -212,6 +217,7 @@ impl Engine {
                 (16, "nohz.next_balance"),
             ],
         );
+        let line_jiffies = lines.add_line("jiffies_64", &[(0, "jiffies_64")]);
         let cpus = (0..n)
             .map(|c| Cpu {
                 exec: ExecState::new(),
@@ -270,6 +276,8 @@ impl Engine {
             lines,
             line_sbr,
             line_nohz,
+            line_jiffies,
+            tick_do_timer_cpu: None,
             cpus,
             tasks,
             q: EventQueue::default(),
@@ -277,7 +285,7 @@ impl Engine {
             now: 0,
             metrics: Metrics::new(n, sample_ns),
             workload,
-            sbr_flag: false,
+            sbr: SbrFlag::default(),
             nohz_next_balance: 0,
             nohz_idle: vec![false; n],
             nr_overloaded: 0,

@@ -26,6 +26,10 @@ impl Engine {
     pub(super) fn tick_nohz_idle_stop_tick(&mut self, c: usize) -> Option<Job> {
         if self.cpus[c].idle.pred_idle >= self.tick_ns && !self.cpus[c].tick.stopped {
             self.cpus[c].tick.stopped = true;
+            // tick_nohz_stop_tick(): the timekeeper gives the duty up
+            if self.tick_do_timer_cpu == Some(c as u32) {
+                self.tick_do_timer_cpu = None;
+            }
             return Some(Job::NohzEnter(NohzStep::UpdateMask));
         }
         None
@@ -45,14 +49,15 @@ impl Engine {
 
     /// nohz_balance_enter_idle / nohz_balance_exit_idle: the cpumask bit, then nr_cpus, both atomics.
     pub(super) fn step_nohz(&mut self, c: usize, step: NohzStep, enter: bool) -> Option<NohzStep> {
-        if self.must_wait(c) {
-            return Some(step);
-        }
         let sym = if enter {
             Sym::NohzBalanceEnter
         } else {
             Sym::NohzBalanceExit
         };
+        self.drain_store_buffer(c, sym);
+        if self.must_wait(c) {
+            return Some(step);
+        }
         match step {
             NohzStep::UpdateMask => {
                 self.kaccess(c, self.line_nohz, Op::Atomic, NOHZ_IDLE_CPUS_MASK, sym);

@@ -1,7 +1,18 @@
-//! The periodic tick: the hrtimer event, sched_tick() (accounting, slice preemption, the balance
-//! trigger, the NOHZ kick) and the utilization average.
+//! The periodic tick: the hrtimer event, the jiffies update by the timekeeping CPU, sched_tick()
+//! (accounting, slice preemption, the balance trigger, the NOHZ kick) and the utilization average.
 
 use super::*;
+use crate::coherence::Op;
+
+/// The tick job: jiffies first (one shared-line access), then sched_tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TickStep {
+    /// tick_sched_do_timer(): the timekeeping CPU advances jiffies_64 (a store); every other CPU
+    /// reads it (sched_balance_trigger's `time_after_eq(jiffies, rq->next_balance)`).
+    Jiffies,
+    /// sched_tick() and what it triggers.
+    SchedTick,
+}
 
 /// A CPU's periodic tick.
 pub(crate) struct TickState {
@@ -56,7 +67,31 @@ impl Engine {
         let next = self.now + self.tick_ns;
         self.q.push(next, Ev::Tick(c as u32, tick_gen));
         self.metrics.count(Counter::Ticks);
-        self.push_job(c, Job::Tick);
+        self.push_job(c, Job::Tick(TickStep::Jiffies));
+    }
+
+    pub(super) fn step_tick(&mut self, c: usize, step: TickStep) -> Option<TickStep> {
+        if self.must_wait(c) {
+            return Some(step);
+        }
+        match step {
+            TickStep::Jiffies => {
+                // tick_sched_do_timer(): a CPU takes the duty when nobody has it (it is given up
+                // when the holder stops its tick, tick_nohz_idle_stop_tick)
+                let keeper = *self.tick_do_timer_cpu.get_or_insert(c as u32);
+                let op = if keeper as usize == c {
+                    Op::Store // tick_do_update_jiffies64(): jiffies_64 += ticks
+                } else {
+                    Op::Load
+                };
+                self.kaccess(c, self.line_jiffies, op, 0, Sym::SchedTick);
+                Some(TickStep::SchedTick)
+            }
+            TickStep::SchedTick => {
+                self.sched_tick(c);
+                None
+            }
+        }
     }
 
     /// sched_tick(): accounting, preemption, and the balance trigger.
