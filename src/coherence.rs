@@ -9,7 +9,6 @@
 //! report.
 
 use crate::topology::{LatencyClass, Topology};
-use serde::Serialize;
 
 pub type LineId = usize;
 
@@ -26,7 +25,7 @@ pub enum Op {
 const HIT_NS: u64 = 1;
 const LOCKED_HIT_NS: u64 = 8;
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct FieldStats {
     pub offset: u32,
     pub field: &'static str,
@@ -36,7 +35,7 @@ pub struct FieldStats {
     pub hitm: u64,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct LineStats {
     pub loads: u64,
     pub stores: u64,

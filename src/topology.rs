@@ -20,7 +20,7 @@ pub enum Vendor {
 }
 
 /// One-way cache-line transfer latency by CPU-pair class, in ns (a measured table per machine).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LatencyTable {
     pub smt: u32,
     pub llc: u32,
@@ -33,7 +33,7 @@ pub struct LatencyTable {
 }
 
 /// Everything a preset or a custom machine is made from.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MachineSpec {
     pub name: String,
     pub description: &'static str,
@@ -44,7 +44,6 @@ pub struct MachineSpec {
     pub nodes_per_socket: u32,
     pub cores_per_llc: u32,
     /// Raw firmware SLIT when the preset has a measured one (else the vendor's regular form).
-    #[serde(skip)]
     pub slit: Option<Vec<Vec<u32>>>,
     /// LLC size in MiB (per LLC), for the cache-aware capacity checks.
     pub llc_mib: u32,
@@ -559,7 +558,7 @@ impl Topology {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LatencyClass {
     Same,
     Smt,
