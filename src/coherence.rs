@@ -3,10 +3,10 @@
 //! requests (and the HITM that turns a modified line into a shared one) are served one at a time in
 //! arrival order (FIFO): each costs the transfer latency from the holder to the requester, so the
 //! k-th of k simultaneous requesters waits about k transfers. Loads of a shared line are served
-//! concurrently from the nearest copy ("loads are always scalable", HARDWARE.md §3): they wait for
-//! the ownership transfers queued before them, not for each other, and the next ownership request
-//! waits until they have their copies. Counters per named line and per field offset feed the c2c
-//! report.
+//! concurrently from the nearest copy ("loads are always scalable", 1024cores.net; docs/MODEL.md
+//! §5): they wait for the ownership transfers queued before them, not for each other, and the next
+//! ownership request waits until they have their copies. Counters per named line and per field
+//! offset feed the c2c report.
 
 use crate::topology::{LatencyClass, Topology};
 

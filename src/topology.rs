@@ -81,7 +81,7 @@ const LAT_SPR: LatencyTable = LatencyTable {
     node_near: 51,
     node_far: 51,
     socket: 141,
-    source: "no SPR row in REFERENCE §3: Ice Lake 8375C on-die 51 (same mesh generation), Cascade Lake SNC2 cross-socket 107-175 midpoint",
+    source: "no SPR measurement found, so proxies: Ice Lake 8375C on-die 51 (core-to-core-latency; same mesh generation), Cascade Lake SNC2 cross-socket 107-175 midpoint (Intel MLC, plantegg); docs/MODEL.md Sources",
 };
 const LAT_MILAN: LatencyTable = LatencyTable {
     smt: 10,
@@ -97,7 +97,7 @@ const LAT_GENOA: LatencyTable = LatencyTable {
     node_near: 95,
     node_far: 95,
     socket: 193,
-    source: "core-to-core-latency on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
+    source: "core-to-core-latency #132 on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
 };
 
 /// A machine preset: the fields of a `MachineSpec`, as constants.
