@@ -9,8 +9,18 @@
 use crate::cpuset::CpuSet;
 use crate::error::{FieldError, Invalid};
 use serde::{Deserialize, Serialize};
+use std::ops::RangeInclusive;
 
 pub const MAX_CPUS: usize = 4096;
+
+// The layout limits every machine is checked against (`MachineSpec::validate`). They are the one
+// source of these ranges: `scenario::MACHINE_KEYS` gives them to validation, links and the page.
+pub const SOCKETS: RangeInclusive<u32> = 1..=8;
+pub const CORES_PER_SOCKET: RangeInclusive<u32> = 1..=2048;
+pub const SMT: RangeInclusive<u32> = 1..=2;
+pub const NODES_PER_SOCKET: RangeInclusive<u32> = 1..=4;
+/// At most the machine's cores per socket; this is the bound over all machines.
+pub const CORES_PER_LLC: RangeInclusive<u32> = 1..=*CORES_PER_SOCKET.end();
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -301,32 +311,32 @@ impl MachineSpec {
 
     pub fn validate(&self) -> Result<(), Invalid> {
         let mut errs = Vec::new();
-        if !(1..=8).contains(&self.sockets) {
+        if !SOCKETS.contains(&self.sockets) {
             errs.push(FieldError::new(
                 "sockets",
-                format!("{} is out of range: allowed 1..=8", self.sockets),
+                format!("{} is out of range: allowed {SOCKETS:?}", self.sockets),
             ));
         }
-        if !(1..=2048).contains(&self.cores_per_socket) {
+        if !CORES_PER_SOCKET.contains(&self.cores_per_socket) {
             errs.push(FieldError::new(
                 "cores_per_socket",
                 format!(
-                    "{} is out of range: allowed 1..=2048",
+                    "{} is out of range: allowed {CORES_PER_SOCKET:?}",
                     self.cores_per_socket
                 ),
             ));
         }
-        if !(1..=2).contains(&self.smt) {
+        if !SMT.contains(&self.smt) {
             errs.push(FieldError::new(
                 "smt",
-                format!("{} is not allowed: 1 (off) or 2 (on)", self.smt),
+                format!("{} is out of range: allowed {SMT:?} (1: SMT off)", self.smt),
             ));
         }
-        if ![1, 2, 3, 4].contains(&self.nodes_per_socket) {
+        if !NODES_PER_SOCKET.contains(&self.nodes_per_socket) {
             errs.push(FieldError::new(
                 "nodes_per_socket",
                 format!(
-                    "{} is not allowed: 1 (SNC off / NPS1), 2, 3 or 4",
+                    "{} is out of range: allowed {NODES_PER_SOCKET:?} (1: SNC off / NPS1)",
                     self.nodes_per_socket
                 ),
             ));
@@ -341,7 +351,7 @@ impl MachineSpec {
                 ),
             ));
         }
-        if self.cores_per_llc == 0 || self.cores_per_llc > self.cores_per_socket.max(1) {
+        if !(*CORES_PER_LLC.start()..=self.cores_per_socket.max(1)).contains(&self.cores_per_llc) {
             errs.push(FieldError::new(
                 "cores_per_llc",
                 format!(
