@@ -3,7 +3,8 @@
 //! requests (and the HITM that turns a modified line into a shared one) are served one at a time in
 //! arrival order (FIFO): each costs the transfer latency from the holder to the requester, so the
 //! k-th of k simultaneous requesters waits about k transfers. Loads of a shared line are served
-//! concurrently from the nearest copy ("loads are always scalable", HARDWARE.md §3): they wait for
+//! concurrently from the nearest copy ("loads are always scalable", 1024cores.net;
+//! docs/MODEL.md §5): they wait for
 //! the ownership transfers queued before them, not for each other, and the next ownership request
 //! waits until they have their copies.
 //!
@@ -17,7 +18,6 @@
 //! Counters per named line and per field offset feed the c2c report.
 
 use crate::topology::{LatencyClass, Topology};
-use serde::Serialize;
 use std::collections::VecDeque;
 
 pub type LineId = usize;
@@ -38,7 +38,7 @@ const LOCKED_HIT_NS: u64 = 8;
 /// is served (stated assumption: no published measurement, HARDWARE.md §6 and docs/MODEL.md).
 pub const RMW_HOLD_NS: u64 = 20;
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct FieldStats {
     pub offset: u32,
     pub field: &'static str,
@@ -48,7 +48,7 @@ pub struct FieldStats {
     pub hitm: u64,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct LineStats {
     pub loads: u64,
     pub stores: u64,

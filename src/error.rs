@@ -21,7 +21,7 @@ impl FieldError {
 }
 
 /// One or more field errors.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invalid(pub Vec<FieldError>);
 
 impl fmt::Display for Invalid {

@@ -9,7 +9,7 @@ mod cli {
         Experiment, MachineChoice, Side, WorkloadChoice, decode_link, encode_link,
     };
     use schedplay::topology::{self, LayoutOverrides, Topology};
-    use schedplay::{Delta, Report, patches, workload};
+    use schedplay::{Delta, Report, patches, scenario, sweep, workload};
     use std::collections::BTreeMap;
     use std::process::ExitCode;
 
@@ -328,10 +328,7 @@ Examples:
                 match kv.split_once('=') {
                     Some(("hz", v)) => match v.parse() {
                         Ok(h) => e.hz = h,
-                        Err(_) => errs.push(FieldError::new(
-                            "hz",
-                            format!("{v:?} is not allowed: 100, 250, 300 or 1000"),
-                        )),
+                        Err(_) => errs.push(scenario::hz_error(&format!("{v:?}"))),
                     },
                     Some((k, v)) => {
                         let val = v
@@ -516,10 +513,12 @@ Examples:
             }
             Cmd::Sweep { ab, cpus, json } => {
                 let mut errs = Vec::new();
+                // Every count is checked (`sweep::check_cpus`, the rule the page uses too) before
+                // any point runs, so a bad one is refused up front with all the others.
                 let cpus: Vec<u32> = cpus
                     .iter()
                     .filter_map(|c| match c.trim().parse::<u32>() {
-                        Ok(n) => Some(n),
+                        Ok(n) => sweep::check_cpus(n).map_err(|e| errs.push(e)).ok(),
                         Err(_) => {
                             errs.push(FieldError::new(
                                 "cpus",
@@ -544,7 +543,7 @@ Examples:
                 }
                 let mut points = Vec::new();
                 for n in cpus {
-                    match schedplay::sweep::point(&e, n) {
+                    match sweep::point(&e, n) {
                         Ok(p) => {
                             if !json {
                                 println!(

@@ -70,13 +70,14 @@ impl MachineKey {
     }
 }
 
-/// Every machine override key (append-only: links and the CLI use them).
+/// Every machine override key (append-only: links and the CLI use them). The ranges are
+/// `topology`'s layout limits, which every machine is checked against.
 pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "sockets",
         link: "sockets",
-        min: 1,
-        max: 8,
+        min: *topology::SOCKETS.start(),
+        max: *topology::SOCKETS.end(),
         description: "sockets (packages)",
         get: |o| o.sockets,
         set: |o, v| o.sockets = v,
@@ -84,8 +85,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "cores_per_socket",
         link: "cores_per_socket",
-        min: 1,
-        max: 2048,
+        min: *topology::CORES_PER_SOCKET.start(),
+        max: *topology::CORES_PER_SOCKET.end(),
         description: "physical cores per socket",
         get: |o| o.cores_per_socket,
         set: |o, v| o.cores_per_socket = v,
@@ -93,8 +94,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "smt",
         link: "smt",
-        min: 1,
-        max: 2,
+        min: *topology::SMT.start(),
+        max: *topology::SMT.end(),
         description: "hardware threads per core: 1 (SMT off) or 2 (SMT on)",
         get: |o| o.smt,
         set: |o, v| o.smt = v,
@@ -102,8 +103,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "nodes_per_socket",
         link: "nodes_per_socket",
-        min: 1,
-        max: 4,
+        min: *topology::NODES_PER_SOCKET.start(),
+        max: *topology::NODES_PER_SOCKET.end(),
         description: "NUMA nodes per socket (Intel SNC / AMD NPS)",
         get: |o| o.nodes_per_socket,
         set: |o, v| o.nodes_per_socket = v,
@@ -111,8 +112,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "cores_per_llc",
         link: "cores_per_llc",
-        min: 1,
-        max: 2048,
+        min: *topology::CORES_PER_LLC.start(),
+        max: *topology::CORES_PER_LLC.end(),
         description: "cores sharing one last-level cache (empty: the preset's)",
         get: |o| o.cores_per_llc,
         set: |o, v| o.cores_per_llc = v,
@@ -173,8 +174,7 @@ fn default_seed() -> u64 {
     1
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
     A,
     B,
@@ -651,6 +651,33 @@ mod tests {
         assert_eq!(keys, fields);
         for k in MACHINE_KEYS {
             assert_eq!((k.get)(&o), v[k.key].as_u64().map(|x| x as u32));
+        }
+    }
+
+    /// A value just outside a key's range is refused both by the key (validation, links) and by
+    /// `MachineSpec::validate` (every machine, e.g. `schedplay topology`), naming the same field.
+    #[test]
+    fn machine_keys_and_machine_validation_share_their_ranges() {
+        for k in MACHINE_KEYS {
+            assert!(
+                k.check(k.min).is_ok() && k.check(k.max).is_ok(),
+                "{}",
+                k.key
+            );
+            for v in [k.min - 1, k.max + 1] {
+                assert_eq!(k.check(v).unwrap_err().field, k.key);
+                let mut o = LayoutOverrides::default();
+                (k.set)(&mut o, Some(v));
+                let err = topology::preset("custom")
+                    .unwrap()
+                    .with_overrides(&o)
+                    .unwrap_err();
+                assert!(
+                    err.0.iter().any(|e| e.field == k.key),
+                    "{} = {v}: {err}",
+                    k.key
+                );
+            }
         }
     }
 

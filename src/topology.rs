@@ -9,8 +9,18 @@
 use crate::cpuset::CpuSet;
 use crate::error::{FieldError, Invalid};
 use serde::{Deserialize, Serialize};
+use std::ops::RangeInclusive;
 
 pub const MAX_CPUS: usize = 4096;
+
+// The layout limits every machine is checked against (`MachineSpec::validate`). They are the one
+// source of these ranges: `scenario::MACHINE_KEYS` gives them to validation, links and the page.
+pub const SOCKETS: RangeInclusive<u32> = 1..=8;
+pub const CORES_PER_SOCKET: RangeInclusive<u32> = 1..=2048;
+pub const SMT: RangeInclusive<u32> = 1..=2;
+pub const NODES_PER_SOCKET: RangeInclusive<u32> = 1..=4;
+/// At most the machine's cores per socket; this is the bound over all machines.
+pub const CORES_PER_LLC: RangeInclusive<u32> = 1..=*CORES_PER_SOCKET.end();
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -20,7 +30,7 @@ pub enum Vendor {
 }
 
 /// One-way cache-line transfer latency by CPU-pair class, in ns (a measured table per machine).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LatencyTable {
     pub smt: u32,
     pub llc: u32,
@@ -33,7 +43,7 @@ pub struct LatencyTable {
 }
 
 /// Everything a preset or a custom machine is made from.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MachineSpec {
     pub name: String,
     pub description: &'static str,
@@ -44,7 +54,6 @@ pub struct MachineSpec {
     pub nodes_per_socket: u32,
     pub cores_per_llc: u32,
     /// Raw firmware SLIT when the preset has a measured one (else the vendor's regular form).
-    #[serde(skip)]
     pub slit: Option<Vec<Vec<u32>>>,
     /// LLC size in MiB (per LLC), for the cache-aware capacity checks.
     pub llc_mib: u32,
@@ -85,7 +94,7 @@ const LAT_SPR: LatencyTable = LatencyTable {
     node_near: 51,
     node_far: 51,
     socket: 141,
-    source: "no SPR row in REFERENCE §3: Ice Lake 8375C on-die 51 (same mesh generation), Cascade Lake SNC2 cross-socket 107-175 midpoint",
+    source: "no SPR measurement found, so proxies: Ice Lake 8375C on-die 51 (core-to-core-latency; same mesh generation), Cascade Lake SNC2 cross-socket 107-175 midpoint (Intel MLC, plantegg); docs/MODEL.md Sources",
 };
 const LAT_MILAN: LatencyTable = LatencyTable {
     smt: 10,
@@ -101,7 +110,7 @@ const LAT_GENOA: LatencyTable = LatencyTable {
     node_near: 95,
     node_far: 95,
     socket: 193,
-    source: "core-to-core-latency on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
+    source: "core-to-core-latency #132 on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
 };
 
 /// A machine preset: the fields of a `MachineSpec`, as constants.
@@ -310,32 +319,32 @@ impl MachineSpec {
 
     pub fn validate(&self) -> Result<(), Invalid> {
         let mut errs = Vec::new();
-        if !(1..=8).contains(&self.sockets) {
+        if !SOCKETS.contains(&self.sockets) {
             errs.push(FieldError::new(
                 "sockets",
-                format!("{} is out of range: allowed 1..=8", self.sockets),
+                format!("{} is out of range: allowed {SOCKETS:?}", self.sockets),
             ));
         }
-        if !(1..=2048).contains(&self.cores_per_socket) {
+        if !CORES_PER_SOCKET.contains(&self.cores_per_socket) {
             errs.push(FieldError::new(
                 "cores_per_socket",
                 format!(
-                    "{} is out of range: allowed 1..=2048",
+                    "{} is out of range: allowed {CORES_PER_SOCKET:?}",
                     self.cores_per_socket
                 ),
             ));
         }
-        if !(1..=2).contains(&self.smt) {
+        if !SMT.contains(&self.smt) {
             errs.push(FieldError::new(
                 "smt",
-                format!("{} is not allowed: 1 (off) or 2 (on)", self.smt),
+                format!("{} is out of range: allowed {SMT:?} (1: SMT off)", self.smt),
             ));
         }
-        if ![1, 2, 3, 4].contains(&self.nodes_per_socket) {
+        if !NODES_PER_SOCKET.contains(&self.nodes_per_socket) {
             errs.push(FieldError::new(
                 "nodes_per_socket",
                 format!(
-                    "{} is not allowed: 1 (SNC off / NPS1), 2, 3 or 4",
+                    "{} is out of range: allowed {NODES_PER_SOCKET:?} (1: SNC off / NPS1)",
                     self.nodes_per_socket
                 ),
             ));
@@ -350,7 +359,7 @@ impl MachineSpec {
                 ),
             ));
         }
-        if self.cores_per_llc == 0 || self.cores_per_llc > self.cores_per_socket.max(1) {
+        if !(*CORES_PER_LLC.start()..=self.cores_per_socket.max(1)).contains(&self.cores_per_llc) {
             errs.push(FieldError::new(
                 "cores_per_llc",
                 format!(
@@ -567,7 +576,7 @@ impl Topology {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LatencyClass {
     Same,
     Smt,

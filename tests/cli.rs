@@ -423,3 +423,36 @@ fn sweep_refuses_a_cpu_count_it_cannot_simulate() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v[0]["cpus"], 16);
 }
+
+/// Every sweep CPU count is checked before any point runs: `--cpus 64,18` prints no row for 64,
+/// and every bad count is reported at once, with exit code 2.
+#[test]
+fn sweep_checks_every_cpu_count_before_running_any_point() {
+    let (code, out, err) = schedplay(&["sweep", "--cpus", "64,18,abc,4100", "--seconds", "0.001"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "no point may run: {out}");
+    assert!(err.starts_with("error: "), "{err}");
+    for bad in [
+        "cpus: 18 is not allowed",
+        "cpus: \"abc\" is not a CPU count",
+        "cpus: 4100 is not allowed",
+    ] {
+        assert!(err.contains(bad), "{bad}: {err}");
+    }
+    assert_eq!(err.matches("cpus: ").count(), 3, "{err}");
+}
+
+/// `--set hz=abc` gets the validation layer's HZ message (`scenario::hz_error`), the one a share
+/// link with `hz=abc` gets.
+#[test]
+fn set_hz_that_is_not_a_number_gets_the_validation_message() {
+    let (code, out, err) = schedplay(&["run", "--set", "hz=abc"]);
+    assert_eq!(code, 2, "{out}{err}");
+    let expected = schedplay::scenario::hz_error("\"abc\"");
+    assert!(
+        err.contains(&format!("{}: {}", expected.field, expected.message)),
+        "{err}"
+    );
+    let (_, link_errs) = schedplay::scenario::decode_link("hz=abc");
+    assert_eq!(link_errs, vec![expected]);
+}

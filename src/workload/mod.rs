@@ -34,7 +34,7 @@ pub enum Step {
     Exit,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct TaskSpec {
     pub process: u32,
 }
