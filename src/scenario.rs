@@ -121,8 +121,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "rmw_hold_ns",
         link: "rmw_hold_ns",
-        min: 0,
-        max: 1000,
+        min: *topology::RMW_HOLD_NS.start(),
+        max: *topology::RMW_HOLD_NS.end(),
         description: "ns a core keeps a line after a locked RMW before the next request is served (no published measurement; default 20)",
         get: |o| o.rmw_hold_ns,
         set: |o, v| o.rmw_hold_ns = v,
@@ -664,7 +664,7 @@ mod tests {
                 "{}",
                 k.key
             );
-            for v in [k.min - 1, k.max + 1] {
+            for v in k.min.checked_sub(1).into_iter().chain([k.max + 1]) {
                 assert_eq!(k.check(v).unwrap_err().field, k.key);
                 let mut o = LayoutOverrides::default();
                 (k.set)(&mut o, Some(v));

@@ -21,6 +21,8 @@ pub const SMT: RangeInclusive<u32> = 1..=2;
 pub const NODES_PER_SOCKET: RangeInclusive<u32> = 1..=4;
 /// At most the machine's cores per socket; this is the bound over all machines.
 pub const CORES_PER_LLC: RangeInclusive<u32> = 1..=*CORES_PER_SOCKET.end();
+/// The RMW hold window in ns (`coherence::RMW_HOLD_NS` is the default).
+pub const RMW_HOLD_NS: RangeInclusive<u32> = 0..=1000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -365,6 +367,15 @@ impl MachineSpec {
                 format!(
                     "{} is out of range: allowed 1..={}",
                     self.cores_per_llc, self.cores_per_socket
+                ),
+            ));
+        }
+        if !RMW_HOLD_NS.contains(&self.rmw_hold_ns) {
+            errs.push(FieldError::new(
+                "rmw_hold_ns",
+                format!(
+                    "{} is out of range: allowed {RMW_HOLD_NS:?} ns",
+                    self.rmw_hold_ns
                 ),
             ));
         }
