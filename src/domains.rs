@@ -1,5 +1,5 @@
 //! Sched domains built per CPU as `kernel/sched/topology.c` builds them: the x86 topology levels
-//! (SMT, MC, PKG only without NUMA-in-package), `sched_init_numa` (NODE + one NUMA level per distinct
+//! (SMT, CLS, MC, PKG only without NUMA-in-package), `sched_init_numa` (NODE + one NUMA level per distinct
 //! distance), `sd_init` flags and intervals, overlapping NUMA groups with balance masks, and the
 //! removal of degenerate levels (`cpu_attach_domain`).
 
@@ -14,6 +14,7 @@ pub const SD_BALANCE_EXEC: u32 = 1 << 1;
 pub const SD_BALANCE_FORK: u32 = 1 << 2;
 pub const SD_WAKE_AFFINE: u32 = 1 << 4;
 pub const SD_SHARE_CPUCAPACITY: u32 = 1 << 7;
+pub const SD_CLUSTER: u32 = 1 << 8;
 pub const SD_SHARE_LLC: u32 = 1 << 9;
 pub const SD_SERIALIZE: u32 = 1 << 10;
 pub const SD_PREFER_SIBLING: u32 = 1 << 12;
@@ -26,6 +27,7 @@ const FLAG_NAMES: &[(u32, &str)] = &[
     (SD_BALANCE_FORK, "SD_BALANCE_FORK"),
     (SD_WAKE_AFFINE, "SD_WAKE_AFFINE"),
     (SD_SHARE_CPUCAPACITY, "SD_SHARE_CPUCAPACITY"),
+    (SD_CLUSTER, "SD_CLUSTER"),
     (SD_SHARE_LLC, "SD_SHARE_LLC"),
     (SD_SERIALIZE, "SD_SERIALIZE"),
     (SD_PREFER_SIBLING, "SD_PREFER_SIBLING"),
@@ -131,14 +133,22 @@ struct TopologyLevel {
 }
 
 /// The x86 levels below NUMA, bottom-up: `x86_topology[]` (arch/x86/kernel/smpboot.c), the
-/// arch's version of `default_topology[]` in kernel/sched/topology.c. A new level (e.g. CLS, the
-/// L2 cluster, between SMT and MC) is one entry here.
+/// arch's version of `default_topology[]` in kernel/sched/topology.c. A new level is one entry here.
 const X86_TOPOLOGY: &[TopologyLevel] = &[
     TopologyLevel {
         name: "SMT",
         mask: cpu_smt_mask,
         flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
         present: |t| t.spec.smt > 1,
+    },
+    // CONFIG_SCHED_CLUSTER (default y): `x86_cluster_flags` = SD_CLUSTER | SD_SHARE_LLC (no ITMT).
+    // Without L2 modules the span is the SMT siblings (or the CPU) and the level degenerates; a
+    // cluster as wide as the LLC makes MC the degenerate parent instead (sd_parent_degenerate).
+    TopologyLevel {
+        name: "CLS",
+        mask: cpu_clustergroup_mask,
+        flags: SD_CLUSTER | SD_SHARE_LLC,
+        present: |t| t.spec.cores_per_cluster > 1,
     },
     TopologyLevel {
         name: "MC",
@@ -163,6 +173,16 @@ const NUMA_LEVEL: (&str, u32) = ("NUMA", SD_NUMA | SD_OVERLAP);
 fn cpu_smt_mask(topo: &Topology, cpu: usize) -> CpuSet {
     let mut s = CpuSet::new(topo.nr_cpus());
     topo.smt_siblings(cpu).for_each(|c| s.set(c));
+    s
+}
+
+/// `cpu_clustergroup_mask` = `cpu_l2c_shared_mask` (arch/x86/kernel/smpboot.c): the CPUs sharing the
+/// CPU's L2.
+fn cpu_clustergroup_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    let mut s = CpuSet::new(topo.nr_cpus());
+    topo.cluster_siblings(cpu)
+        .iter()
+        .for_each(|&c| s.set(c as usize));
     s
 }
 
@@ -757,5 +777,73 @@ mod tests {
         assert_eq!(d2.imb_numa_nr, 2);
         let mc = d.of(0).nth(1).unwrap();
         assert_eq!(mc.groups.len(), 32, "MC groups are SMT cores");
+    }
+
+    fn custom(o: crate::topology::LayoutOverrides) -> (Topology, SchedDomains) {
+        let spec = preset("custom").unwrap().with_overrides(&o).unwrap();
+        let t = Topology::new(spec).unwrap();
+        let d = SchedDomains::build(&t, false);
+        (t, d)
+    }
+
+    fn layout(smt: u32, cps: u32, llc: u32, cluster: u32) -> crate::topology::LayoutOverrides {
+        crate::topology::LayoutOverrides {
+            sockets: Some(1),
+            cores_per_socket: Some(cps),
+            smt: Some(smt),
+            nodes_per_socket: Some(1),
+            cores_per_llc: Some(llc),
+            cores_per_cluster: Some(cluster),
+        }
+    }
+
+    #[test]
+    fn cls_is_the_l2_cluster_between_smt_and_mc_with_sd_init_values() {
+        let (_, d) = custom(layout(1, 16, 16, 4));
+        let v: Vec<_> = d.of(5).collect();
+        let names: Vec<_> = v.iter().map(|x| (x.name, x.weight())).collect();
+        assert_eq!(names, vec![("CLS", 4), ("MC", 16)]);
+        let cls = v[0];
+        assert_eq!(cls.span.to_string(), "4-7");
+        assert!(cls.has(SD_CLUSTER) && cls.has(SD_SHARE_LLC) && cls.has(SD_PREFER_SIBLING));
+        assert!(!cls.has(SD_SHARE_CPUCAPACITY) && !cls.has(SD_SERIALIZE));
+        assert_eq!(
+            (
+                cls.min_interval,
+                cls.max_interval,
+                cls.busy_factor,
+                cls.imbalance_pct,
+                cls.cache_nice_tries
+            ),
+            (4, 8, 16, 117, 1)
+        );
+        // the local group of CLS is the CPU itself; MC's groups are the clusters
+        assert_eq!(cls.groups.len(), 4);
+        assert_eq!(cls.groups[0].span.to_string(), "5");
+        let mc_groups: Vec<_> = v[1].groups.iter().map(|g| g.span.to_string()).collect();
+        assert_eq!(mc_groups, vec!["4-7", "8-11", "12-15", "0-3"]);
+        assert!(!v[1].has(SD_CLUSTER));
+        // sd_llc stays the MC level
+        assert_eq!(d.llc_size[5], 16);
+        // with SMT: SMT (2), CLS (cluster of 4 cores = 8 CPUs), MC
+        let (_, d) = custom(layout(2, 16, 16, 4));
+        let names: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
+        assert_eq!(names, vec![("SMT", 2), ("CLS", 8), ("MC", 32)]);
+        assert_eq!(d.of(16).nth(1).unwrap().span.to_string(), "0-3,16-19");
+    }
+
+    #[test]
+    fn cls_degenerates_into_smt_and_mc_as_sd_parent_degenerate_says() {
+        // one core per L2: the CLS span is the SMT span (or one CPU): no CLS domain
+        for smt in [1, 2] {
+            let (_, d) = custom(layout(smt, 16, 8, 1));
+            assert!(d.of(0).all(|x| x.name != "CLS" && !x.has(SD_CLUSTER)));
+        }
+        // the L2 is the LLC: MC is the degenerate parent (its flags are a subset of CLS's and it
+        // has one group), so one domain is left and it is CLS
+        let (_, d) = custom(layout(1, 16, 8, 8));
+        let names: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
+        assert_eq!(names, vec![("CLS", 8), ("PKG", 16)]);
+        assert_eq!(d.llc_size[0], 8);
     }
 }
