@@ -846,4 +846,105 @@ mod tests {
         assert_eq!(names, vec![("CLS", 8), ("PKG", 16)]);
         assert_eq!(d.llc_size[0], 8);
     }
+
+    /// (name, span weight, flags it must have, flags it must not have, imbalance_pct,
+    /// cache_nice_tries) per level of CPU 0, and min/max interval = weight / 2 x weight (sd_init).
+    type Want = (&'static str, u32, u32, u32, u32, u32);
+
+    fn check_levels(name: &str, want: &[Want]) {
+        let (_, d) = doms(name, false);
+        let got: Vec<_> = d.of(0).collect();
+        assert_eq!(
+            got.len(),
+            want.len(),
+            "{name}: {:?}",
+            got.iter().map(|x| x.name).collect::<Vec<_>>()
+        );
+        for (x, &(lvl, w, has, hasnt, imb, cnt)) in got.iter().zip(want) {
+            assert_eq!((x.name, x.weight()), (lvl, w), "{name}");
+            assert_eq!(
+                x.flags & has,
+                has,
+                "{name} {lvl}: {:?}",
+                flag_names(x.flags)
+            );
+            assert_eq!(
+                x.flags & hasnt,
+                0,
+                "{name} {lvl}: {:?}",
+                flag_names(x.flags)
+            );
+            assert_eq!(
+                (x.imbalance_pct, x.cache_nice_tries),
+                (imb, cnt),
+                "{name} {lvl}"
+            );
+            assert_eq!(
+                (x.min_interval, x.max_interval, x.busy_factor),
+                (w, 2 * w, 16)
+            );
+        }
+    }
+
+    const BASE: u32 =
+        SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_PREFER_SIBLING;
+    const NUMA_NEAR: u32 = SD_NUMA | SD_SERIALIZE | SD_OVERLAP | SD_WAKE_AFFINE | SD_BALANCE_FORK;
+
+    #[test]
+    fn e_core_presets_get_a_4_cpu_cls_level() {
+        // SNC off: PKG = MC (one LLC per socket) and NODE = PKG degenerate; one NUMA level at 21
+        check_levels(
+            "srf-2s",
+            &[
+                (
+                    "CLS",
+                    4,
+                    BASE | SD_CLUSTER | SD_SHARE_LLC,
+                    SD_SHARE_CPUCAPACITY,
+                    117,
+                    1,
+                ),
+                ("MC", 144, BASE | SD_SHARE_LLC, SD_CLUSTER, 117, 1),
+                ("NUMA", 288, NUMA_NEAR, SD_PREFER_SIBLING, 117, 2),
+            ],
+        );
+        // SNC3 with the GNR SLIT: NUMA levels at 15, 17, 21, 26, 28 (row 0), all below 30
+        let numa = |w| ("NUMA", w, NUMA_NEAR, SD_PREFER_SIBLING, 117, 2);
+        check_levels(
+            "cwf-2s",
+            &[
+                ("CLS", 4, BASE | SD_CLUSTER | SD_SHARE_LLC, 0, 117, 1),
+                ("MC", 96, BASE | SD_SHARE_LLC, SD_CLUSTER, 117, 1),
+                numa(192),
+                numa(288),
+                numa(384),
+                numa(480),
+                numa(576),
+            ],
+        );
+        // CLS is the first level of every CPU, MC's groups are the modules
+        let (t, d) = doms("srf-2s", false);
+        for cpu in [0, 5, 143, 144, 287] {
+            let cls = d.of(cpu).next().unwrap();
+            assert_eq!((cls.name, cls.weight()), ("CLS", 4));
+            assert_eq!(cls.span.first(), Some(cpu / 4 * 4));
+        }
+        let mc = d.of(0).nth(1).unwrap();
+        assert_eq!(mc.groups.len(), 36);
+        assert!(mc.groups.iter().all(|g| g.span.weight() == 4));
+        assert_eq!(d.llc_size[0], 144);
+        assert_eq!(t.nr_cpus(), 288);
+    }
+
+    #[test]
+    fn cls_only_on_the_presets_with_modules() {
+        for name in crate::topology::PRESETS {
+            let (t, d) = doms(name, false);
+            let has_cls = d.of(0).any(|x| x.name == "CLS" || x.has(SD_CLUSTER));
+            assert_eq!(has_cls, t.spec.cores_per_cluster > 1, "{name}");
+            if has_cls {
+                assert_eq!(d.of(0).next().unwrap().weight(), 4 * t.spec.smt, "{name}");
+            }
+        }
+    }
 }

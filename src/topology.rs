@@ -116,6 +116,25 @@ const LAT_GENOA: LatencyTable = LatencyTable {
     source: "core-to-core-latency on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
 };
 
+const LAT_SRF: LatencyTable = LatencyTable {
+    smt: 8,
+    cluster: CLUSTER_ECORE_NS,
+    llc: 81,
+    node_near: 81,
+    node_far: 81,
+    socket: 412,
+    source: "no Sierra Forest measurement: module 50 (Gracemont 12900K CAS), one compute die 81 and cross-socket 412 from 2S 6980P SNC3 MLC HITM (same Intel 3 mesh and Birch Stream UPI); SMT unused",
+};
+const LAT_CWF: LatencyTable = LatencyTable {
+    smt: 8,
+    cluster: CLUSTER_ECORE_NS,
+    llc: 81,
+    node_near: 105,
+    node_far: 132,
+    socket: 412,
+    source: "no Clearwater Forest measurement: module 50 (Gracemont 12900K CAS), node / near / far / socket 81 / 105 / 132 / 412 from 2S 6980P SNC3 MLC HITM (3 dies per socket likewise); SMT unused",
+};
+
 /// A machine preset: the fields of a `MachineSpec`, as constants.
 #[derive(Clone, Copy, Debug)]
 pub struct Preset {
@@ -266,6 +285,34 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_GNR_SNC3,
+    },
+    Preset {
+        name: "srf-2s",
+        description: "2S Xeon 6780E (Sierra Forest), 2x144 E-cores, no SMT, 4-core modules sharing 4 MB L2, SNC off, 108 MB L3",
+        vendor: Vendor::Intel,
+        sockets: 2,
+        cores_per_socket: 144,
+        smt: 1,
+        nodes_per_socket: 1,
+        cores_per_llc: 144,
+        cores_per_cluster: 4,
+        slit: None,
+        llc_mib: 108,
+        latency: LAT_SRF,
+    },
+    Preset {
+        name: "cwf-2s",
+        description: "2S Xeon 6+ (Clearwater Forest), 2x288 Darkmont E-cores, no SMT, 4-core modules sharing 4 MB L2, SNC3 (3 base dies, 192 MB L3 each)",
+        vendor: Vendor::Intel,
+        sockets: 2,
+        cores_per_socket: 288,
+        smt: 1,
+        nodes_per_socket: 3,
+        cores_per_llc: 96,
+        cores_per_cluster: 4,
+        slit: Some(GNR_SNC3_SLIT),
+        llc_mib: 192,
+        latency: LAT_CWF,
     },
 ];
 
@@ -925,5 +972,23 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(serde_json::to_value(&o).unwrap()["smt"], 1);
+    }
+
+    #[test]
+    fn e_core_presets_have_4_core_modules_and_no_smt() {
+        for (name, cpus, nodes, llcs, clusters) in
+            [("srf-2s", 288, 2, 2, 72), ("cwf-2s", 576, 6, 6, 144)]
+        {
+            let t = topo(name);
+            assert_eq!(
+                (t.nr_cpus(), t.nr_nodes, t.nr_llcs, t.cluster_cpus.len()),
+                (cpus, nodes, llcs, clusters),
+                "{name}"
+            );
+            assert!(t.cluster_cpus.iter().all(|c| c.len() == 4), "{name}");
+            assert_eq!(t.class(0, 3), LatencyClass::Cluster);
+            assert_eq!(t.class(0, 4), LatencyClass::Llc);
+            assert_eq!(t.xfer_ns(0, 3), 50);
+        }
     }
 }
