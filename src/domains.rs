@@ -947,4 +947,67 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn turin_presets_have_ccx_mc_and_no_cls() {
+        let smt = (
+            "SMT",
+            2,
+            BASE | SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
+            SD_CLUSTER,
+            110,
+            0,
+        );
+        let mc = |w| ("MC", w, BASE | SD_SHARE_LLC, SD_CLUSTER, 117, 1);
+        let pkg = |w| ("PKG", w, BASE, SD_SHARE_LLC | SD_NUMA, 117, 1);
+        // AMD 10/32: 32 is not above node_reclaim_distance (32 on Zen): the NUMA level keeps
+        // EXEC/FORK/WAKE_AFFINE
+        let numa = |w| ("NUMA", w, NUMA_NEAR, SD_PREFER_SIBLING, 117, 2);
+        check_levels("turin-2s", &[smt, mc(16), pkg(256), numa(512)]);
+        check_levels("turin-dense-2s", &[smt, mc(32), pkg(384), numa(768)]);
+        let (_, d) = doms("turin-dense-2s", false);
+        assert_eq!(d.llc_size[0], 32);
+        assert_eq!(
+            d.of(0).nth(2).unwrap().groups.len(),
+            12,
+            "12 CCX per socket"
+        );
+    }
+
+    #[test]
+    fn eight_socket_slit_gives_the_numa_levels_sched_init_numa_derives() {
+        // distances 10, 21, 31: NODE (= PKG = MC, degenerate), NUMA at 21 = the socket and its
+        // three neighbours, NUMA at 31 = all; 31 > node_reclaim_distance 30 drops EXEC, FORK and
+        // WAKE_AFFINE there
+        check_levels(
+            "clx-8s",
+            &[
+                ("SMT", 2, BASE | SD_SHARE_CPUCAPACITY, 0, 110, 0),
+                ("MC", 56, BASE | SD_SHARE_LLC, 0, 117, 1),
+                ("NUMA", 224, NUMA_NEAR, SD_PREFER_SIBLING, 117, 2),
+                (
+                    "NUMA",
+                    448,
+                    SD_NUMA | SD_SERIALIZE | SD_OVERLAP | SD_BALANCE_NEWIDLE,
+                    SD_WAKE_AFFINE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_PREFER_SIBLING,
+                    117,
+                    2,
+                ),
+            ],
+        );
+        let (t, d) = doms("clx-8s", false);
+        for node in 0..8 {
+            let cpu = t.node_cpus[node].first().unwrap();
+            let spans = numa_node_spans(&t, &d, cpu);
+            let mut near = vec![node, (node + 1) % 8, (node + 4) % 8, (node + 7) % 8];
+            near.sort_unstable();
+            assert_eq!(spans, vec![near, (0..8).collect()], "node {node}");
+        }
+        // the 2-hop level's groups are the 1-hop spans of its sockets (overlapping, 4 sockets each)
+        let top = d.of(0).nth(3).unwrap();
+        assert!(top.groups.iter().all(|g| g.span.weight() == 224));
+        assert_eq!(top.groups[0].span, d.of(0).nth(2).unwrap().span);
+        // the SLIT is the firmware's, the same for every preset build (symmetric, 10 on the diagonal)
+        assert!((0..8).all(|i| (0..8).all(|j| t.slit[i][j] == t.slit[j][i])));
+    }
 }

@@ -135,6 +135,38 @@ const LAT_CWF: LatencyTable = LatencyTable {
     source: "no Clearwater Forest measurement: module 50 (Gracemont 12900K CAS), node / near / far / socket 81 / 105 / 132 / 412 from 2S 6980P SNC3 MLC HITM (3 dies per socket likewise); SMT unused",
 };
 
+const LAT_ZEN4C: LatencyTable = LatencyTable {
+    smt: 13,
+    cluster: 33,
+    llc: 33,
+    node_near: 110,
+    node_far: 110,
+    socket: 204,
+    source: "no Turin Dense measurement: 2S Bergamo 9754 core-to-core-latency (fwyzard): 12.7 / 32.5 / 109.7 / 203.6 (Zen 4c, same SP5 fabric)",
+};
+const LAT_CLX: LatencyTable = LatencyTable {
+    smt: 8,
+    cluster: 45,
+    llc: 45,
+    node_near: 45,
+    node_far: 45,
+    socket: 141,
+    source: "Cascade Lake SNC2 MLC (plantegg): 45 in the LLC, 107-175 across sockets (midpoint; one class for 1 and 2 UPI hops); SMT 8 from Ice Lake 8375C",
+};
+
+/// 8 sockets, 3 UPI links each, wired as a Moebius ladder (socket i to i+1, i-1, i+4): 1 hop = 21,
+/// 2 hops = 31, as the firmware of glueless 8-socket Xeon Scalable boxes reports hop counts.
+const XEON_8S_SLIT: &[&[u32]] = &[
+    &[10, 21, 31, 31, 21, 31, 31, 21],
+    &[21, 10, 21, 31, 31, 21, 31, 31],
+    &[31, 21, 10, 21, 31, 31, 21, 31],
+    &[31, 31, 21, 10, 21, 31, 31, 21],
+    &[21, 31, 31, 21, 10, 21, 31, 31],
+    &[31, 21, 31, 31, 21, 10, 21, 31],
+    &[31, 31, 21, 31, 31, 21, 10, 21],
+    &[21, 31, 31, 21, 31, 31, 21, 10],
+];
+
 /// A machine preset: the fields of a `MachineSpec`, as constants.
 #[derive(Clone, Copy, Debug)]
 pub struct Preset {
@@ -313,6 +345,48 @@ pub const MACHINES: &[Preset] = &[
         slit: Some(GNR_SNC3_SLIT),
         llc_mib: 192,
         latency: LAT_CWF,
+    },
+    Preset {
+        name: "turin-2s",
+        description: "2S EPYC 9755 (Turin), 2x128 Zen 5 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
+        vendor: Vendor::Amd,
+        sockets: 2,
+        cores_per_socket: 128,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 8,
+        cores_per_cluster: 1,
+        slit: None,
+        llc_mib: 32,
+        latency: LAT_GENOA,
+    },
+    Preset {
+        name: "turin-dense-2s",
+        description: "2S EPYC 9965 (Turin Dense), 2x192 Zen 5c cores, SMT2, NPS1, 16-core CCX with 32 MB L3",
+        vendor: Vendor::Amd,
+        sockets: 2,
+        cores_per_socket: 192,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 16,
+        cores_per_cluster: 1,
+        slit: None,
+        llc_mib: 32,
+        latency: LAT_ZEN4C,
+    },
+    Preset {
+        name: "clx-8s",
+        description: "8S Xeon Platinum 8280 (Cascade Lake), 8x28 cores, SMT2, 3 UPI links per socket: SLIT 10/21/31",
+        vendor: Vendor::Intel,
+        sockets: 8,
+        cores_per_socket: 28,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 28,
+        cores_per_cluster: 1,
+        slit: Some(XEON_8S_SLIT),
+        llc_mib: 38,
+        latency: LAT_CLX,
     },
 ];
 

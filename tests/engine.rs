@@ -327,4 +327,4 @@ fn invariants_hold_on_the_new_presets() {
     }
 }
 
-const NEW_PRESETS: &[&str] = &["srf-2s", "cwf-2s"];
+const NEW_PRESETS: &[&str] = &["srf-2s", "cwf-2s", "turin-2s", "turin-dense-2s", "clx-8s"];
