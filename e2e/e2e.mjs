@@ -156,11 +156,23 @@ test('hz=300 link: the HZ list is the engine\'s, and the link runs', async () =>
   assert.deepEqual(hz, ['100', '250', '300', '1000']);
   assert.equal(await page.inputValue('#hz'), '300');
   // the machine fields come from the engine's table too, with its ranges
-  assert.equal(await page.getAttribute('#smt', 'max'), '2');
+  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('#smt option')].map((o) => `${o.textContent}=${o.value}`)), ['off=1', 'on=2']);
   assert.equal(await page.getAttribute('#sockets', 'max'), '8');
   await runAB(page);
   assert.match(page.url(), /hz=300/);
   assert.notEqual((await summary(page))['summary-delta-throughput'].text, '–');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('smt on/off: old links (smt=1) load as off, the cluster size loads, links say off', async () => {
+  const { page, problems } = await openPage('?v=1&machine=custom&smt=1&cores_per_cluster=4&seconds=0.01');
+  assert.equal(await page.inputValue('#smt'), '1');
+  assert.equal(await page.evaluate(() => document.querySelector('#smt').selectedOptions[0].textContent), 'off');
+  assert.equal(await page.inputValue('#cores_per_cluster'), '4');
+  assert.equal((await page.textContent('[data-error-for="smt"]')).trim(), '');
+  await page.click('#share');
+  await page.waitForFunction(() => /smt=off&cores_per_cluster=4&/.test(document.getElementById('share').dataset.link || ''), null, { timeout: 5000 });
   assert.deepEqual(problems, []);
   await page.close();
 });

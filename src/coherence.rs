@@ -161,11 +161,12 @@ impl Groups {
                 note(topo.xfer_ns(self.rep[g] as usize, cpu));
                 continue;
             }
-            // cpu's own group: itself, its SMT siblings, and CPUs of its LLC on other cores
+            // cpu's own group: itself, its cluster (SMT siblings, cores sharing its L2), and CPUs
+            // of its LLC in other clusters
             let mut others = n - u32::from(line.has_sharer(cpu as u32));
-            for s in topo.smt_siblings(cpu) {
-                if s != cpu && line.has_sharer(s as u32) {
-                    note(topo.xfer_ns(s, cpu));
+            for &s in topo.cluster_siblings(cpu) {
+                if s as usize != cpu && line.has_sharer(s) {
+                    note(topo.xfer_ns(s as usize, cpu));
                     others -= 1;
                 }
             }

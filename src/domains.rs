@@ -1,5 +1,5 @@
 //! Sched domains built per CPU as `kernel/sched/topology.c` builds them: the x86 topology levels
-//! (SMT, MC, PKG only without NUMA-in-package), `sched_init_numa` (NODE + one NUMA level per distinct
+//! (SMT, CLS, MC, PKG only without NUMA-in-package), `sched_init_numa` (NODE + one NUMA level per distinct
 //! distance), `sd_init` flags and intervals, overlapping NUMA groups with balance masks, and the
 //! removal of degenerate levels (`cpu_attach_domain`).
 
@@ -14,6 +14,7 @@ pub const SD_BALANCE_EXEC: u32 = 1 << 1;
 pub const SD_BALANCE_FORK: u32 = 1 << 2;
 pub const SD_WAKE_AFFINE: u32 = 1 << 4;
 pub const SD_SHARE_CPUCAPACITY: u32 = 1 << 7;
+pub const SD_CLUSTER: u32 = 1 << 8;
 pub const SD_SHARE_LLC: u32 = 1 << 9;
 pub const SD_SERIALIZE: u32 = 1 << 10;
 pub const SD_PREFER_SIBLING: u32 = 1 << 12;
@@ -26,6 +27,7 @@ const FLAG_NAMES: &[(u32, &str)] = &[
     (SD_BALANCE_FORK, "SD_BALANCE_FORK"),
     (SD_WAKE_AFFINE, "SD_WAKE_AFFINE"),
     (SD_SHARE_CPUCAPACITY, "SD_SHARE_CPUCAPACITY"),
+    (SD_CLUSTER, "SD_CLUSTER"),
     (SD_SHARE_LLC, "SD_SHARE_LLC"),
     (SD_SERIALIZE, "SD_SERIALIZE"),
     (SD_PREFER_SIBLING, "SD_PREFER_SIBLING"),
@@ -131,14 +133,22 @@ struct TopologyLevel {
 }
 
 /// The x86 levels below NUMA, bottom-up: `x86_topology[]` (arch/x86/kernel/smpboot.c), the
-/// arch's version of `default_topology[]` in kernel/sched/topology.c. A new level (e.g. CLS, the
-/// L2 cluster, between SMT and MC) is one entry here.
+/// arch's version of `default_topology[]` in kernel/sched/topology.c. A new level is one entry here.
 const X86_TOPOLOGY: &[TopologyLevel] = &[
     TopologyLevel {
         name: "SMT",
         mask: cpu_smt_mask,
         flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
         present: |t| t.spec.smt > 1,
+    },
+    // CONFIG_SCHED_CLUSTER (default y): `x86_cluster_flags` = SD_CLUSTER | SD_SHARE_LLC (no ITMT).
+    // Without L2 modules the span is the SMT siblings (or the CPU) and the level degenerates; a
+    // cluster as wide as the LLC makes MC the degenerate parent instead (sd_parent_degenerate).
+    TopologyLevel {
+        name: "CLS",
+        mask: cpu_clustergroup_mask,
+        flags: SD_CLUSTER | SD_SHARE_LLC,
+        present: |t| t.spec.cores_per_cluster > 1,
     },
     TopologyLevel {
         name: "MC",
@@ -163,6 +173,16 @@ const NUMA_LEVEL: (&str, u32) = ("NUMA", SD_NUMA | SD_OVERLAP);
 fn cpu_smt_mask(topo: &Topology, cpu: usize) -> CpuSet {
     let mut s = CpuSet::new(topo.nr_cpus());
     topo.smt_siblings(cpu).for_each(|c| s.set(c));
+    s
+}
+
+/// `cpu_clustergroup_mask` = `cpu_l2c_shared_mask` (arch/x86/kernel/smpboot.c): the CPUs sharing the
+/// CPU's L2.
+fn cpu_clustergroup_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    let mut s = CpuSet::new(topo.nr_cpus());
+    topo.cluster_siblings(cpu)
+        .iter()
+        .for_each(|&c| s.set(c as usize));
     s
 }
 
@@ -757,5 +777,238 @@ mod tests {
         assert_eq!(d2.imb_numa_nr, 2);
         let mc = d.of(0).nth(1).unwrap();
         assert_eq!(mc.groups.len(), 32, "MC groups are SMT cores");
+    }
+
+    fn custom(o: crate::topology::LayoutOverrides) -> (Topology, SchedDomains) {
+        let spec = preset("custom").unwrap().with_overrides(&o).unwrap();
+        let t = Topology::new(spec).unwrap();
+        let d = SchedDomains::build(&t, false);
+        (t, d)
+    }
+
+    fn layout(smt: u32, cps: u32, llc: u32, cluster: u32) -> crate::topology::LayoutOverrides {
+        crate::topology::LayoutOverrides {
+            sockets: Some(1),
+            cores_per_socket: Some(cps),
+            smt: Some(smt),
+            nodes_per_socket: Some(1),
+            cores_per_llc: Some(llc),
+            cores_per_cluster: Some(cluster),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn cls_is_the_l2_cluster_between_smt_and_mc_with_sd_init_values() {
+        let (_, d) = custom(layout(1, 16, 16, 4));
+        let v: Vec<_> = d.of(5).collect();
+        let names: Vec<_> = v.iter().map(|x| (x.name, x.weight())).collect();
+        assert_eq!(names, vec![("CLS", 4), ("MC", 16)]);
+        let cls = v[0];
+        assert_eq!(cls.span.to_string(), "4-7");
+        assert!(cls.has(SD_CLUSTER) && cls.has(SD_SHARE_LLC) && cls.has(SD_PREFER_SIBLING));
+        assert!(!cls.has(SD_SHARE_CPUCAPACITY) && !cls.has(SD_SERIALIZE));
+        assert_eq!(
+            (
+                cls.min_interval,
+                cls.max_interval,
+                cls.busy_factor,
+                cls.imbalance_pct,
+                cls.cache_nice_tries
+            ),
+            (4, 8, 16, 117, 1)
+        );
+        // the local group of CLS is the CPU itself; MC's groups are the clusters
+        assert_eq!(cls.groups.len(), 4);
+        assert_eq!(cls.groups[0].span.to_string(), "5");
+        let mc_groups: Vec<_> = v[1].groups.iter().map(|g| g.span.to_string()).collect();
+        assert_eq!(mc_groups, vec!["4-7", "8-11", "12-15", "0-3"]);
+        assert!(!v[1].has(SD_CLUSTER));
+        // sd_llc stays the MC level
+        assert_eq!(d.llc_size[5], 16);
+        // with SMT: SMT (2), CLS (cluster of 4 cores = 8 CPUs), MC
+        let (_, d) = custom(layout(2, 16, 16, 4));
+        let names: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
+        assert_eq!(names, vec![("SMT", 2), ("CLS", 8), ("MC", 32)]);
+        assert_eq!(d.of(16).nth(1).unwrap().span.to_string(), "0-3,16-19");
+    }
+
+    #[test]
+    fn cls_degenerates_into_smt_and_mc_as_sd_parent_degenerate_says() {
+        // one core per L2: the CLS span is the SMT span (or one CPU): no CLS domain
+        for smt in [1, 2] {
+            let (_, d) = custom(layout(smt, 16, 8, 1));
+            assert!(d.of(0).all(|x| x.name != "CLS" && !x.has(SD_CLUSTER)));
+        }
+        // the L2 is the LLC: MC is the degenerate parent (its flags are a subset of CLS's and it
+        // has one group), so one domain is left and it is CLS
+        let (_, d) = custom(layout(1, 16, 8, 8));
+        let names: Vec<_> = d.of(0).map(|x| (x.name, x.weight())).collect();
+        assert_eq!(names, vec![("CLS", 8), ("PKG", 16)]);
+        assert_eq!(d.llc_size[0], 8);
+    }
+
+    /// (name, span weight, flags it must have, flags it must not have, imbalance_pct,
+    /// cache_nice_tries) per level of CPU 0, and min/max interval = weight / 2 x weight (sd_init).
+    type Want = (&'static str, u32, u32, u32, u32, u32);
+
+    fn check_levels(name: &str, want: &[Want]) {
+        let (_, d) = doms(name, false);
+        let got: Vec<_> = d.of(0).collect();
+        assert_eq!(
+            got.len(),
+            want.len(),
+            "{name}: {:?}",
+            got.iter().map(|x| x.name).collect::<Vec<_>>()
+        );
+        for (x, &(lvl, w, has, hasnt, imb, cnt)) in got.iter().zip(want) {
+            assert_eq!((x.name, x.weight()), (lvl, w), "{name}");
+            assert_eq!(
+                x.flags & has,
+                has,
+                "{name} {lvl}: {:?}",
+                flag_names(x.flags)
+            );
+            assert_eq!(
+                x.flags & hasnt,
+                0,
+                "{name} {lvl}: {:?}",
+                flag_names(x.flags)
+            );
+            assert_eq!(
+                (x.imbalance_pct, x.cache_nice_tries),
+                (imb, cnt),
+                "{name} {lvl}"
+            );
+            assert_eq!(
+                (x.min_interval, x.max_interval, x.busy_factor),
+                (w, 2 * w, 16)
+            );
+        }
+    }
+
+    const BASE: u32 =
+        SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_PREFER_SIBLING;
+    const NUMA_NEAR: u32 = SD_NUMA | SD_SERIALIZE | SD_OVERLAP | SD_WAKE_AFFINE | SD_BALANCE_FORK;
+
+    #[test]
+    fn e_core_presets_get_a_4_cpu_cls_level() {
+        // SNC off: PKG = MC (one LLC per socket) and NODE = PKG degenerate; one NUMA level at 21
+        check_levels(
+            "srf-2s",
+            &[
+                (
+                    "CLS",
+                    4,
+                    BASE | SD_CLUSTER | SD_SHARE_LLC,
+                    SD_SHARE_CPUCAPACITY,
+                    117,
+                    1,
+                ),
+                ("MC", 144, BASE | SD_SHARE_LLC, SD_CLUSTER, 117, 1),
+                ("NUMA", 288, NUMA_NEAR, SD_PREFER_SIBLING, 117, 2),
+            ],
+        );
+        // SNC3 with the GNR SLIT: NUMA levels at 15, 17, 21, 26, 28 (row 0), all below 30
+        let numa = |w| ("NUMA", w, NUMA_NEAR, SD_PREFER_SIBLING, 117, 2);
+        check_levels(
+            "cwf-2s",
+            &[
+                ("CLS", 4, BASE | SD_CLUSTER | SD_SHARE_LLC, 0, 117, 1),
+                ("MC", 96, BASE | SD_SHARE_LLC, SD_CLUSTER, 117, 1),
+                numa(192),
+                numa(288),
+                numa(384),
+                numa(480),
+                numa(576),
+            ],
+        );
+        // CLS is the first level of every CPU, MC's groups are the modules
+        let (t, d) = doms("srf-2s", false);
+        for cpu in [0, 5, 143, 144, 287] {
+            let cls = d.of(cpu).next().unwrap();
+            assert_eq!((cls.name, cls.weight()), ("CLS", 4));
+            assert_eq!(cls.span.first(), Some(cpu / 4 * 4));
+        }
+        let mc = d.of(0).nth(1).unwrap();
+        assert_eq!(mc.groups.len(), 36);
+        assert!(mc.groups.iter().all(|g| g.span.weight() == 4));
+        assert_eq!(d.llc_size[0], 144);
+        assert_eq!(t.nr_cpus(), 288);
+    }
+
+    #[test]
+    fn cls_only_on_the_presets_with_modules() {
+        for name in crate::topology::PRESETS {
+            let (t, d) = doms(name, false);
+            let has_cls = d.of(0).any(|x| x.name == "CLS" || x.has(SD_CLUSTER));
+            assert_eq!(has_cls, t.spec.cores_per_cluster > 1, "{name}");
+            if has_cls {
+                assert_eq!(d.of(0).next().unwrap().weight(), 4 * t.spec.smt, "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn turin_presets_have_ccx_mc_and_no_cls() {
+        let smt = (
+            "SMT",
+            2,
+            BASE | SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
+            SD_CLUSTER,
+            110,
+            0,
+        );
+        let mc = |w| ("MC", w, BASE | SD_SHARE_LLC, SD_CLUSTER, 117, 1);
+        let pkg = |w| ("PKG", w, BASE, SD_SHARE_LLC | SD_NUMA, 117, 1);
+        // AMD 10/32: 32 is not above node_reclaim_distance (32 on Zen): the NUMA level keeps
+        // EXEC/FORK/WAKE_AFFINE
+        let numa = |w| ("NUMA", w, NUMA_NEAR, SD_PREFER_SIBLING, 117, 2);
+        check_levels("turin-2s", &[smt, mc(16), pkg(256), numa(512)]);
+        check_levels("turin-dense-2s", &[smt, mc(32), pkg(384), numa(768)]);
+        let (_, d) = doms("turin-dense-2s", false);
+        assert_eq!(d.llc_size[0], 32);
+        assert_eq!(
+            d.of(0).nth(2).unwrap().groups.len(),
+            12,
+            "12 CCX per socket"
+        );
+    }
+
+    #[test]
+    fn eight_socket_slit_gives_the_numa_levels_sched_init_numa_derives() {
+        // distances 10, 21, 31: NODE (= PKG = MC, degenerate), NUMA at 21 = the socket and its
+        // three neighbours, NUMA at 31 = all; 31 > node_reclaim_distance 30 drops EXEC, FORK and
+        // WAKE_AFFINE there
+        check_levels(
+            "clx-8s",
+            &[
+                ("SMT", 2, BASE | SD_SHARE_CPUCAPACITY, 0, 110, 0),
+                ("MC", 56, BASE | SD_SHARE_LLC, 0, 117, 1),
+                ("NUMA", 224, NUMA_NEAR, SD_PREFER_SIBLING, 117, 2),
+                (
+                    "NUMA",
+                    448,
+                    SD_NUMA | SD_SERIALIZE | SD_OVERLAP | SD_BALANCE_NEWIDLE,
+                    SD_WAKE_AFFINE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_PREFER_SIBLING,
+                    117,
+                    2,
+                ),
+            ],
+        );
+        let (t, d) = doms("clx-8s", false);
+        for node in 0..8 {
+            let cpu = t.node_cpus[node].first().unwrap();
+            let spans = numa_node_spans(&t, &d, cpu);
+            let mut near = vec![node, (node + 1) % 8, (node + 4) % 8, (node + 7) % 8];
+            near.sort_unstable();
+            assert_eq!(spans, vec![near, (0..8).collect()], "node {node}");
+        }
+        // the 2-hop level's groups are the 1-hop spans of its sockets (overlapping, 4 sockets each)
+        let top = d.of(0).nth(3).unwrap();
+        assert!(top.groups.iter().all(|g| g.span.weight() == 224));
+        assert_eq!(top.groups[0].span, d.of(0).nth(2).unwrap().span);
+        // the SLIT is the firmware's, the same for every preset build (symmetric, 10 on the diagonal)
+        assert!((0..8).all(|i| (0..8).all(|j| t.slit[i][j] == t.slit[j][i])));
     }
 }

@@ -6,7 +6,7 @@ mod cli {
     use schedplay::domains::SchedDomains;
     use schedplay::error::{FieldError, Invalid};
     use schedplay::scenario::{
-        Experiment, MachineChoice, Side, WorkloadChoice, decode_link, encode_link,
+        Experiment, MACHINE_KEYS, MachineChoice, Side, WorkloadChoice, decode_link, encode_link,
     };
     use schedplay::topology::{self, LayoutOverrides, Topology};
     use schedplay::{Delta, Report, patches, scenario, sweep, workload};
@@ -180,8 +180,9 @@ Examples:
         }
     }
 
-    /// Layout overrides. Numbers are taken as text so that a negative or malformed value reaches
-    /// validation and comes back as a field error (clap would refuse `-3` as an unknown flag).
+    /// Layout overrides. Values are taken as text so that a negative or malformed value reaches
+    /// validation and comes back as a field error (clap would refuse `-3` as an unknown flag); each
+    /// is read by its `scenario::MACHINE_KEYS` entry, the rule links and JSON use too.
     #[derive(Args, Clone, Default)]
     struct Layout {
         /// Sockets, 1..=8 (default: the preset's).
@@ -190,7 +191,7 @@ Examples:
         /// Cores per socket, 1..=2048 (default: the preset's; at most 4096 CPUs in all).
         #[arg(long, allow_hyphen_values = true)]
         cores_per_socket: Option<String>,
-        /// SMT threads per core: 1 (off) or 2 (on) (default: the preset's).
+        /// SMT: on or off (or the threads per core, 2 or 1) (default: the preset's).
         #[arg(long, allow_hyphen_values = true)]
         smt: Option<String>,
         /// NUMA nodes per socket (SNC / NPS): 1, 2, 3 or 4 (default: the preset's).
@@ -203,6 +204,9 @@ Examples:
         /// (default 20: a stated assumption, no published measurement).
         #[arg(long, allow_hyphen_values = true)]
         rmw_hold_ns: Option<String>,
+        /// Cores sharing one L2 (CLS level), 1..=cores per LLC; 1: none (default: the preset's).
+        #[arg(long, allow_hyphen_values = true)]
+        cores_per_cluster: Option<String>,
     }
 
     /// The field errors the link decoder (the validation layer for text values) gives for
@@ -245,14 +249,24 @@ Examples:
 
     impl Layout {
         fn overrides(&self, errs: &mut Vec<FieldError>) -> LayoutOverrides {
-            LayoutOverrides {
-                sockets: number("sockets", &self.sockets, errs),
-                cores_per_socket: number("cores_per_socket", &self.cores_per_socket, errs),
-                smt: number("smt", &self.smt, errs),
-                nodes_per_socket: number("nodes_per_socket", &self.nodes_per_socket, errs),
-                cores_per_llc: number("cores_per_llc", &self.cores_per_llc, errs),
-                rmw_hold_ns: number("rmw_hold_ns", &self.rmw_hold_ns, errs),
+            let given = |key: &str| match key {
+                "sockets" => &self.sockets,
+                "cores_per_socket" => &self.cores_per_socket,
+                "smt" => &self.smt,
+                "nodes_per_socket" => &self.nodes_per_socket,
+                "cores_per_llc" => &self.cores_per_llc,
+                "cores_per_cluster" => &self.cores_per_cluster,
+                "rmw_hold_ns" => &self.rmw_hold_ns,
+                _ => &None,
+            };
+            let mut o = LayoutOverrides::default();
+            for k in MACHINE_KEYS {
+                let v = given(k.key)
+                    .as_deref()
+                    .and_then(|raw| k.parse(raw).map_err(|e| errs.push(e)).ok());
+                (k.set)(&mut o, v);
             }
+            o
         }
     }
 
@@ -318,6 +332,7 @@ Examples:
             eo.nodes_per_socket = o.nodes_per_socket.or(eo.nodes_per_socket);
             eo.cores_per_llc = o.cores_per_llc.or(eo.cores_per_llc);
             eo.rmw_hold_ns = o.rmw_hold_ns.or(eo.rmw_hold_ns);
+            eo.cores_per_cluster = o.cores_per_cluster.or(eo.cores_per_cluster);
             if let Some(w) = &self.workload {
                 e.workload = WorkloadChoice {
                     name: w.clone(),
@@ -465,6 +480,12 @@ Examples:
                         topo.spec.latency.socket,
                         topo.spec.latency.source
                     );
+                    if topo.spec.cores_per_cluster > 1 {
+                        println!(
+                            "cluster: {} cores share an L2 (CLS level), one-way transfer {} ns",
+                            topo.spec.cores_per_cluster, topo.spec.latency.cluster
+                        );
+                    }
                     print!("\n{}", sd.sched_verbose(cpu));
                 }
                 ExitCode::SUCCESS

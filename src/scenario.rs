@@ -47,6 +47,9 @@ pub struct MachineKey {
     pub link: &'static str,
     pub min: u32,
     pub max: u32,
+    /// Words accepted for values (and written in links), e.g. `on` / `off` for SMT; empty for
+    /// plain numbers.
+    pub words: &'static [(&'static str, u32)],
     pub description: &'static str,
     #[serde(skip)]
     pub get: fn(&LayoutOverrides) -> Option<u32>,
@@ -55,17 +58,51 @@ pub struct MachineKey {
 }
 
 impl MachineKey {
+    /// A value as text (link, CLI, form): a word of `words` or an integer, range-checked. The one
+    /// rule every input path uses.
+    pub fn parse(&self, raw: &str) -> Result<u32, FieldError> {
+        let t = raw.trim();
+        let word = self
+            .words
+            .iter()
+            .find(|(w, _)| w.eq_ignore_ascii_case(t))
+            .map(|&(_, v)| v);
+        match word.or_else(|| t.parse::<u32>().ok()) {
+            Some(v) => self.check(v),
+            None => Err(FieldError::new(self.key, self.allowed(&format!("{raw:?}")))),
+        }
+    }
+
+    /// The value as a link writes it: its word if it has one.
+    pub fn format(&self, v: u32) -> String {
+        match self.words.iter().find(|&&(_, x)| x == v) {
+            Some((w, _)) => w.to_string(),
+            None => v.to_string(),
+        }
+    }
+
+    fn allowed(&self, given: &str) -> String {
+        let words: Vec<String> = self.words.iter().map(|(w, _)| w.to_string()).collect();
+        if words.is_empty() {
+            format!(
+                "{given} is out of range: allowed {}..={} ({})",
+                self.min, self.max, self.description
+            )
+        } else {
+            format!(
+                "{given} is not allowed: {}, or the count {}..={}",
+                words.join(" or "),
+                self.min,
+                self.max
+            )
+        }
+    }
+
     fn check(&self, v: u32) -> Result<u32, FieldError> {
         if (self.min..=self.max).contains(&v) {
             Ok(v)
         } else {
-            Err(FieldError::new(
-                self.key,
-                format!(
-                    "{v} is out of range: allowed {}..={} ({})",
-                    self.min, self.max, self.description
-                ),
-            ))
+            Err(FieldError::new(self.key, self.allowed(&v.to_string())))
         }
     }
 }
@@ -78,6 +115,7 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         link: "sockets",
         min: *topology::SOCKETS.start(),
         max: *topology::SOCKETS.end(),
+        words: &[],
         description: "sockets (packages)",
         get: |o| o.sockets,
         set: |o, v| o.sockets = v,
@@ -87,6 +125,7 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         link: "cores_per_socket",
         min: *topology::CORES_PER_SOCKET.start(),
         max: *topology::CORES_PER_SOCKET.end(),
+        words: &[],
         description: "physical cores per socket",
         get: |o| o.cores_per_socket,
         set: |o, v| o.cores_per_socket = v,
@@ -96,7 +135,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         link: "smt",
         min: *topology::SMT.start(),
         max: *topology::SMT.end(),
-        description: "hardware threads per core: 1 (SMT off) or 2 (SMT on)",
+        words: topology::SMT_WORDS,
+        description: "SMT: on or off (hardware threads per core: 2 or 1)",
         get: |o| o.smt,
         set: |o, v| o.smt = v,
     },
@@ -105,6 +145,7 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         link: "nodes_per_socket",
         min: *topology::NODES_PER_SOCKET.start(),
         max: *topology::NODES_PER_SOCKET.end(),
+        words: &[],
         description: "NUMA nodes per socket (Intel SNC / AMD NPS)",
         get: |o| o.nodes_per_socket,
         set: |o, v| o.nodes_per_socket = v,
@@ -114,6 +155,7 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         link: "cores_per_llc",
         min: *topology::CORES_PER_LLC.start(),
         max: *topology::CORES_PER_LLC.end(),
+        words: &[],
         description: "cores sharing one last-level cache (empty: the preset's)",
         get: |o| o.cores_per_llc,
         set: |o, v| o.cores_per_llc = v,
@@ -123,9 +165,20 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         link: "rmw_hold_ns",
         min: *topology::RMW_HOLD_NS.start(),
         max: *topology::RMW_HOLD_NS.end(),
+        words: &[],
         description: "ns a core keeps a line after a locked RMW before the next request is served (no published measurement; default 20)",
         get: |o| o.rmw_hold_ns,
         set: |o, v| o.rmw_hold_ns = v,
+    },
+    MachineKey {
+        key: "cores_per_cluster",
+        link: "cores_per_cluster",
+        min: 1,
+        max: 2048,
+        words: &[],
+        description: "cores sharing one L2, the CLS level (1: none; empty: the preset's)",
+        get: |o| o.cores_per_cluster,
+        set: |o, v| o.cores_per_cluster = v,
     },
 ];
 
@@ -415,7 +468,7 @@ pub fn encode_link(e: &Experiment) -> String {
     // experiment (and an override can change derived values, e.g. the Intel LLC split).
     for k in MACHINE_KEYS {
         if let Some(v) = (k.get)(o) {
-            kv.push((k.link.to_string(), v.to_string()));
+            kv.push((k.link.to_string(), k.format(v)));
         }
     }
     kv.push(("hz".into(), e.hz.to_string()));
@@ -473,21 +526,15 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             ));
         }
     }
-    let num = |k: &str, errs: &mut Vec<FieldError>, lo: u64, hi: u64| -> Option<u64> {
-        let v = get(k)?;
-        match v.parse::<u64>() {
-            Ok(x) if (lo..=hi).contains(&x) => Some(x),
-            _ => {
-                errs.push(FieldError::new(
-                    k,
-                    format!("{v:?} is out of range: an integer in {lo}..={hi}"),
-                ));
-                None
-            }
-        }
-    };
     for k in MACHINE_KEYS {
-        let v = num(k.link, &mut errs, k.min as u64, k.max as u64).map(|x| x as u32);
+        let v = get(k.link).and_then(|raw| {
+            k.parse(&raw)
+                .map_err(|mut err| {
+                    err.field = k.link.to_string();
+                    errs.push(err)
+                })
+                .ok()
+        });
         (k.set)(&mut e.machine.overrides, v);
     }
     if let Err(inv) = e.machine_spec() {
@@ -706,5 +753,51 @@ mod tests {
             let _ = pct_decode(s);
         }
         assert_eq!(pct_decode("a%41b+c"), "aAb c");
+    }
+
+    #[test]
+    fn smt_words_and_counts_decode_and_links_write_words() {
+        for (raw, n) in [("on", 2), ("off", 1), ("2", 2), ("1", 1), ("Off", 1)] {
+            let (e, errs) = decode_link(&format!("v=1&machine=custom&smt={raw}"));
+            assert!(errs.is_empty(), "{raw}: {errs:?}");
+            assert_eq!(e.machine.overrides.smt, Some(n), "{raw}");
+        }
+        let (e, _) = decode_link("v=1&machine=custom&smt=1");
+        assert!(encode_link(&e).contains("&smt=off&"), "{}", encode_link(&e));
+        let (e, errs) = decode_link("v=1&machine=custom&smt=3&sockets=x");
+        let msgs: Vec<String> = errs
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.message))
+            .collect();
+        assert_eq!(
+            msgs,
+            vec![
+                "sockets: \"x\" is out of range: allowed 1..=8 (sockets (packages))",
+                "smt: 3 is not allowed: off or on, or the count 1..=2"
+            ]
+        );
+        assert_eq!(e.machine.overrides.smt, None);
+        // JSON takes the same words
+        let e: Experiment = serde_json::from_str(
+            r#"{"machine":{"preset":"custom","smt":"off"},"workload":{"name":"oltp"}}"#,
+        )
+        .unwrap();
+        assert_eq!(e.machine.overrides.smt, Some(1));
+        assert!(e.validate().is_ok());
+    }
+
+    #[test]
+    fn cluster_size_round_trips_through_a_link() {
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        e.machine.overrides.smt = Some(1);
+        e.machine.overrides.cores_per_cluster = Some(4);
+        let q = encode_link(&e);
+        assert!(q.contains("&smt=off&cores_per_cluster=4&"), "{q}");
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        let (_, errs) = decode_link("v=1&machine=custom&cores_per_cluster=17");
+        assert_eq!(errs[0].field, "cores_per_cluster");
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::cpuset::CpuSet;
 use crate::error::{FieldError, Invalid};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::ops::RangeInclusive;
 
 pub const MAX_CPUS: usize = 4096;
@@ -35,6 +35,8 @@ pub enum Vendor {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LatencyTable {
     pub smt: u32,
+    /// Same cluster (module sharing an L2: `cpu_clustergroup_mask`), other core.
+    pub cluster: u32,
     pub llc: u32,
     /// Same socket, other LLC/node, near (adjacent die, or any other CCX on AMD).
     pub node_near: u32,
@@ -55,6 +57,8 @@ pub struct MachineSpec {
     pub smt: u32,
     pub nodes_per_socket: u32,
     pub cores_per_llc: u32,
+    /// Cores sharing one L2 (an E-core module): the CLS level; 1 = no cluster above the core.
+    pub cores_per_cluster: u32,
     /// Raw firmware SLIT when the preset has a measured one (else the vendor's regular form).
     pub slit: Option<Vec<Vec<u32>>>,
     /// LLC size in MiB (per LLC), for the cache-aware capacity checks.
@@ -64,6 +68,12 @@ pub struct MachineSpec {
     /// (a stated assumption, the same for every preset: see `coherence::RMW_HOLD_NS`).
     pub rmw_hold_ns: u32,
 }
+
+/// One-way transfer between two cores of one 4-core E-core module through their shared L2: the
+/// closest measured part is Gracemont (i9-12900K, core-to-core-latency CAS ping-pong: 49.8-50.7 ns
+/// inside a module). No Crestmont / Darkmont figure was found (docs/MODEL.md). Tables of machines
+/// without L2 modules use it only for custom clusters, capped at their LLC figure.
+const CLUSTER_ECORE_NS: u32 = 50;
 
 const GNR_SNC3_SLIT: &[&[u32]] = &[
     &[10, 15, 17, 21, 28, 26],
@@ -76,6 +86,7 @@ const GNR_SNC3_SLIT: &[&[u32]] = &[
 
 const LAT_GNR_SNC3: LatencyTable = LatencyTable {
     smt: 8,
+    cluster: CLUSTER_ECORE_NS,
     llc: 81,
     node_near: 105,
     node_far: 132,
@@ -84,6 +95,7 @@ const LAT_GNR_SNC3: LatencyTable = LatencyTable {
 };
 const LAT_GNR_FLAT: LatencyTable = LatencyTable {
     smt: 8,
+    cluster: CLUSTER_ECORE_NS,
     llc: 180,
     node_near: 180,
     node_far: 180,
@@ -92,6 +104,7 @@ const LAT_GNR_FLAT: LatencyTable = LatencyTable {
 };
 const LAT_SPR: LatencyTable = LatencyTable {
     smt: 8,
+    cluster: CLUSTER_ECORE_NS,
     llc: 51,
     node_near: 51,
     node_far: 51,
@@ -100,6 +113,7 @@ const LAT_SPR: LatencyTable = LatencyTable {
 };
 const LAT_MILAN: LatencyTable = LatencyTable {
     smt: 10,
+    cluster: 23,
     llc: 23,
     node_near: 108,
     node_far: 108,
@@ -108,12 +122,64 @@ const LAT_MILAN: LatencyTable = LatencyTable {
 };
 const LAT_GENOA: LatencyTable = LatencyTable {
     smt: 10,
+    cluster: 24,
     llc: 24,
     node_near: 95,
     node_far: 95,
     socket: 193,
     source: "core-to-core-latency #132 on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
 };
+
+const LAT_SRF: LatencyTable = LatencyTable {
+    smt: 8,
+    cluster: CLUSTER_ECORE_NS,
+    llc: 81,
+    node_near: 81,
+    node_far: 81,
+    socket: 412,
+    source: "no Sierra Forest measurement: module 50 (Gracemont 12900K CAS), one compute die 81 and cross-socket 412 from 2S 6980P SNC3 MLC HITM (same Intel 3 mesh and Birch Stream UPI); SMT unused",
+};
+const LAT_CWF: LatencyTable = LatencyTable {
+    smt: 8,
+    cluster: CLUSTER_ECORE_NS,
+    llc: 81,
+    node_near: 105,
+    node_far: 132,
+    socket: 412,
+    source: "no Clearwater Forest measurement: module 50 (Gracemont 12900K CAS), node / near / far / socket 81 / 105 / 132 / 412 from 2S 6980P SNC3 MLC HITM (3 dies per socket likewise); SMT unused",
+};
+
+const LAT_ZEN4C: LatencyTable = LatencyTable {
+    smt: 13,
+    cluster: 33,
+    llc: 33,
+    node_near: 110,
+    node_far: 110,
+    socket: 204,
+    source: "no Turin Dense measurement: 2S Bergamo 9754 core-to-core-latency (fwyzard): 12.7 / 32.5 / 109.7 / 203.6 (Zen 4c, same SP5 fabric)",
+};
+const LAT_CLX: LatencyTable = LatencyTable {
+    smt: 8,
+    cluster: 45,
+    llc: 45,
+    node_near: 45,
+    node_far: 45,
+    socket: 141,
+    source: "Cascade Lake SNC2 MLC (plantegg): 45 in the LLC, 107-175 across sockets (midpoint; one class for 1 and 2 UPI hops); SMT 8 from Ice Lake 8375C",
+};
+
+/// 8 sockets, 3 UPI links each, wired as a Moebius ladder (socket i to i+1, i-1, i+4): 1 hop = 21,
+/// 2 hops = 31, as the firmware of glueless 8-socket Xeon Scalable boxes reports hop counts.
+const XEON_8S_SLIT: &[&[u32]] = &[
+    &[10, 21, 31, 31, 21, 31, 31, 21],
+    &[21, 10, 21, 31, 31, 21, 31, 31],
+    &[31, 21, 10, 21, 31, 31, 21, 31],
+    &[31, 31, 21, 10, 21, 31, 31, 21],
+    &[21, 31, 31, 21, 10, 21, 31, 31],
+    &[31, 21, 31, 31, 21, 10, 21, 31],
+    &[31, 31, 21, 31, 31, 21, 10, 21],
+    &[21, 31, 31, 21, 31, 31, 21, 10],
+];
 
 /// A machine preset: the fields of a `MachineSpec`, as constants.
 #[derive(Clone, Copy, Debug)]
@@ -126,6 +192,7 @@ pub struct Preset {
     pub smt: u32,
     pub nodes_per_socket: u32,
     pub cores_per_llc: u32,
+    pub cores_per_cluster: u32,
     /// A measured firmware SLIT (rows = nodes), else the vendor's regular form.
     pub slit: Option<&'static [&'static [u32]]>,
     pub llc_mib: u32,
@@ -143,6 +210,7 @@ impl Preset {
             smt: self.smt,
             nodes_per_socket: self.nodes_per_socket,
             cores_per_llc: self.cores_per_llc,
+            cores_per_cluster: self.cores_per_cluster,
             slit: self.slit.map(|s| s.iter().map(|r| r.to_vec()).collect()),
             llc_mib: self.llc_mib,
             latency: self.latency,
@@ -162,6 +230,7 @@ pub const MACHINES: &[Preset] = &[
         smt: 2,
         nodes_per_socket: 3,
         cores_per_llc: 43,
+        cores_per_cluster: 1,
         slit: Some(GNR_SNC3_SLIT),
         llc_mib: 168,
         latency: LAT_GNR_SNC3,
@@ -175,6 +244,7 @@ pub const MACHINES: &[Preset] = &[
         smt: 2,
         nodes_per_socket: 3,
         cores_per_llc: 32,
+        cores_per_cluster: 1,
         slit: Some(GNR_SNC3_SLIT),
         llc_mib: 168,
         latency: LAT_GNR_SNC3,
@@ -188,6 +258,7 @@ pub const MACHINES: &[Preset] = &[
         smt: 2,
         nodes_per_socket: 1,
         cores_per_llc: 128,
+        cores_per_cluster: 1,
         slit: None,
         llc_mib: 504,
         latency: LAT_GNR_FLAT,
@@ -201,6 +272,7 @@ pub const MACHINES: &[Preset] = &[
         smt: 2,
         nodes_per_socket: 4,
         cores_per_llc: 14,
+        cores_per_cluster: 1,
         slit: None,
         llc_mib: 26,
         latency: LAT_SPR,
@@ -214,6 +286,7 @@ pub const MACHINES: &[Preset] = &[
         smt: 2,
         nodes_per_socket: 1,
         cores_per_llc: 8,
+        cores_per_cluster: 1,
         slit: None,
         llc_mib: 32,
         latency: LAT_MILAN,
@@ -227,6 +300,7 @@ pub const MACHINES: &[Preset] = &[
         smt: 2,
         nodes_per_socket: 1,
         cores_per_llc: 8,
+        cores_per_cluster: 1,
         slit: None,
         llc_mib: 32,
         latency: LAT_GENOA,
@@ -240,6 +314,7 @@ pub const MACHINES: &[Preset] = &[
         smt: 2,
         nodes_per_socket: 1,
         cores_per_llc: 8,
+        cores_per_cluster: 1,
         slit: None,
         llc_mib: 16,
         latency: LAT_GENOA,
@@ -253,9 +328,80 @@ pub const MACHINES: &[Preset] = &[
         smt: 2,
         nodes_per_socket: 2,
         cores_per_llc: 16,
+        cores_per_cluster: 1,
         slit: None,
         llc_mib: 32,
         latency: LAT_GNR_SNC3,
+    },
+    Preset {
+        name: "srf-2s",
+        description: "2S Xeon 6780E (Sierra Forest), 2x144 E-cores, no SMT, 4-core modules sharing 4 MB L2, SNC off, 108 MB L3",
+        vendor: Vendor::Intel,
+        sockets: 2,
+        cores_per_socket: 144,
+        smt: 1,
+        nodes_per_socket: 1,
+        cores_per_llc: 144,
+        cores_per_cluster: 4,
+        slit: None,
+        llc_mib: 108,
+        latency: LAT_SRF,
+    },
+    Preset {
+        name: "cwf-2s",
+        description: "2S Xeon 6+ (Clearwater Forest), 2x288 Darkmont E-cores, no SMT, 4-core modules sharing 4 MB L2, SNC3 (3 base dies, 192 MB L3 each)",
+        vendor: Vendor::Intel,
+        sockets: 2,
+        cores_per_socket: 288,
+        smt: 1,
+        nodes_per_socket: 3,
+        cores_per_llc: 96,
+        cores_per_cluster: 4,
+        slit: Some(GNR_SNC3_SLIT),
+        llc_mib: 192,
+        latency: LAT_CWF,
+    },
+    Preset {
+        name: "turin-2s",
+        description: "2S EPYC 9755 (Turin), 2x128 Zen 5 cores, SMT2, NPS1, 8-core CCX with 32 MB L3",
+        vendor: Vendor::Amd,
+        sockets: 2,
+        cores_per_socket: 128,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 8,
+        cores_per_cluster: 1,
+        slit: None,
+        llc_mib: 32,
+        latency: LAT_GENOA,
+    },
+    Preset {
+        name: "turin-dense-2s",
+        description: "2S EPYC 9965 (Turin Dense), 2x192 Zen 5c cores, SMT2, NPS1, 16-core CCX with 32 MB L3",
+        vendor: Vendor::Amd,
+        sockets: 2,
+        cores_per_socket: 192,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 16,
+        cores_per_cluster: 1,
+        slit: None,
+        llc_mib: 32,
+        latency: LAT_ZEN4C,
+    },
+    Preset {
+        name: "clx-8s",
+        description: "8S Xeon Platinum 8280 (Cascade Lake), 8x28 cores, SMT2, 3 UPI links per socket: SLIT 10/21/31",
+        vendor: Vendor::Intel,
+        sockets: 8,
+        cores_per_socket: 28,
+        smt: 2,
+        nodes_per_socket: 1,
+        cores_per_llc: 28,
+        cores_per_cluster: 1,
+        slit: Some(XEON_8S_SLIT),
+        llc_mib: 38,
+        latency: LAT_CLX,
     },
 ];
 
@@ -279,10 +425,72 @@ pub fn preset(name: &str) -> Option<MachineSpec> {
 pub struct LayoutOverrides {
     pub sockets: Option<u32>,
     pub cores_per_socket: Option<u32>,
+    /// `"on"` / `"off"` or the thread count (`SMT_WORDS`); serialized as the count.
+    #[serde(default, deserialize_with = "smt_value")]
     pub smt: Option<u32>,
     pub nodes_per_socket: Option<u32>,
     pub cores_per_llc: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rmw_hold_ns: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores_per_cluster: Option<u32>,
+}
+
+/// SMT given as a word, everywhere (JSON, links, CLI, page): the word and its thread count.
+pub const SMT_WORDS: &[(&str, u32)] = &[("off", 1), ("on", 2)];
+
+/// `smt` in JSON: a thread count (range-checked by validation like every override) or a word of
+/// `SMT_WORDS` (also as a numeric string, as links and form fields carry it).
+fn smt_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    use serde::de::{Error, Visitor};
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Option<u32>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("\"on\", \"off\" or a thread count 1..=2")
+        }
+        fn visit_none<E: Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_any(V)
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<Self::Value, E> {
+            u32::try_from(v)
+                .map(Some)
+                .map_err(|_| E::custom(format!("{v} is out of range: allowed 1..=2")))
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<Self::Value, E> {
+            u64::try_from(v)
+                .map_err(|_| E::custom(format!("{v} is out of range: allowed 1..=2")))
+                .and_then(|v| self.visit_u64(v))
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<Self::Value, E> {
+            if v.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&v) {
+                Ok(Some(v as u32))
+            } else {
+                Err(E::custom(format!("{v} is not allowed: on, off, 1 or 2")))
+            }
+        }
+        fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
+            parse_smt(v).map(Some).map_err(E::custom)
+        }
+    }
+    d.deserialize_option(V)
+}
+
+/// `on`, `off` or a thread count (unchecked range: validation reports it with the field name).
+pub fn parse_smt(v: &str) -> Result<u32, String> {
+    let t = v.trim();
+    SMT_WORDS
+        .iter()
+        .find(|(w, _)| w.eq_ignore_ascii_case(t))
+        .map(|&(_, n)| n)
+        .or_else(|| t.parse().ok())
+        .ok_or_else(|| format!("{v:?} is not allowed: on, off, 1 or 2"))
 }
 
 impl MachineSpec {
@@ -312,6 +520,11 @@ impl MachineSpec {
         } else {
             self.cores_per_llc = self.cores_per_llc.min(self.cores_per_socket);
         }
+        if let Some(v) = o.cores_per_cluster {
+            self.cores_per_cluster = v;
+        } else {
+            self.cores_per_cluster = self.cores_per_cluster.min(self.cores_per_llc);
+        }
         if (self.sockets, self.nodes_per_socket) != before {
             self.slit = None;
         }
@@ -339,7 +552,7 @@ impl MachineSpec {
         if !SMT.contains(&self.smt) {
             errs.push(FieldError::new(
                 "smt",
-                format!("{} is out of range: allowed {SMT:?} (1: SMT off)", self.smt),
+                format!("{} is not allowed: on (2) or off (1)", self.smt),
             ));
         }
         if !NODES_PER_SOCKET.contains(&self.nodes_per_socket) {
@@ -379,6 +592,15 @@ impl MachineSpec {
                 ),
             ));
         }
+        if self.cores_per_cluster == 0 || self.cores_per_cluster > self.cores_per_llc.max(1) {
+            errs.push(FieldError::new(
+                "cores_per_cluster",
+                format!(
+                    "{} is out of range: allowed 1..={} (cores per LLC; 1: no cluster level)",
+                    self.cores_per_cluster, self.cores_per_llc
+                ),
+            ));
+        }
         let cpus = self.sockets as u64 * self.cores_per_socket as u64 * self.smt as u64;
         if errs.is_empty() && cpus > MAX_CPUS as u64 {
             errs.push(FieldError::new(
@@ -401,6 +623,8 @@ pub struct CpuInfo {
     pub socket: u32,
     pub node: u32,
     pub llc: u32,
+    /// Global cluster id (the cores sharing an L2; one core each where there is no module).
+    pub cluster: u32,
     /// Global core id (`cpu % cores_total`).
     pub core: u32,
     pub thread: u32,
@@ -417,6 +641,8 @@ pub struct Topology {
     pub slit: Vec<Vec<u32>>,
     pub node_cpus: Vec<CpuSet>,
     pub llc_cpus: Vec<CpuSet>,
+    /// CPUs of each cluster, ascending.
+    pub cluster_cpus: Vec<Vec<u32>>,
     pub socket_of_node: Vec<u32>,
     /// Latency class between CPUs of two nodes that do not share an LLC (row-major, hot path).
     node_class: Vec<LatencyClass>,
@@ -436,18 +662,27 @@ impl Topology {
         // Per core: node and LLC. Nodes split a socket as evenly as possible, larger first (43/43/42).
         let mut core_node = vec![0u32; cores_total];
         let mut core_llc = vec![0u32; cores_total];
-        let mut nr_llcs = 0u32;
+        let mut core_cluster = vec![0u32; cores_total];
+        let (mut nr_llcs, mut nr_clusters) = (0u32, 0u32);
         for s in 0..sockets {
             let mut c = 0;
             for n in 0..nps {
                 let size = cps / nps + usize::from(n < cps % nps);
                 let node = (s * nps + n) as u32;
                 let per_llc = (spec.cores_per_llc as usize).min(size);
+                let per_cluster = (spec.cores_per_cluster as usize).clamp(1, per_llc);
                 for k in 0..size {
                     let core = s * cps + c + k;
                     core_node[core] = node;
                     core_llc[core] = nr_llcs + (k / per_llc) as u32;
+                    // clusters split each LLC (the last one may be smaller)
+                    let in_llc = k % per_llc;
+                    let before = (k / per_llc) * per_llc.div_ceil(per_cluster);
+                    core_cluster[core] = nr_clusters + (before + in_llc / per_cluster) as u32;
                 }
+                let (full, rest) = (size / per_llc, size % per_llc);
+                nr_clusters +=
+                    (full * per_llc.div_ceil(per_cluster) + rest.div_ceil(per_cluster)) as u32;
                 nr_llcs += size.div_ceil(per_llc) as u32;
                 c += size;
             }
@@ -461,6 +696,7 @@ impl Topology {
                     socket: (core / cps) as u32,
                     node: core_node[core],
                     llc: core_llc[core],
+                    cluster: core_cluster[core],
                     core: core as u32,
                     thread: (cpu / cores_total) as u32,
                 }
@@ -468,9 +704,11 @@ impl Topology {
             .collect();
         let mut node_cpus = vec![CpuSet::new(nr_cpus); nr_nodes];
         let mut llc_cpus = vec![CpuSet::new(nr_cpus); nr_llcs as usize];
+        let mut cluster_cpus = vec![Vec::new(); nr_clusters as usize];
         for c in &cpus {
             node_cpus[c.node as usize].set(c.cpu as usize);
             llc_cpus[c.llc as usize].set(c.cpu as usize);
+            cluster_cpus[c.cluster as usize].push(c.cpu);
         }
         let socket_of_node: Vec<u32> = (0..nr_nodes).map(|n| (n / nps) as u32).collect();
         let slit = match &spec.slit {
@@ -486,6 +724,7 @@ impl Topology {
             slit,
             node_cpus,
             llc_cpus,
+            cluster_cpus,
             socket_of_node,
             node_class: Vec::new(),
         };
@@ -499,6 +738,11 @@ impl Topology {
         self.cpus.len()
     }
 
+    /// The CPUs sharing this CPU's L2 (itself and its SMT siblings included).
+    pub fn cluster_siblings(&self, cpu: usize) -> &[u32] {
+        &self.cluster_cpus[self.cpus[cpu].cluster as usize]
+    }
+
     pub fn smt_siblings(&self, cpu: usize) -> impl Iterator<Item = usize> + '_ {
         let core = self.cpus[cpu].core as usize;
         (0..self.spec.smt as usize).map(move |t| core + t * self.cores_total)
@@ -510,6 +754,8 @@ impl Topology {
             LatencyClass::Same
         } else if x.core == y.core {
             LatencyClass::Smt
+        } else if x.cluster == y.cluster {
+            LatencyClass::Cluster
         } else if x.llc == y.llc {
             LatencyClass::Llc
         } else {
@@ -549,11 +795,22 @@ impl Topology {
         match class {
             LatencyClass::Same => 0,
             LatencyClass::Smt => l.smt,
+            LatencyClass::Cluster => l.cluster,
             LatencyClass::Llc => l.llc,
             LatencyClass::NodeNear => l.node_near,
             LatencyClass::NodeFar => l.node_far,
             LatencyClass::Socket => l.socket,
         }
+    }
+
+    /// The latency table grows with distance: SMT <= cluster <= LLC <= near node <= far node.
+    pub fn latency_classes_ordered(&self) -> bool {
+        let l = &self.spec.latency;
+        (self.spec.smt == 1 || l.smt <= l.cluster)
+            && l.cluster <= l.llc
+            && l.llc <= l.node_near
+            && l.node_near <= l.node_far
+            && l.node_far <= l.socket
     }
 
     pub fn same_socket(&self, a: usize, b: usize) -> bool {
@@ -591,6 +848,8 @@ impl Topology {
 pub enum LatencyClass {
     Same,
     Smt,
+    /// Same L2 module, other core.
+    Cluster,
     Llc,
     NodeNear,
     NodeFar,
@@ -696,7 +955,11 @@ mod tests {
                 let nodes = (m.sockets * m.nodes_per_socket) as usize;
                 assert!(slit.len() == nodes && slit.iter().all(|r| r.len() == nodes));
             }
-            Topology::new(spec).unwrap();
+            assert!(
+                Topology::new(spec).unwrap().latency_classes_ordered(),
+                "{}",
+                m.name
+            );
         }
         assert!(preset("nope").is_none());
     }
@@ -721,5 +984,114 @@ mod tests {
             })
             .unwrap_err();
         assert!(e.0[0].message.contains("4096"), "{e}");
+    }
+
+    #[test]
+    fn clusters_split_each_llc_and_price_a_shared_l2() {
+        let spec = preset("custom")
+            .unwrap()
+            .with_overrides(&LayoutOverrides {
+                sockets: Some(1),
+                cores_per_socket: Some(10),
+                nodes_per_socket: Some(1),
+                cores_per_llc: Some(5),
+                cores_per_cluster: Some(2),
+                ..Default::default()
+            })
+            .unwrap();
+        let t = Topology::new(spec).unwrap();
+        // LLC 0 = cores 0-4: clusters {0,1} {2,3} {4}; LLC 1 = cores 5-9: {5,6} {7,8} {9}
+        let ids: Vec<u32> = (0..10).map(|c| t.cpus[c].cluster).collect();
+        assert_eq!(ids, vec![0, 0, 1, 1, 2, 3, 3, 4, 4, 5]);
+        assert_eq!(t.cluster_siblings(10), &[0, 1, 10, 11]);
+        assert_eq!(t.class(0, 1), LatencyClass::Cluster);
+        assert_eq!(t.class(1, 10), LatencyClass::Cluster);
+        assert_eq!(t.class(0, 10), LatencyClass::Smt);
+        assert_eq!(t.class(0, 2), LatencyClass::Llc);
+        assert_eq!(t.xfer_ns(0, 1), CLUSTER_ECORE_NS);
+        // without modules a cluster is one core: the Cluster class never occurs
+        let m = topo("milan-2s");
+        assert!((0..m.nr_cpus()).all(|c| m.cluster_siblings(c).len() == 2));
+        assert!(m.latency_classes_ordered());
+    }
+
+    #[test]
+    fn cluster_size_is_checked_against_the_llc() {
+        let e = preset("custom")
+            .unwrap()
+            .with_overrides(&LayoutOverrides {
+                cores_per_llc: Some(8),
+                cores_per_cluster: Some(9),
+                ..Default::default()
+            })
+            .unwrap_err();
+        assert_eq!(e.0[0].field, "cores_per_cluster");
+        assert!(e.0[0].message.contains("1..=8"), "{e}");
+        // a preset's cluster shrinks with an LLC override below it, like the AMD LLC does
+        let s = preset("custom")
+            .unwrap()
+            .with_overrides(&LayoutOverrides {
+                cores_per_cluster: Some(4),
+                ..Default::default()
+            })
+            .unwrap()
+            .with_overrides(&LayoutOverrides {
+                cores_per_llc: Some(2),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(s.cores_per_cluster, 2);
+    }
+
+    #[test]
+    fn smt_is_a_word_or_a_thread_count() {
+        for (raw, n) in [
+            ("on", 2),
+            ("off", 1),
+            ("OFF", 1),
+            ("1", 1),
+            ("2", 2),
+            (" on ", 2),
+        ] {
+            assert_eq!(parse_smt(raw), Ok(n), "{raw}");
+        }
+        assert!(parse_smt("maybe").unwrap_err().contains("on, off, 1 or 2"));
+        for (json, want) in [
+            (r#"{"smt":"off"}"#, Some(1)),
+            (r#"{"smt":"on"}"#, Some(2)),
+            (r#"{"smt":1}"#, Some(1)),
+            (r#"{"smt":"2"}"#, Some(2)),
+            (r#"{"smt":null}"#, None),
+            (r#"{}"#, None),
+        ] {
+            let o: LayoutOverrides = serde_json::from_str(json).unwrap();
+            assert_eq!(o.smt, want, "{json}");
+        }
+        assert!(serde_json::from_str::<LayoutOverrides>(r#"{"smt":"maybe"}"#).is_err());
+        assert!(serde_json::from_str::<LayoutOverrides>(r#"{"smt":-1}"#).is_err());
+        // written as the count: JSON of existing scenarios is unchanged
+        let o = LayoutOverrides {
+            smt: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(serde_json::to_value(&o).unwrap()["smt"], 1);
+    }
+
+    #[test]
+    fn e_core_presets_have_4_core_modules_and_no_smt() {
+        for (name, cpus, nodes, llcs, clusters) in
+            [("srf-2s", 288, 2, 2, 72), ("cwf-2s", 576, 6, 6, 144)]
+        {
+            let t = topo(name);
+            assert_eq!(
+                (t.nr_cpus(), t.nr_nodes, t.nr_llcs, t.cluster_cpus.len()),
+                (cpus, nodes, llcs, clusters),
+                "{name}"
+            );
+            assert!(t.cluster_cpus.iter().all(|c| c.len() == 4), "{name}");
+            assert_eq!(t.class(0, 3), LatencyClass::Cluster);
+            assert_eq!(t.class(0, 4), LatencyClass::Llc);
+            assert_eq!(t.xfer_ns(0, 3), 50);
+        }
     }
 }

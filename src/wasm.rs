@@ -75,6 +75,7 @@ pub fn presets() -> JsValue {
                 "cpus": m.sockets * m.cores_per_socket * m.smt, "sockets": m.sockets,
                 "cores_per_socket": m.cores_per_socket, "smt": m.smt,
                 "nodes_per_socket": m.nodes_per_socket, "cores_per_llc": m.cores_per_llc,
+                "cores_per_cluster": m.cores_per_cluster,
             })
         })
         .collect();

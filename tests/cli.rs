@@ -389,11 +389,13 @@ fn schema_doc_lists_every_report_field() {
 fn every_machine_key_is_a_cli_flag() {
     for k in schedplay::scenario::MACHINE_KEYS {
         let flag = format!("--{}", k.key.replace('_', "-"));
-        let value = 4.clamp(k.min, k.max).to_string();
+        let n = 4.clamp(k.min, k.max);
+        let value = n.to_string();
         let (code, out, err) = schedplay(&["link", "--machine", "milan-2s", &flag, &value]);
         assert_eq!(code, 0, "{flag} {value}: {err}");
+        // the link writes the value's word where the key has words (smt=on)
         assert!(
-            out.contains(&format!("{}={value}", k.link)),
+            out.contains(&format!("{}={}&", k.link, k.format(n))),
             "{flag} {value}: {out}"
         );
     }
@@ -455,4 +457,42 @@ fn set_hz_that_is_not_a_number_gets_the_validation_message() {
     );
     let (_, link_errs) = schedplay::scenario::decode_link("hz=abc");
     assert_eq!(link_errs, vec![expected]);
+}
+
+/// `--smt on|off` (and the thread count) is taken by every command, as links and JSON take it.
+#[test]
+fn smt_on_off_is_accepted_by_every_command() {
+    for cmd in [
+        &["topology", "--machine", "custom"][..],
+        &["link", "--machine", "custom"],
+        &["run", "--machine", "custom", "--seconds", "0.001"],
+    ] {
+        for (word, cpus) in [("off", "64"), ("on", "128"), ("1", "64"), ("2", "128")] {
+            let mut args = cmd.to_vec();
+            args.extend(["--smt", word]);
+            let (code, out, err) = schedplay(&args);
+            assert_eq!(code, 0, "{args:?}: {err}");
+            if cmd[0] == "link" {
+                let w = if cpus == "64" { "off" } else { "on" };
+                assert!(out.contains(&format!("&smt={w}&")), "{out}");
+            }
+            if cmd[0] == "topology" {
+                assert!(out.contains(&format!("-{}", cpus.parse::<u32>().unwrap() / 2 - 1)));
+            }
+        }
+    }
+    let (code, _, err) = schedplay(&["run", "--smt", "maybe"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("smt: \"maybe\" is not allowed: off or on"),
+        "{err}"
+    );
+    // an old link (smt=1) still runs, and the link it prints says off
+    let (code, out, err) = schedplay(&[
+        "link",
+        "--link",
+        "http://127.0.0.1:8080/?v=1&machine=custom&smt=1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("&smt=off&"), "{out}");
 }

@@ -319,3 +319,16 @@ fn run_ab_on_two_threads_equals_the_sides_run_one_by_one() {
         "A and B differ, so a swap would show"
     );
 }
+
+/// The presets of the E-core servers, Turin, Turin Dense and the 8-socket box keep every engine
+/// invariant in a short OLTP run (one client per CPU by default), with and without CLS.
+#[test]
+fn invariants_hold_on_the_new_presets() {
+    for name in NEW_PRESETS {
+        let e = exp(name, "oltp", 0.01);
+        let r = run_checked(&e);
+        assert!(r.throughput_per_sec > 0.0, "{name}");
+    }
+}
+
+const NEW_PRESETS: &[&str] = &["srf-2s", "cwf-2s", "turin-2s", "turin-dense-2s", "clx-8s"];

@@ -9,7 +9,7 @@ export class ScenarioForm {
     this.onChange = onChange;
     this.template = null; // last experiment set: keeps its unknown keys
     this.knobs = []; // knob descriptors of the current workload
-    /** @type {{key: string, link: string, min: number, max: number, description: string}[]} */
+    /** @type {{key: string, link: string, min: number, max: number, words: [string, number][], description: string}[]} */
     this.machineKeys = presets.machine_keys;
     this.renderStatic();
   }
@@ -23,9 +23,13 @@ export class ScenarioForm {
     for (const m of p.machines) msel.append(h('option', { value: m.name, title: m.description || '' }, m.name));
     const keys = clear($('machine-keys'));
     for (const k of this.machineKeys) {
+      // A key with words (SMT: on/off) is a choice; its option values are the engine's counts.
+      const field = (k.words || []).length
+        ? h('select', { id: k.key, name: k.key, title: k.description },
+          k.words.map(([word, value]) => h('option', { value: String(value) }, word)))
+        : h('input', { id: k.key, name: k.key, type: 'number', step: '1', min: k.min, max: k.max, title: `${k.description} (${k.min}..${k.max})` });
       keys.append(h('div', { class: 'machine-key' },
-        h('label', { title: k.description }, k.key.replace(/_/g, ' '), ' ',
-          h('input', { id: k.key, name: k.key, type: 'number', step: '1', min: k.min, max: k.max, title: `${k.description} (${k.min}..${k.max})` })),
+        h('label', { title: k.description }, k.key.replace(/_/g, ' '), ' ', field),
         h('div', { class: 'field-error', 'data-error-for': k.key })));
     }
     const hz = clear($('hz'));
