@@ -204,6 +204,9 @@ Examples:
         /// (default 20: a stated assumption, no published measurement).
         #[arg(long, allow_hyphen_values = true)]
         rmw_hold_ns: Option<String>,
+        /// Kernel CONFIG_CPUMASK_OFFSTACK: on (default, distribution kernels) or off.
+        #[arg(long, allow_hyphen_values = true)]
+        cpumask_offstack: Option<String>,
         /// Cores sharing one L2 (CLS level), 1..=cores per LLC; 1: none (default: the preset's).
         #[arg(long, allow_hyphen_values = true)]
         cores_per_cluster: Option<String>,
@@ -257,6 +260,7 @@ Examples:
                 "cores_per_llc" => &self.cores_per_llc,
                 "cores_per_cluster" => &self.cores_per_cluster,
                 "rmw_hold_ns" => &self.rmw_hold_ns,
+                "cpumask_offstack" => &self.cpumask_offstack,
                 _ => &None,
             };
             let mut o = LayoutOverrides::default();
@@ -332,6 +336,7 @@ Examples:
             eo.nodes_per_socket = o.nodes_per_socket.or(eo.nodes_per_socket);
             eo.cores_per_llc = o.cores_per_llc.or(eo.cores_per_llc);
             eo.rmw_hold_ns = o.rmw_hold_ns.or(eo.rmw_hold_ns);
+            eo.cpumask_offstack = o.cpumask_offstack.or(eo.cpumask_offstack);
             eo.cores_per_cluster = o.cores_per_cluster.or(eo.cores_per_cluster);
             if let Some(w) = &self.workload {
                 e.workload = WorkloadChoice {

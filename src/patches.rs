@@ -75,6 +75,18 @@ pub const PATCHES: &[PatchInfo] = &[
         commit: "seed 002 fix 2",
         flag: |p| &mut p.cas_write_if_changed,
     },
+    PatchInfo {
+        name: "nohz-no-nr-cpus",
+        description: "drop nohz.nr_cpus: no atomic inc/dec on idle entry and exit; nohz_balancer_kick checks the time first, then cpumask_empty(idle_cpus_mask) (the series 6b67c8a72e56, 94e70734b4d0, 5d86d542f68f, v7.0)",
+        commit: "5d86d542f68f",
+        flag: |p| &mut p.nohz_no_nr_cpus,
+    },
+    PatchInfo {
+        name: "nohz-ilb-round-robin",
+        description: "find_new_ilb() starts after nohz.ilb_cpu_last instead of the lowest idle CPU (lkml 2026-04, Imran Khan, \"sched/fair: distribute nohz ILB work across idle CPUs\", patch 2/2)",
+        commit: "lkml 2604.2/06474",
+        flag: |p| &mut p.nohz_ilb_round_robin,
+    },
 ];
 
 /// The set of toggles of one run: one field per `PATCHES` entry, named as the entry with `_` for
@@ -91,6 +103,8 @@ pub struct Patches {
     pub cas_skip_many_threads: bool,
     pub cas_nr_running_avg_own_line: bool,
     pub cas_write_if_changed: bool,
+    pub nohz_no_nr_cpus: bool,
+    pub nohz_ilb_round_robin: bool,
 }
 
 /// The table entry of a patch name.

@@ -14,6 +14,11 @@ pub struct MachineSummary {
     pub sockets: u32,
     pub nodes: usize,
     pub llcs: usize,
+    /// The cache-line service and kernel configuration the run assumed (since schema 3).
+    #[serde(default)]
+    pub rmw_hold_ns: u32,
+    #[serde(default)]
+    pub cpumask_offstack: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -131,7 +136,7 @@ pub struct Report {
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
-pub const REPORT_SCHEMA: u32 = 2;
+pub const REPORT_SCHEMA: u32 = 3;
 
 fn schema_1() -> u32 {
     1
@@ -266,6 +271,8 @@ impl Report {
                 sockets: e.topo.spec.sockets,
                 nodes: e.topo.nr_nodes,
                 llcs: e.topo.nr_llcs,
+                rmw_hold_ns: e.topo.spec.rmw_hold_ns,
+                cpumask_offstack: e.topo.spec.cpumask_offstack,
             },
             workload: workload.to_string(),
             patches: patches.to_vec(),

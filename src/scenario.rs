@@ -171,6 +171,16 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         set: |o, v| o.rmw_hold_ns = v,
     },
     MachineKey {
+        key: "cpumask_offstack",
+        link: "cpumask_offstack",
+        min: 0,
+        max: 1,
+        words: topology::OFF_ON_WORDS,
+        description: "kernel CONFIG_CPUMASK_OFFSTACK: on (distribution kernels: nohz.idle_cpus_mask's bits in their own lines, reached through a pointer in the nohz struct) or off (bits inline)",
+        get: |o| o.cpumask_offstack,
+        set: |o, v| o.cpumask_offstack = v,
+    },
+    MachineKey {
         key: "cores_per_cluster",
         link: "cores_per_cluster",
         min: 1,

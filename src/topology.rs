@@ -67,6 +67,9 @@ pub struct MachineSpec {
     /// How long a core keeps a line after a locked RMW before the next request is served, ns
     /// (a stated assumption, the same for every preset: see `coherence::RMW_HOLD_NS`).
     pub rmw_hold_ns: u32,
+    /// CONFIG_CPUMASK_OFFSTACK: `nohz.idle_cpus_mask` is a pointer to separately allocated bits
+    /// (distribution kernels for big machines), else the bits sit inline (NR_CPUS = 8192 either way).
+    pub cpumask_offstack: bool,
 }
 
 /// One-way transfer between two cores of one 4-core E-core module through their shared L2: the
@@ -215,6 +218,7 @@ impl Preset {
             llc_mib: self.llc_mib,
             latency: self.latency,
             rmw_hold_ns: crate::coherence::RMW_HOLD_NS as u32,
+            cpumask_offstack: true,
         }
     }
 }
@@ -432,9 +436,15 @@ pub struct LayoutOverrides {
     pub cores_per_llc: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rmw_hold_ns: Option<u32>,
+    /// 1: CONFIG_CPUMASK_OFFSTACK=y, 0: n (`OFF_ON_WORDS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpumask_offstack: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores_per_cluster: Option<u32>,
 }
+
+/// A kernel option given as a word: its value.
+pub const OFF_ON_WORDS: &[(&str, u32)] = &[("off", 0), ("on", 1)];
 
 /// SMT given as a word, everywhere (JSON, links, CLI, page): the word and its thread count.
 pub const SMT_WORDS: &[(&str, u32)] = &[("off", 1), ("on", 2)];
@@ -511,6 +521,15 @@ impl MachineSpec {
         }
         if let Some(v) = o.rmw_hold_ns {
             self.rmw_hold_ns = v;
+        }
+        if let Some(v) = o.cpumask_offstack {
+            if v > 1 {
+                return Err(Invalid(vec![FieldError::new(
+                    "cpumask_offstack",
+                    format!("{v} is not allowed: off (0) or on (1)"),
+                )]));
+            }
+            self.cpumask_offstack = v == 1;
         }
         if let Some(v) = o.cores_per_llc {
             self.cores_per_llc = v;

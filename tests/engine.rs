@@ -332,3 +332,87 @@ fn invariants_hold_on_the_new_presets() {
 }
 
 const NEW_PRESETS: &[&str] = &["srf-2s", "cwf-2s", "turin-2s", "turin-dense-2s", "clx-8s"];
+
+/// The c2c fields of the `nohz` lines of a run: (line name, field name, accesses).
+fn nohz_fields(r: &Report) -> Vec<(String, String, u64)> {
+    r.cachelines
+        .iter()
+        .filter(|l| l.name.starts_with("nohz"))
+        .flat_map(|l| {
+            l.offsets.iter().map(|o| {
+                (
+                    l.name.clone(),
+                    o.field.clone(),
+                    o.loads + o.stores + o.atomics,
+                )
+            })
+        })
+        .collect()
+}
+
+/// `nohz-no-nr-cpus` takes `nohz.nr_cpus` out of the struct (and of the c2c table); the mask's bits
+/// take their own line either way, reached through a pointer only with CPUMASK_OFFSTACK.
+#[test]
+fn nohz_layouts_and_nohz_no_nr_cpus() {
+    let mut e = exp("custom", "oltp", 0.05);
+    custom(&mut e, 2, 16, 2);
+    e.workload.knobs.insert("clients".into(), 32.into());
+    let fields = |patches: &[&str], offstack: u32| {
+        let mut e = e.clone();
+        e.machine.overrides.cpumask_offstack = Some(offstack);
+        e.a = patches.iter().map(|s| s.to_string()).collect();
+        nohz_fields(&run(&e, Side::A).unwrap())
+    };
+    let has = |f: &[(String, String, u64)], line: &str, field: &str| {
+        f.iter()
+            .any(|(l, x, n)| l.starts_with(line) && x == field && *n > 0)
+    };
+    let base = fields(&[], 1);
+    assert!(has(&base, "nohz", "nohz.nr_cpus"), "{base:?}");
+    assert!(
+        has(&base, "nohz", "nohz.idle_cpus_mask (pointer)"),
+        "{base:?}"
+    );
+    assert!(
+        has(&base, "nohz.idle_cpus_mask bits 0-63", "bits"),
+        "{base:?}"
+    );
+    let inline = fields(&[], 0);
+    assert!(has(&inline, "nohz+0x400", "nohz.nr_cpus"), "{inline:?}");
+    assert!(!inline.iter().any(|(_, x, _)| x.contains("pointer")));
+    let patched = fields(&["nohz-no-nr-cpus"], 1);
+    assert!(
+        !patched.iter().any(|(_, x, _)| x == "nohz.nr_cpus"),
+        "{patched:?}"
+    );
+    assert!(has(&patched, "nohz", "nohz.next_balance"), "{patched:?}");
+}
+
+/// With `nohz-ilb-round-robin` the idle load balancer's work spreads over more CPUs than the
+/// lowest-numbered idle one.
+#[test]
+fn nohz_ilb_round_robin_spreads_the_ilb_work() {
+    let ilb_cpus = |patches: &[&str]| {
+        let mut e = exp("custom", "hackbench", 0.5);
+        custom(&mut e, 2, 16, 2);
+        e.workload.knobs.insert("groups".into(), 2.into());
+        e.a = patches.iter().map(|s| s.to_string()).collect();
+        let mut r = Run::new(&e, Side::A).unwrap();
+        while !r.step(1_000_000) {}
+        r.flush();
+        let m = &r.engine().metrics;
+        let sym = schedplay::sched::Sym::NohzIdleBalance as usize;
+        (
+            m.counters[schedplay::sched::Counter::IlbKicks as usize],
+            m.cpu_sym.iter().filter(|s| s[sym] > 0).count(),
+        )
+    };
+    let (kicks, lowest) = ilb_cpus(&[]);
+    let (kicks_rr, spread) = ilb_cpus(&["nohz-ilb-round-robin"]);
+    let msg = format!(
+        "ILB CPUs: {lowest} lowest-first, {spread} round robin ({kicks} / {kicks_rr} kicks)"
+    );
+    // kicks are rare while the kick fires only on nr_running >= 2 (docs/MODEL.md section 12)
+    assert!(kicks > 3 && kicks_rr > 3, "{msg}");
+    assert!(spread > lowest, "{msg}");
+}

@@ -3,7 +3,6 @@
 //! variant puts it) → should_we_balance → sched_balance_rq; newidle balancing; the NOHZ
 //! idle-load-balancer.
 
-use super::nohz::NOHZ_NEXT_BALANCE;
 use super::*;
 use crate::domains::{
     SD_BALANCE_NEWIDLE, SD_NUMA, SD_PREFER_SIBLING, SD_SERIALIZE, SD_SHARE_CPUCAPACITY,
@@ -638,7 +637,8 @@ impl Engine {
                 if local.weight > 1 && local.idle <= b.idle + 1 {
                     return 0;
                 }
-                (local.idle - b.idle) / 2
+                // max_t(long, 0, local->idle_cpus - busiest->idle_cpus) >> 1
+                local.idle.saturating_sub(b.idle) / 2
             }
         };
         if flags & SD_NUMA != 0 && local.nr < imb_numa_nr && imb <= 2 {
@@ -775,40 +775,6 @@ impl Engine {
 
     // ---- NOHZ idle load balancer ----------------------------------------------------------
 
-    /// nohz_balancer_kick() from a busy CPU's tick: read nohz state; kick the first tickless idle CPU.
-    pub(super) fn nohz_balancer_kick(&mut self, c: usize) {
-        self.kaccess(
-            c,
-            self.line_nohz,
-            Op::Load,
-            NOHZ_NEXT_BALANCE,
-            Sym::SchedTick,
-        );
-        if self.jiffies() < self.nohz_next_balance || self.cpus[c].nr_running() < 2 {
-            return;
-        }
-        let n = self.cpus.len();
-        // find_new_ilb(): the first CPU of nohz.idle_cpus_mask
-        let Some(ilb) = (0..n).find(|&k| k != c && self.nohz_idle[k] && self.cpus[k].is_idle())
-        else {
-            return;
-        };
-        self.nohz_next_balance = self.jiffies() + 1;
-        self.metrics.count(Counter::IlbKicks);
-        let cpus: Vec<u32> = (1..=n)
-            .map(|k| ((ilb + k) % n) as u32)
-            .filter(|&k| self.nohz_idle[k as usize])
-            .collect();
-        self.push_job(
-            ilb,
-            Job::Ilb(Box::new(IlbState {
-                cpus,
-                next: 0,
-                walk: None,
-            })),
-        );
-    }
-
     /// _nohz_idle_balance() on the ILB CPU: sched_balance_domains(CPU_IDLE) for each due idle CPU.
     pub(super) fn step_ilb(&mut self, c: usize, mut s: Box<IlbState>) -> Option<Box<IlbState>> {
         if let Some(w) = s.walk.take() {
@@ -824,19 +790,23 @@ impl Engine {
             let b = s.cpus[s.next] as usize;
             s.next += 1;
             self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
-            if self.nohz_idle[b] && self.jiffies() >= self.cpus[b].balance.next_balance {
+            if self.nohz.idle[b] && self.jiffies() >= self.cpus[b].balance.next_balance {
                 s.walk = Some(Walk::new(self, b, true));
                 return Some(s);
             }
         }
-        let cpus = &s.cpus;
+        if self.must_wait(c) {
+            return Some(s);
+        }
         // nohz.next_balance = the earliest next_balance of the idle CPUs
-        let nb = cpus
+        let nb = s
+            .cpus
             .iter()
-            .filter(|&&b| self.nohz_idle[b as usize])
+            .filter(|&&b| self.nohz.idle[b as usize])
             .map(|&b| self.cpus[b as usize].balance.next_balance)
             .min();
-        self.nohz_next_balance = nb.unwrap_or(self.jiffies() + 1).max(self.jiffies() + 1);
+        let next = nb.unwrap_or(self.jiffies() + 1).max(self.jiffies() + 1);
+        self.nohz_set_next_balance(c, next);
         None
     }
 }

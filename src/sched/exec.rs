@@ -235,6 +235,7 @@ impl Engine {
             Job::Newidle(w) => self.step_newidle(c, w).map(Job::Newidle),
             Job::NohzEnter(k) => self.step_nohz(c, k, true).map(Job::NohzEnter),
             Job::NohzExit(k) => self.step_nohz(c, k, false).map(Job::NohzExit),
+            Job::NohzKick(k) => self.step_nohz_kick(c, k).map(Job::NohzKick),
         }
     }
 

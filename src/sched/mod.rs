@@ -37,7 +37,7 @@ use balance::{BalanceState, IlbState, NewidleWalk, SbrFlag, Walk};
 use cache_aware::{CacheAware, CasJob};
 use exec::{ExecState, Mode};
 use idle::IdleState;
-use nohz::NohzStep;
+use nohz::{KickStep, NohzState, NohzStep};
 use rq::RunQueue;
 use std::collections::VecDeque;
 use tick::{CpuStats, TickState, TickStep};
@@ -116,6 +116,7 @@ pub(crate) enum Job {
     Newidle(NewidleWalk),
     NohzEnter(NohzStep),
     NohzExit(NohzStep),
+    NohzKick(KickStep),
     CacheAware(CasJob),
 }
 
@@ -164,7 +165,6 @@ pub struct Engine {
     max_load_balance_interval: u64,
     pub lines: Coherence,
     line_sbr: LineId,
-    line_nohz: LineId,
     /// `jiffies_64`, rewritten by the timekeeping CPU every tick and read by everyone.
     line_jiffies: LineId,
     /// tick_do_timer_cpu: the CPU whose tick advances jiffies (none while every tick is stopped).
@@ -178,8 +178,8 @@ pub struct Engine {
     pub metrics: Metrics,
     /// The global `sched_balance_running` flag (its cache line is `line_sbr`).
     sbr: SbrFlag,
-    nohz_next_balance: u64,
-    nohz_idle: Vec<bool>,
+    /// The global `struct nohz` (its lines and values).
+    nohz: NohzState,
     nr_overloaded: usize,
     /// Per LLC: SIS_UTIL `nr_idle_scan`, `has_idle_cores`.
     llc_nr_idle_scan: Vec<u32>,
@@ -209,14 +209,7 @@ impl Engine {
         let mut lines = Coherence::new(&topo);
         lines.set_rmw_hold_ns(topo.spec.rmw_hold_ns as u64);
         let line_sbr = lines.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
-        let line_nohz = lines.add_line(
-            "nohz",
-            &[
-                (0, "nohz.idle_cpus_mask"),
-                (8, "nohz.nr_cpus"),
-                (16, "nohz.next_balance"),
-            ],
-        );
+        let nohz = NohzState::new(&mut lines, n, topo.spec.cpumask_offstack, &patches);
         let line_jiffies = lines.add_line("jiffies_64", &[(0, "jiffies_64")]);
         let cpus = (0..n)
             .map(|c| Cpu {
@@ -275,7 +268,6 @@ impl Engine {
             max_load_balance_interval: (hz as u64 * n as u64 / 10).max(1),
             lines,
             line_sbr,
-            line_nohz,
             line_jiffies,
             tick_do_timer_cpu: None,
             cpus,
@@ -286,8 +278,7 @@ impl Engine {
             metrics: Metrics::new(n, sample_ns),
             workload,
             sbr: SbrFlag::default(),
-            nohz_next_balance: 0,
-            nohz_idle: vec![false; n],
+            nohz,
             nr_overloaded: 0,
             llc_nr_idle_scan: llc_scan,
             llc_has_idle_cores: vec![true; nr_llcs],

@@ -1,22 +1,114 @@
-//! NOHZ idle state: a CPU whose tick is stopped enters `nohz.idle_cpus_mask` and `nohz.nr_cpus`
-//! (nohz_balance_enter_idle) and leaves them from its first busy tick (nohz_balance_exit_idle).
-//! The kick and the idle load balancer that read this state are in `balance.rs`.
+//! NOHZ idle state and its kick. A CPU whose tick is stopped enters `nohz.idle_cpus_mask` (and,
+//! before 5d86d542f68f, `nohz.nr_cpus`) in nohz_balance_enter_idle and leaves them from its first
+//! busy tick (nohz_balance_exit_idle). A busy tick reads the `nohz` struct in nohz_balancer_kick and
+//! may kick an idle CPU to run the idle load balancer (`step_ilb` in `balance.rs`).
+//!
+//! Layout, as the kernel's configuration lays out the global `struct nohz` (fair.c, cacheline
+//! aligned) on a machine built with NR_CPUS = 8192: the mask's bits take one line per 512 CPUs,
+//! separate from the struct's other fields either way. With CONFIG_CPUMASK_OFFSTACK=y (distribution
+//! kernels) the struct holds a pointer to separately allocated bits, which every mask update loads
+//! first; without it the 1 KiB of bits sit inline and the other fields start at offset 0x400.
 
 use super::*;
-use crate::coherence::Op;
+use crate::coherence::{Coherence, Op};
 
-/// Field indexes of the `nohz` line (the global `struct nohz` of fair.c), as `Engine::new` lays it out.
-const NOHZ_IDLE_CPUS_MASK: usize = 0;
-const NOHZ_NR_CPUS: usize = 1;
-pub(super) const NOHZ_NEXT_BALANCE: usize = 2;
+/// CPUs per line of mask bits (64 bytes of bits).
+const CPUS_PER_MASK_LINE: usize = 512;
 
-/// The steps of nohz_balance_enter_idle / nohz_balance_exit_idle, one atomic each.
+/// The global `struct nohz`: its cache lines, the fields laid out in them, and the values the
+/// model needs (the mask's bits, next_balance, ilb_cpu_last).
+pub(crate) struct NohzState {
+    /// The line holding nr_cpus, next_balance (and, off-stack, the mask pointer).
+    line: LineId,
+    /// idle_cpus_mask's bits, one line per 512 CPUs.
+    mask_lines: Vec<LineId>,
+    /// Field indexes in `line` (`None`: the field is not there in this configuration / patch set).
+    f_mask_ptr: Option<usize>,
+    f_nr_cpus: Option<usize>,
+    f_next_balance: usize,
+    f_ilb_cpu_last: Option<usize>,
+    /// The mask's bits, and how many are set (what nr_cpus counts, or cpumask_empty tests).
+    pub(super) idle: Vec<bool>,
+    nr_idle: usize,
+    /// nohz.next_balance (jiffies).
+    pub(super) next_balance: u64,
+    /// nohz.ilb_cpu_last (patch 2/2 of "Reduce nohz_idle_balance CPU overhead").
+    ilb_cpu_last: usize,
+}
+
+impl NohzState {
+    pub(super) fn new(lines: &mut Coherence, nr_cpus: usize, offstack: bool, p: &Patches) -> Self {
+        // field offsets: off-stack, relative to the struct; inline, relative to its line at 0x400
+        let mut fields: Vec<(u32, &'static str)> = Vec::new();
+        let mut add = |off: u32, name: &'static str| {
+            fields.push((off, name));
+            fields.len() - 1
+        };
+        let f_mask_ptr = offstack.then(|| add(0, "nohz.idle_cpus_mask (pointer)"));
+        let base = if offstack { 8 } else { 0 };
+        let f_nr_cpus = (!p.nohz_no_nr_cpus).then(|| add(base, "nohz.nr_cpus"));
+        let f_ilb_cpu_last = p
+            .nohz_ilb_round_robin
+            .then(|| add(base + 12, "nohz.ilb_cpu_last"));
+        let f_next_balance = add(base + 16, "nohz.next_balance");
+        let (name, mask_name) = if offstack {
+            ("nohz", "nohz.idle_cpus_mask bits")
+        } else {
+            ("nohz+0x400", "nohz.idle_cpus_mask bits (inline)")
+        };
+        let line = lines.add_line(name, &fields);
+        let mask_lines = (0..nr_cpus.div_ceil(CPUS_PER_MASK_LINE))
+            .map(|i| {
+                let first = i * CPUS_PER_MASK_LINE;
+                let last = (first + CPUS_PER_MASK_LINE).min(nr_cpus) - 1;
+                lines.add_line(format!("{mask_name} {first}-{last}"), &[(0, "bits")])
+            })
+            .collect();
+        NohzState {
+            line,
+            mask_lines,
+            f_mask_ptr,
+            f_nr_cpus,
+            f_next_balance,
+            f_ilb_cpu_last,
+            idle: vec![false; nr_cpus],
+            nr_idle: 0,
+            next_balance: 0,
+            ilb_cpu_last: 0,
+        }
+    }
+
+    /// The first step of nohz_balance_enter_idle / exit_idle.
+    pub(super) fn first_step(&self) -> NohzStep {
+        if self.f_mask_ptr.is_some() {
+            NohzStep::MaskPointer
+        } else {
+            NohzStep::MaskBit
+        }
+    }
+}
+
+/// The steps of nohz_balance_enter_idle / nohz_balance_exit_idle, one shared-line access each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NohzStep {
-    /// cpumask_set_cpu / cpumask_clear_cpu on nohz.idle_cpus_mask.
-    UpdateMask,
-    /// atomic_inc / atomic_dec of nohz.nr_cpus.
-    UpdateNrCpus,
+    /// Off-stack mask: load the pointer from the struct.
+    MaskPointer,
+    /// cpumask_set_cpu / cpumask_clear_cpu: a locked bit operation on the bits' line.
+    MaskBit,
+    /// atomic_inc / atomic_dec of nohz.nr_cpus (gone with `nohz-no-nr-cpus`).
+    NrCpus,
+}
+
+/// nohz_balancer_kick(), run from a busy CPU's tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KickStep {
+    /// v6.18: `atomic_read(&nohz.nr_cpus)`, then `time_before(now, nohz.next_balance)` (same line).
+    /// `nohz-no-nr-cpus` (with its series): the time check first.
+    ReadNohz,
+    /// `nohz-no-nr-cpus`: `cpumask_empty(nohz.idle_cpus_mask)`.
+    MaskEmpty,
+    /// kick_ilb(): `nohz.next_balance = jiffies + 1`, find_new_ilb(), the IPI.
+    Kick,
 }
 
 impl Engine {
@@ -30,7 +122,7 @@ impl Engine {
             if self.tick_do_timer_cpu == Some(c as u32) {
                 self.tick_do_timer_cpu = None;
             }
-            return Some(Job::NohzEnter(NohzStep::UpdateMask));
+            return Some(Job::NohzEnter(self.nohz.first_step()));
         }
         None
     }
@@ -47,28 +139,136 @@ impl Engine {
         }
     }
 
-    /// nohz_balance_enter_idle / nohz_balance_exit_idle: the cpumask bit, then nr_cpus, both atomics.
+    /// nohz_balance_enter_idle / nohz_balance_exit_idle: the mask bit, then nr_cpus.
     pub(super) fn step_nohz(&mut self, c: usize, step: NohzStep, enter: bool) -> Option<NohzStep> {
         let sym = if enter {
             Sym::NohzBalanceEnter
         } else {
             Sym::NohzBalanceExit
         };
-        self.drain_store_buffer(c, sym);
+        if step != NohzStep::MaskPointer {
+            self.drain_store_buffer(c, sym);
+        }
         if self.must_wait(c) {
             return Some(step);
         }
+        let n = &self.nohz;
         match step {
-            NohzStep::UpdateMask => {
-                self.kaccess(c, self.line_nohz, Op::Atomic, NOHZ_IDLE_CPUS_MASK, sym);
-                self.nohz_idle[c] = enter;
-                self.cpus[c].idle.in_nohz_mask = enter;
-                Some(NohzStep::UpdateNrCpus)
+            NohzStep::MaskPointer => {
+                let f = n.f_mask_ptr.expect("off-stack layout");
+                self.kaccess(c, n.line, Op::Load, f, sym);
+                Some(NohzStep::MaskBit)
             }
-            NohzStep::UpdateNrCpus => {
-                self.kaccess(c, self.line_nohz, Op::Atomic, NOHZ_NR_CPUS, sym);
+            NohzStep::MaskBit => {
+                let line = n.mask_lines[c / CPUS_PER_MASK_LINE];
+                let next = n.f_nr_cpus.map(|_| NohzStep::NrCpus);
+                self.kaccess(c, line, Op::Atomic, 0, sym);
+                let nohz = &mut self.nohz;
+                if nohz.idle[c] != enter {
+                    nohz.nr_idle = if enter {
+                        nohz.nr_idle + 1
+                    } else {
+                        nohz.nr_idle - 1
+                    };
+                }
+                nohz.idle[c] = enter;
+                self.cpus[c].idle.in_nohz_mask = enter;
+                next
+            }
+            NohzStep::NrCpus => {
+                let f = n.f_nr_cpus.expect("nr_cpus present");
+                self.kaccess(c, n.line, Op::Atomic, f, sym);
                 None
             }
         }
+    }
+
+    /// nohz_balancer_kick(): read the `nohz` struct; when nohz.next_balance has passed and this
+    /// CPU has more than one task, kick an idle CPU to run the idle load balancer.
+    pub(super) fn step_nohz_kick(&mut self, c: usize, step: KickStep) -> Option<KickStep> {
+        if self.must_wait(c) {
+            return Some(step);
+        }
+        let n = &self.nohz;
+        let (line, nothing_idle) = (n.line, n.nr_idle == 0);
+        let not_due = self.jiffies() < n.next_balance;
+        match step {
+            KickStep::ReadNohz => match n.f_nr_cpus {
+                Some(f) => {
+                    // if (likely(!atomic_read(&nohz.nr_cpus))) return; then the time check
+                    self.kaccess(c, line, Op::Load, f, Sym::SchedTick);
+                    (!nothing_idle && !not_due).then_some(KickStep::Kick)
+                }
+                None => {
+                    let f = n.f_next_balance;
+                    self.kaccess(c, line, Op::Load, f, Sym::SchedTick);
+                    (!not_due).then_some(KickStep::MaskEmpty)
+                }
+            },
+            KickStep::MaskEmpty => {
+                // cpumask_empty() reads words until a set bit: the first line of bits (a later
+                // line only when CPUs 0-511 are all busy; not priced)
+                let first = n.mask_lines[0];
+                self.kaccess(c, first, Op::Load, 0, Sym::SchedTick);
+                (!nothing_idle).then_some(KickStep::Kick)
+            }
+            KickStep::Kick => {
+                self.kick_ilb(c);
+                None
+            }
+        }
+    }
+
+    /// kick_ilb() with find_new_ilb(): the first idle CPU of the mask in ascending order, or with
+    /// `nohz-ilb-round-robin` the first after `nohz.ilb_cpu_last`.
+    fn kick_ilb(&mut self, c: usize) {
+        if self.cpus[c].nr_running() < 2 {
+            return;
+        }
+        let n = self.cpus.len();
+        let from = match self.nohz.f_ilb_cpu_last {
+            Some(_) => self.nohz.ilb_cpu_last + 1,
+            None => 0,
+        };
+        let Some(ilb) = (0..n)
+            .map(|k| (from + k) % n)
+            .find(|&k| k != c && self.nohz.idle[k] && self.cpus[k].is_idle())
+        else {
+            return;
+        };
+        // nohz.next_balance = jiffies + 1, and with round robin nohz.ilb_cpu_last = ilb: stores
+        // to one line, committed by one read-for-ownership (priced as one store, to the last)
+        let nohz = &mut self.nohz;
+        let f = match nohz.f_ilb_cpu_last {
+            Some(f) => {
+                nohz.ilb_cpu_last = ilb;
+                f
+            }
+            None => nohz.f_next_balance,
+        };
+        let line = nohz.line;
+        self.kaccess(c, line, Op::Store, f, Sym::SchedTick);
+        self.nohz.next_balance = self.jiffies() + 1;
+        self.metrics.count(Counter::IlbKicks);
+        let cpus: Vec<u32> = (1..=n)
+            .map(|k| ((ilb + k) % n) as u32)
+            .filter(|&k| self.nohz.idle[k as usize])
+            .collect();
+        self.push_job(
+            ilb,
+            Job::Ilb(Box::new(IlbState {
+                cpus,
+                next: 0,
+                walk: None,
+            })),
+        );
+    }
+
+    /// The end of _nohz_idle_balance(): nohz.next_balance = the earliest next_balance of the idle
+    /// CPUs, a store to the struct (the caller has waited for its cursor).
+    pub(super) fn nohz_set_next_balance(&mut self, c: usize, next: u64) {
+        let (line, f) = (self.nohz.line, self.nohz.f_next_balance);
+        self.kaccess(c, line, Op::Store, f, Sym::NohzIdleBalance);
+        self.nohz.next_balance = next;
     }
 }

@@ -109,20 +109,21 @@ impl Engine {
             let mm = self.tasks[t as usize].process;
             self.task_tick_cache(c, mm);
         }
-        if self.cpus[c].idle.in_nohz_mask && !idle {
-            self.cpus[c]
-                .exec
-                .jobs
-                .push_back(Job::NohzExit(NohzStep::UpdateMask));
+        // sched_balance_trigger(): raise SCHED_SOFTIRQ (it runs after the interrupt), then
+        // nohz_balancer_kick() on a busy CPU, which first leaves the NOHZ idle state
+        let softirq = jiffies >= self.cpus[c].balance.next_balance;
+        if !idle {
+            let step = self.nohz.first_step();
+            let cpu = &mut self.cpus[c];
+            if cpu.idle.in_nohz_mask {
+                cpu.exec.jobs.push_back(Job::NohzExit(step));
+            }
+            cpu.exec.jobs.push_back(Job::NohzKick(KickStep::ReadNohz));
         }
-        // sched_balance_trigger()
-        if jiffies >= self.cpus[c].balance.next_balance {
+        if softirq {
             self.metrics.count(Counter::Softirqs);
             let w = Walk::new(self, c, idle);
             self.cpus[c].exec.jobs.push_back(Job::Balance(w));
-        }
-        if !idle {
-            self.nohz_balancer_kick(c);
         }
         self.kcharge(c, Sym::SchedTick, TICK_NS);
     }
