@@ -810,3 +810,36 @@ impl Engine {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SbrFlag;
+    use crate::coherence::{Coherence, Op, RMW_HOLD_NS};
+    use crate::topology::{Topology, preset};
+
+    /// k CPUs try the free flag at once: the first served wins. Its release, issued `after` ns
+    /// after its cmpxchg completes, commits in place inside the hold window, and the next served
+    /// cmpxchg wins; outside the window the release queues behind every waiter, and all fail.
+    #[test]
+    fn kth_of_k_cmpxchgs_on_a_free_flag_and_the_release() {
+        let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+        for (after, next_wins) in [(2, true), (RMW_HOLD_NS + 5, false)] {
+            let mut c = Coherence::new(&t);
+            let l = c.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
+            let mut flag = SbrFlag::default();
+            let served: Vec<u64> = (0..8)
+                .map(|cpu| c.access(&t, l, cpu, Op::Atomic, 0, 1000).done)
+                .collect();
+            assert!(
+                flag.try_acquire(served[0]),
+                "the first served finds it free"
+            );
+            let rel = c.access(&t, l, 0, Op::Store, 0, served[0] + after);
+            flag.release(rel.visible);
+            let won: Vec<bool> = served[1..].iter().map(|&s| flag.try_acquire(s)).collect();
+            let mut want = vec![false; 7];
+            want[0] = next_wins;
+            assert_eq!(won, want, "release {after} ns after the cmpxchg");
+        }
+    }
+}
