@@ -9,7 +9,7 @@ mod cli {
         Experiment, MachineChoice, Side, WorkloadChoice, decode_link, encode_link,
     };
     use schedplay::topology::{self, LayoutOverrides, Topology};
-    use schedplay::{Delta, Report, patches, workload};
+    use schedplay::{Delta, Report, patches, repeat, workload};
     use std::collections::BTreeMap;
     use std::process::ExitCode;
 
@@ -273,6 +273,15 @@ Examples:
         /// Run the scenario a share link describes (other flags override it).
         #[arg(long)]
         link: Option<String>,
+        /// Runs per side, 1..=100, seeds derived from --seed (default 1); >1 prints mean (std%), 95% intervals and Welch's p.
+        #[arg(long = "repeat", value_name = "N", allow_hyphen_values = true)]
+        repeat: Option<String>,
+        /// Simulated seconds excluded from the figures at the start, or `auto` (docs/MODEL.md, Steady state; default 0).
+        #[arg(long, value_name = "S|auto", allow_hyphen_values = true)]
+        warmup: Option<String>,
+        /// Runs at once (threads) for repeats, sides and sweep points (default: every core; 1 = one after the other).
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        jobs: Option<String>,
     }
 
     fn split_list(s: &str) -> Vec<String> {
@@ -343,6 +352,13 @@ Examples:
             if let Some(s) = number("seed", &self.seed, &mut errs) {
                 e.seed = s;
             }
+            if let Some(n) = number("repeats", &self.repeat, &mut errs) {
+                e.repeats = n;
+            }
+            let auto = self.warmup.as_deref().map(str::trim) == Some("auto");
+            if !auto && let Some(w) = number("warmup", &self.warmup, &mut errs) {
+                e.warmup = w;
+            }
             if let Some(a) = a {
                 e.a = a;
             }
@@ -351,6 +367,12 @@ Examples:
             }
             if let Err(inv) = e.validate() {
                 errs.extend(inv.0);
+            }
+            if auto && errs.is_empty() {
+                match schedplay::steady::auto_warmup(&e) {
+                    Ok(w) => e.warmup = w,
+                    Err(inv) => errs.extend(inv.0),
+                }
             }
             if errs.is_empty() {
                 Ok(e)
@@ -362,6 +384,38 @@ Examples:
 
     fn run_side(e: &Experiment, side: Side) -> Result<Report, Invalid> {
         schedplay::run(e, side)
+    }
+
+    impl ScenarioArgs {
+        /// --jobs, or every core.
+        fn threads(&self) -> Result<usize, Invalid> {
+            match &self.jobs {
+                None => Ok(repeat::default_threads()),
+                Some(j) => match j.trim().parse::<usize>() {
+                    Ok(n) if (1..=1024).contains(&n) => Ok(n),
+                    _ => Err(FieldError::new(
+                        "jobs",
+                        format!("{j:?} is out of range: an integer in 1..=1024 (runs at once)"),
+                    )
+                    .into()),
+                },
+            }
+        }
+    }
+
+    /// A repeated run or A/B: the table as text or JSON.
+    fn print_table(e: &Experiment, sides: &[Side], threads: usize, json: bool) -> ExitCode {
+        let runs = match repeat::run_sides(e, sides, threads) {
+            Ok(r) => r,
+            Err(err) => return fail(err),
+        };
+        let t = repeat::Table::new(&runs[0], runs.get(1).map(|b| &b[..]));
+        if json {
+            println!("{}", serde_json::to_string_pretty(&t).unwrap_or_default());
+        } else {
+            print!("{}", t.to_text());
+        }
+        ExitCode::SUCCESS
     }
 
     fn fail(e: Invalid) -> ExitCode {
@@ -479,6 +533,13 @@ Examples:
                     Err(e) => return fail(e),
                 };
                 let side = if s.link.is_some() { Side::B } else { Side::A };
+                let threads = match s.threads() {
+                    Ok(t) => t,
+                    Err(e) => return fail(e),
+                };
+                if e.repeats > 1 {
+                    return print_table(&e, &[side], threads, json);
+                }
                 let r = match run_side(&e, side) {
                     Ok(r) => r,
                     Err(e) => return fail(e),
@@ -495,6 +556,13 @@ Examples:
                     Ok(e) => e,
                     Err(e) => return fail(e),
                 };
+                let threads = match ab.s.threads() {
+                    Ok(t) => t,
+                    Err(e) => return fail(e),
+                };
+                if e.repeats > 1 {
+                    return print_table(&e, &[Side::A, Side::B], threads, json);
+                }
                 let (ra, rb) = match schedplay::run_ab(&e) {
                     (Ok(x), Ok(y)) => (x, y),
                     (Err(err), _) | (_, Err(err)) => return fail(err),
@@ -530,36 +598,56 @@ Examples:
                 if !errs.is_empty() {
                     return fail(Invalid(errs));
                 }
-                if !json {
-                    println!(
-                        "{:>6} {:>14} {:>14} {:>9} {:>12} {:>12}",
-                        "CPUs", "A /s", "B /s", "B vs A", "A contention", "B contention"
-                    );
-                }
-                let mut points = Vec::new();
-                for n in cpus {
-                    match schedplay::sweep::point(&e, n) {
-                        Ok(p) => {
-                            if !json {
-                                println!(
-                                    "{:>6} {:>14.1} {:>14.1} {:>+8.2}% {:>11.2}% {:>11.2}%",
-                                    p.cpus,
-                                    p.a_throughput,
-                                    p.b_throughput,
-                                    p.throughput_pct,
-                                    p.a_contention_pct,
-                                    p.b_contention_pct
-                                );
-                            }
-                            points.push(p);
-                        }
-                        Err(err) => return fail(err),
-                    }
-                }
+                let threads = match ab.s.threads() {
+                    Ok(t) => t,
+                    Err(e) => return fail(e),
+                };
+                let points = match schedplay::sweep::points(&e, &cpus, threads) {
+                    Ok(p) => p,
+                    Err(err) => return fail(err),
+                };
                 if json {
                     println!(
                         "{}",
                         serde_json::to_string_pretty(&points).unwrap_or_default()
+                    );
+                    return ExitCode::SUCCESS;
+                }
+                println!(
+                    "{:>6} {:>14} {:>14} {:>9} {:>12} {:>12}{}",
+                    "CPUs",
+                    "A /s",
+                    "B /s",
+                    "B vs A",
+                    "A contention",
+                    "B contention",
+                    if e.repeats > 1 {
+                        format!(
+                            "  {:>20} {:>7}  (means of {} runs per side)",
+                            "95% CI of B vs A", "p", e.repeats
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+                for p in &points {
+                    let stats = match (p.throughput_pct_ci95, p.throughput_p) {
+                        (Some(ci), Some(pv)) => {
+                            format!(
+                                "  {:>20} {pv:>7.4}",
+                                format!("[{:+.2}, {:+.2}]%", ci[0], ci[1])
+                            )
+                        }
+                        _ => String::new(),
+                    };
+                    println!(
+                        "{:>6} {:>14.1} {:>14.1} {:>+8.2}% {:>11.2}% {:>11.2}%{stats}",
+                        p.cpus,
+                        p.a_throughput,
+                        p.b_throughput,
+                        p.throughput_pct,
+                        p.a_contention_pct,
+                        p.b_contention_pct
                     );
                 }
                 ExitCode::SUCCESS
