@@ -17,6 +17,7 @@ pub mod stats;
 pub mod steady;
 pub mod sweep;
 pub mod topology;
+pub mod validation;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 pub mod workload;

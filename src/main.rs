@@ -129,6 +129,45 @@ Examples:
             #[arg(long)]
             json: bool,
         },
+        /// How close is the model? Every published figure it is calibrated or checked against, next to the model's.
+        #[command(after_help = "\
+Examples:
+  schedplay validate
+  schedplay validate --seconds 0.05 --repeat 2 --json
+  schedplay validate --markdown
+
+A row holds when the model's figure (mean over the repeats) lies in its tolerance band. Rows that
+miss are listed as MISSES and the exit code stays 0: the model is known to overshoot seed 000 and
+undershoot seed 002 (docs/MODEL.md), and CI must keep running while that is so. With --strict any
+miss exits 1.")]
+        Validate {
+            /// Simulated seconds per run, 0.001..=60 (default 0.3, as the calibration tables).
+            #[arg(long, default_value = "0.3", allow_hyphen_values = true)]
+            seconds: String,
+            /// Runs per side, 1..=100 (default 3).
+            #[arg(
+                long = "repeat",
+                value_name = "N",
+                default_value = "3",
+                allow_hyphen_values = true
+            )]
+            repeat: String,
+            /// First seed (default 1).
+            #[arg(long, default_value = "1", allow_hyphen_values = true)]
+            seed: String,
+            /// Runs at once (default: every core).
+            #[arg(long, value_name = "N", allow_hyphen_values = true)]
+            jobs: Option<String>,
+            /// Print the rows as JSON (fields: docs/SCHEMA.md).
+            #[arg(long)]
+            json: bool,
+            /// Print the rows as a markdown table (docs/MODEL.md).
+            #[arg(long)]
+            markdown: bool,
+            /// Exit 1 when a row misses.
+            #[arg(long)]
+            strict: bool,
+        },
         /// Simulation speed and memory of the reference scenarios (each in its own process).
         #[command(after_help = "\
 Examples:
@@ -651,6 +690,63 @@ Examples:
                     );
                 }
                 ExitCode::SUCCESS
+            }
+            Cmd::Validate {
+                seconds,
+                repeat,
+                seed,
+                jobs,
+                json,
+                markdown,
+                strict,
+            } => {
+                let mut errs = Vec::new();
+                let seconds = number::<f64>("seconds", &Some(seconds), &mut errs);
+                let repeats = number::<u32>("repeats", &Some(repeat), &mut errs);
+                let seed = number::<u64>("seed", &Some(seed), &mut errs);
+                let scen = ScenarioArgs {
+                    machine: None,
+                    layout: Layout::default(),
+                    workload: None,
+                    set: vec![],
+                    seconds: None,
+                    seed: None,
+                    link: None,
+                    repeat: None,
+                    warmup: None,
+                    jobs,
+                };
+                let threads = scen.threads().map_err(|e| errs.extend(e.0)).ok();
+                let (Some(seconds), Some(repeats), Some(seed), Some(threads), true) =
+                    (seconds, repeats, seed, threads, errs.is_empty())
+                else {
+                    return fail(Invalid(errs));
+                };
+                let s = schedplay::validation::Settings {
+                    seconds,
+                    repeats,
+                    seed,
+                    threads,
+                };
+                let out = match schedplay::validation::validate(schedplay::validation::ROWS, &s) {
+                    Ok(o) => o,
+                    Err(e) => return fail(e),
+                };
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+                } else if markdown {
+                    print!("{}", schedplay::validation::to_markdown(&out, &s));
+                } else {
+                    print!("{}", schedplay::validation::to_text(&out, &s));
+                }
+                let missed = out
+                    .iter()
+                    .any(|o| o.status == schedplay::validation::Status::Misses);
+                if strict && missed {
+                    ExitCode::from(1)
+                } else {
+                    ExitCode::SUCCESS
+                }
             }
             Cmd::Bench { seconds, only } => crate::bench::main(seconds, only.as_deref()),
             Cmd::Link { ab, base } => {

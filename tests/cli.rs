@@ -185,6 +185,7 @@ fn every_flag_has_help_and_every_command_examples() {
         &["compare"],
         &["link"],
         &["sweep"],
+        &["validate"],
         &["bench"],
     ] {
         let mut args = cmd.to_vec();
@@ -528,4 +529,61 @@ fn repeated_sweep_is_the_same_serial_and_parallel() {
     assert_eq!(v[1]["cpus"], 32);
     assert_eq!(v[1]["repeats"], 2);
     assert!(v[1]["throughput_pct_ci95"].is_array());
+}
+
+/// `validate`: one row per published figure with its command, figures and status; the exit code
+/// is 0 even when rows miss, and 1 with --strict exactly when one does.
+#[test]
+fn validate_table_shape_and_strict_exit() {
+    let args = [
+        "validate",
+        "--seconds",
+        "0.01",
+        "--repeat",
+        "2",
+        "--jobs",
+        "2",
+        "--json",
+    ];
+    let (code, out, err) = schedplay(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), schedplay::validation::ROWS.len());
+    for r in rows {
+        for k in [
+            "id",
+            "machine",
+            "workload",
+            "what",
+            "command",
+            "published",
+            "model",
+            "tolerance",
+            "status",
+            "source",
+        ] {
+            assert!(r.get(k).is_some(), "{k} missing in {r}");
+        }
+        assert!(
+            ["holds", "misses"].contains(&r["status"].as_str().unwrap()),
+            "{r}"
+        );
+    }
+    let gain = rows.iter().find(|r| r["id"] == "000-gain").unwrap();
+    assert!(gain["model_ci95"].is_array(), "{gain}");
+    assert!(
+        gain["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("schedplay compare --machine gnr-2s-96c-snc3")
+    );
+    let missed = rows.iter().any(|r| r["status"] == "misses");
+    let mut strict = args.to_vec();
+    strict.push("--strict");
+    let (code, _, err) = schedplay(&strict);
+    assert_eq!(code, if missed { 1 } else { 0 }, "{err}");
+    let (code, _, err) = schedplay(&["validate", "--seconds", "0", "--repeat", "101"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("seconds") && err.contains("repeats"), "{err}");
 }
