@@ -1,15 +1,17 @@
 // schedplay page: scenario form, A/B runs in the engine worker, live charts, reports, share links.
 //
-// A/B runs: sides A and B run at the same time, each in its own worker (same run id), so a comparison
-// takes the time of its slower side instead of the sum (the engine is single-threaded; the main thread
-// only draws, so two cores are enough). Results are per-side deterministic either way.
+// A/B runs: sides A and B, and with repeats every seed of each, run at the same time on the engine's
+// pool of workers (same run id, one key per run: `a0`, `b0`, `a1`, …), so a comparison takes about
+// the time of its slowest run times runs/workers. The charts and the cards show the first seed (the
+// scenario's own); the repeat table is the engine's (repeat::Table). Every run is deterministic, so
+// the pool never changes a figure.
 // The A/B run and the scaling sweep are both engine *jobs* (engine.js): one at a time, starting one
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
 import { $, setText } from './dom.js';
 import { Engine, PROTOCOL } from './engine.js';
 import { ScenarioForm, showErrors } from './form.js';
 import { Charts } from './charts.js';
-import { clearSummary, setPatchLists, renderSide, renderDelta, renderProfile, renderC2C, renderCounters } from './results.js';
+import { clearSummary, setPatchLists, renderSide, renderDelta, renderProfile, renderC2C, renderCounters, renderFlag, renderRepeatTable } from './results.js';
 import { Heatmap, renderDomains } from './heatmap.js';
 import { exportJSON, exportCSV } from './export.js';
 import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
@@ -58,6 +60,7 @@ async function onReady(presets) {
     setState('idle', 'engine restarted; ready');
   }
   document.body.dataset.ready = '1';
+  document.body.dataset.workers = String(engine.size);
 }
 
 async function loadLink(query) {
@@ -147,10 +150,22 @@ async function startRun() {
     setState('error', 'fix the marked fields first');
     return;
   }
+  const n = Math.max(1, Number(exp.repeats) || 1);
+  let seeds = [exp.seed];
+  if (n > 1) {
+    try {
+      seeds = (await engine.call(MSG.repeat_seeds, { seed: exp.seed, n })).seeds;
+    } catch (e) {
+      setState('error', `repeats: ${e.message}`);
+      return;
+    }
+  }
   const job = engine.startJob({
     kind: 'ab',
     exp,
+    seeds,
     reports: {},
+    runs: {},
     progress: (msg) => onProgress(job, msg),
     done: (msg) => onDone(job, msg),
     error: onRunError,
@@ -161,14 +176,19 @@ async function startRun() {
     },
   });
   charts.reset();
+  charts.setWarmup(exp.warmup);
   clearSummary();
+  renderRepeatTable(null);
+  for (const s of ['a', 'b']) renderFlag(s, null);
   setPatchLists(exp);
-  job.frac = { a: 0, b: 0 };
+  job.frac = {};
   $('progress').value = 0;
   setText('progress-label', 'A 0% · B 0%');
-  setState('running', 'running A and B…');
-  engine.run(job, exp, 'a');
-  engine.run(job, exp, 'b');
+  setState('running', n > 1 ? `running A and B, ${n} seeds each…` : 'running A and B…');
+  // seed-major, so the first seed of both sides starts first (its charts fill first)
+  seeds.forEach((seed, i) => {
+    for (const side of ['a', 'b']) engine.run(job, { ...exp, seed }, side, `${side}${i}`);
+  });
 }
 
 function cancelRun() {
@@ -176,21 +196,41 @@ function cancelRun() {
 }
 
 function onProgress(job, msg) {
-  charts.push(msg.side, msg.series);
-  job.frac[msg.side] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
-  const { a, b } = job.frac;
+  const key = msg.key ?? `${msg.side}0`;
+  if (key === `${msg.side}0`) charts.push(msg.side, msg.series);
+  job.frac[key] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+  const n = job.seeds.length;
+  const side = (s) => job.seeds.reduce((acc, _, i) => acc + (job.frac[`${s}${i}`] || 0), 0) / n;
+  const [a, b] = [side('a'), side('b')];
   $('progress').value = (a + b) / 2;
   setText('progress-label', `A ${Math.round(a * 100)}% · B ${Math.round(b * 100)}%`);
 }
 
 async function onDone(job, msg) {
-  job.reports[msg.side] = msg.report;
-  charts.setUnit(msg.report.throughput_unit ? `${msg.report.throughput_unit}/s` : '');
-  charts.setFromReport(msg.side, msg.report);
-  renderSide(msg.side, msg.report);
-  if (!job.reports.a || !job.reports.b) {
-    setText('status', `running ${msg.side === 'a' ? 'B' : 'A'}…`);
+  const key = msg.key ?? `${msg.side}0`;
+  job.runs[key] = msg.report;
+  job.frac[key] = 1;
+  if (key === `${msg.side}0`) {
+    job.reports[msg.side] = msg.report;
+    charts.setUnit(msg.report.throughput_unit ? `${msg.report.throughput_unit}/s` : '');
+    charts.setFromReport(msg.side, msg.report);
+    renderSide(msg.side, msg.report);
+    renderFlag(msg.side, msg.report);
+  }
+  const n = job.seeds.length;
+  const left = 2 * n - Object.keys(job.runs).length;
+  if (left > 0) {
+    setText('status', n > 1 ? `running: ${left} of ${2 * n} runs left…` : `running ${msg.side === 'a' ? 'B' : 'A'}…`);
     return;
+  }
+  let table = null;
+  if (n > 1) {
+    const of = (s) => job.seeds.map((_, i) => job.runs[`${s}${i}`]);
+    try {
+      table = (await engine.call(MSG.repeat_table, { a: of('a'), b: of('b') })).table;
+    } catch (e) {
+      setText('status', `repeat table failed: ${e.message}`);
+    }
   }
   // The Δ figures are the engine's (Delta::between, as the CLI's compare prints them).
   let compare = null;
@@ -205,6 +245,8 @@ async function onDone(job, msg) {
   const r = { id: job.id, exp: job.exp, reports: job.reports, compare, topo: {} };
   last = r;
   renderDelta(r.compare);
+  renderRepeatTable(table);
+  r.table = table;
   renderProfile(r.reports.a, r.reports.b);
   renderCounters(r.reports.a, r.reports.b);
   await showDetails();
@@ -341,24 +383,25 @@ async function startSweep() {
     return;
   }
 
-  // Point by point; each point's A and B run at the same time (one worker each).
-  let i = 0;
-  let frac = { a: 0, b: 0 };
-  const runPoint = () => {
-    sweep.setRunning(i);
-    frac = { a: 0, b: 0 };
-    engine.run(job, points[i].exp, 'a');
-    engine.run(job, points[i].exp, 'b');
-  };
+  // Every point's A and B go to the pool at once, smallest first; rows fill in as points finish.
+  const frac = {}; // run key (`a0`, `b3`, …) -> fraction done
+  let finished = 0;
+  const pointOf = (msg) => Number(String(msg.key ?? '').slice(1));
+  const firstOpen = () => points.findIndex((p) => !p.row);
   const job = engine.startJob({
     kind: 'sweep',
     progress: (msg) => {
-      frac[msg.side] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
-      $('sweep-progress').value = (i + (frac.a + frac.b) / 2) / points.length;
-      setText('sweep-progress-label', `${points[i].cpus} CPUs: A ${Math.round(frac.a * 100)}% · B ${Math.round(frac.b * 100)}%`);
+      frac[msg.key] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+      const total = Object.values(frac).reduce((x, y) => x + y, 0);
+      $('sweep-progress').value = total / (2 * points.length);
+      const j = pointOf(msg);
+      if (points[j]) setText('sweep-progress-label', `${points[j].cpus} CPUs: ${msg.side.toUpperCase()} ${Math.round(frac[msg.key] * 100)}% · ${finished} of ${points.length} points done`);
     },
     done: async (msg) => {
-      const p = points[i];
+      const j = pointOf(msg);
+      const p = points[j];
+      if (!p) return;
+      frac[msg.key] = 1;
       p[msg.side] = msg.report;
       if (msg.side === 'a') sweep.setUnit(msg.report.throughput_unit || '');
       if (!p.a || !p.b) return; // the other side still runs
@@ -375,16 +418,18 @@ async function startSweep() {
         return;
       }
       if (!engine.isCurrent(job)) return; // cancelled, replaced or crashed meanwhile
-      sweep.setPoint(i, row);
-      if (++i < points.length) { runPoint(); return; }
+      p.row = row;
+      sweep.setPoint(j, row);
+      if (++finished < points.length) { sweep.setRunning(firstOpen()); return; }
       engine.finishJob(job);
       $('sweep-progress').value = 1;
       setSweepState('done', `done: ${points.length} point${points.length === 1 ? '' : 's'}`);
       setText('status', 'sweep done');
     },
-    error: (err, side) => {
+    error: (err, side, key) => {
       const why = err.errors.length ? describeErrors(err.errors) : err.message;
-      setSweepError(`${points[i].cpus} CPUs, run ${String(side || '').toUpperCase()}: ${why}`);
+      const p = points[Number(String(key ?? '').slice(1))] || points[Math.max(0, firstOpen())];
+      setSweepError(`${p.cpus} CPUs, run ${String(side || '').toUpperCase()}: ${why}`);
       sweep.halt('not run: failed');
       setSweepState('error', 'failed');
     },
@@ -399,7 +444,8 @@ async function startSweep() {
   $('sweep-progress').value = 0;
   setSweepState('running', `${cpus[0]} CPUs: A 0%`);
   setText('status', `running the sweep (${cpus.join(', ')} CPUs)…`);
-  runPoint();
+  sweep.setRunning(0);
+  points.forEach((p, j) => { for (const side of ['a', 'b']) engine.run(job, p.exp, side, `${side}${j}`); });
 }
 
 // ---------------------------------------------------------------- details (c2c, heatmap, domains)
