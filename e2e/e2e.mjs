@@ -398,6 +398,27 @@ test('repeats: the interval table (insignificant changes greyed, none coloured),
   await page.close();
 });
 
+test('how close is the model: the validation table, as `schedplay validate` makes it', async () => {
+  const { page, problems } = await openPage();
+  await page.fill('#validation-seconds', '0.01');
+  await page.fill('#validation-repeats', '2');
+  await page.click('#validation-run');
+  await page.waitForSelector('#validation[data-state="done"], #validation[data-state="error"]', { timeout: RUN_TIMEOUT });
+  assert.equal(await page.getAttribute('#validation', 'data-state'), 'done', await page.textContent('#validation-error'));
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#validation-table tbody tr')].map((r) => ({
+    id: r.dataset.id, status: r.dataset.status, cells: [...r.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+  assert.equal(rows.length, 20, JSON.stringify(rows));
+  assert.ok(rows.every((r) => r.status === 'holds' || r.status === 'misses'), JSON.stringify(rows));
+  const far = rows.find((r) => r.id === 'lat-gnr-snc3-far');
+  assert.deepEqual([far.cells[5], far.cells[6], far.status], ['132', '125 .. 140', 'holds']);
+  assert.match(rows.find((r) => r.id === '000-gain').cells[5], /^-?[\d.]+ \[-?[\d.]+, -?[\d.]+\]$/);
+  assert.match(await page.textContent('#validation-progress-label'), /^\d+ of 20 rows hold, \d+ miss$/);
+  await page.locator('#validation').screenshot({ path: join(OUT, 'validation.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('screenshots: dark mode and phone', async () => {
   const page = state.page;
   assert.ok(page, 'needs the first test');

@@ -393,8 +393,9 @@ fn latency(machine: &str, class: LatencyClass) -> Result<f64, Invalid> {
         .map_or(f64::NAN, |b| topo.xfer_ns(0, b) as f64))
 }
 
-/// Every row of `rows`: the runs (distinct experiments, every repeat and side) in one pool.
-pub fn validate(rows: &[Row], s: &Settings) -> Result<Vec<Outcome>, Invalid> {
+/// The runs the rows need: the distinct experiments (each with `s.repeats`) and every run of them
+/// (`repeat::jobs`, experiment after experiment). The page runs the jobs on its workers.
+pub fn plan(rows: &[Row], s: &Settings) -> Result<(Vec<Experiment>, Vec<Job>), Invalid> {
     let mut exps: Vec<Experiment> = Vec::new();
     for r in rows {
         if !matches!(r.figure, Figure::Latency(_)) {
@@ -406,9 +407,25 @@ pub fn validate(rows: &[Row], s: &Settings) -> Result<Vec<Outcome>, Invalid> {
         }
     }
     let sides = [Side::A, Side::B];
-    let jobs: Vec<Job> = exps.iter().flat_map(|e| repeat::jobs(e, &sides)).collect();
-    let reports = repeat::run_jobs(&jobs, s.threads)?;
+    let jobs = exps.iter().flat_map(|e| repeat::jobs(e, &sides)).collect();
+    Ok((exps, jobs))
+}
+
+/// The table from the reports of `plan`'s jobs, in job order.
+pub fn evaluate(
+    rows: &[Row],
+    s: &Settings,
+    exps: &[Experiment],
+    reports: &[Report],
+) -> Result<Vec<Outcome>, Invalid> {
     let per = 2 * s.repeats.max(1) as usize;
+    if reports.len() != exps.len() * per {
+        return Err(crate::error::FieldError::new(
+            "reports",
+            format!("{} reports for {} runs", reports.len(), exps.len() * per),
+        )
+        .into());
+    }
     let side_runs = |e: &Experiment, side: Side| -> Vec<Report> {
         let i = exps.iter().position(|x| x == e).unwrap_or(0);
         reports[i * per..(i + 1) * per]
@@ -445,6 +462,13 @@ pub fn validate(rows: &[Row], s: &Settings) -> Result<Vec<Outcome>, Invalid> {
             })
         })
         .collect()
+}
+
+/// Every row of `rows`: the runs (distinct experiments, every repeat and side) in one pool.
+pub fn validate(rows: &[Row], s: &Settings) -> Result<Vec<Outcome>, Invalid> {
+    let (exps, jobs) = plan(rows, s)?;
+    let reports = repeat::run_jobs(&jobs, s.threads)?;
+    evaluate(rows, s, &exps, &reports)
 }
 
 fn fmt_num(x: f64) -> String {

@@ -250,3 +250,39 @@ pub fn repeat_table(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
     let t = crate::repeat::Table::new(&a, (!b.is_empty()).then_some(&b[..]));
     Ok(to_js(&t))
 }
+
+fn validation_settings(seconds: f64, repeats: u32) -> crate::validation::Settings {
+    crate::validation::Settings {
+        seconds,
+        repeats,
+        seed: 1,
+        threads: 1,
+    }
+}
+
+/// The runs of `schedplay validate --seconds S --repeat N` (seed 1): `[{experiment, side}]`, to be
+/// run on the page's workers and handed back to `validation_table` in this order.
+#[wasm_bindgen]
+pub fn validation_plan(seconds: f64, repeats: u32) -> Result<JsValue, JsValue> {
+    let s = validation_settings(seconds, repeats);
+    let (_, jobs) =
+        crate::validation::plan(crate::validation::ROWS, &s).map_err(|i| invalid(&i))?;
+    let out: Vec<serde_json::Value> = jobs
+        .iter()
+        .map(|(e, side)| serde_json::json!({ "experiment": e, "side": side }))
+        .collect();
+    Ok(to_js(&out))
+}
+
+/// The validation table (`validate --json` rows) from the reports of `validation_plan`'s runs.
+#[wasm_bindgen]
+pub fn validation_table(seconds: f64, repeats: u32, reports: JsValue) -> Result<JsValue, JsValue> {
+    let s = validation_settings(seconds, repeats);
+    let reports: Vec<Report> = serde_wasm_bindgen::from_value(reports).map_err(|e| {
+        invalid(&FieldError::new("reports", format!("not a list of reports: {e}")).into())
+    })?;
+    let rows = crate::validation::ROWS;
+    let (exps, _) = crate::validation::plan(rows, &s).map_err(|i| invalid(&i))?;
+    let out = crate::validation::evaluate(rows, &s, &exps, &reports).map_err(|i| invalid(&i))?;
+    Ok(to_js(&out))
+}

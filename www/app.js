@@ -287,6 +287,7 @@ function setSweepState(state, text) {
   if (text !== undefined) setText('sweep-progress-label', text);
   const busy = el.dataset.state === 'running' || el.dataset.state === 'preparing';
   $('sweep-run').disabled = !engine.ready || !form;
+  $('validation-run').disabled = !engine.ready;
   $('sweep-cancel').disabled = !busy;
   $('sweep-run').textContent = busy ? 'Restart sweep' : 'Run sweep';
 }
@@ -448,6 +449,90 @@ async function startSweep() {
   points.forEach((p, j) => { for (const side of ['a', 'b']) engine.run(job, p.exp, side, `${side}${j}`); });
 }
 
+// ---------------------------------------------------------------- how close is the model?
+
+const fmtModel = (x) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2));
+
+function renderValidation(rows) {
+  const table = $('validation-table');
+  const tbody = table.tBodies[0];
+  tbody.replaceChildren();
+  table.hidden = false;
+  for (const r of rows) {
+    const ci = r.model_ci95 ? ` [${fmtModel(r.model_ci95[0])}, ${fmtModel(r.model_ci95[1])}]` : '';
+    const tr = document.createElement('tr');
+    tr.dataset.id = r.id;
+    tr.dataset.status = r.status;
+    tr.title = `${r.command}\nsource: ${r.source}`;
+    for (const [text, cls] of [[r.id, ''], [r.machine, ''], [r.workload, ''], [r.what, ''], [r.published, ''],
+      [`${fmtModel(r.model)}${ci}`, 'num'], [`${fmtModel(r.tolerance[0])} .. ${fmtModel(r.tolerance[1])}`, 'num'], [r.status, 'status']]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      if (cls) td.className = cls;
+      tr.append(td);
+    }
+    tbody.append(tr);
+  }
+}
+
+async function startValidation() {
+  if (!engine.ready) return;
+  const seconds = Number($('validation-seconds').value);
+  const repeats = Number($('validation-repeats').value);
+  setText('validation-error', '');
+  let runs;
+  try {
+    runs = (await engine.call(MSG.validation_plan, { seconds, repeats })).runs;
+  } catch (e) {
+    setText('validation-error', e.errors?.length ? describeErrors(e.errors) : e.message);
+    $('validation').dataset.state = 'error';
+    return;
+  }
+  stopAll(engine.job?.kind === 'validate' ? 'restart' : 'replaced');
+  const reports = new Array(runs.length);
+  let done = 0;
+  const frac = {};
+  const job = engine.startJob({
+    kind: 'validate',
+    progress: (msg) => {
+      frac[msg.key] = Number(msg.frac) || 0;
+      $('validation-progress').value = Object.values(frac).reduce((x, y) => x + y, 0) / runs.length;
+    },
+    done: async (msg) => {
+      reports[Number(String(msg.key).slice(1))] = msg.report;
+      frac[msg.key] = 1;
+      setText('validation-progress-label', `${++done} of ${runs.length} runs`);
+      if (done < runs.length) return;
+      let rows;
+      try {
+        rows = (await engine.call(MSG.validation_table, { seconds, repeats, reports })).rows;
+      } catch (e) {
+        setText('validation-error', e.message);
+        $('validation').dataset.state = 'error';
+        return;
+      }
+      if (!engine.isCurrent(job)) return;
+      engine.finishJob(job);
+      renderValidation(rows);
+      const misses = rows.filter((r) => r.status === 'misses').length;
+      setText('validation-progress-label', `${rows.length - misses} of ${rows.length} rows hold, ${misses} miss`);
+      $('validation').dataset.state = 'done';
+    },
+    error: (err) => {
+      setText('validation-error', err.errors.length ? describeErrors(err.errors) : err.message);
+      $('validation').dataset.state = 'error';
+    },
+    cancelled: () => { $('validation').dataset.state = 'cancelled'; setText('validation-progress-label', 'cancelled'); },
+    crashed: () => { $('validation').dataset.state = 'error'; setText('validation-progress-label', 'engine crashed'); },
+  });
+  $('validation').dataset.state = 'running';
+  $('validation-progress').value = 0;
+  setText('validation-progress-label', `0 of ${runs.length} runs`);
+  runs.forEach((r, i) => engine.run(job, r.experiment, r.side, `v${i}`));
+}
+
+$('validation').addEventListener('submit', (ev) => { ev.preventDefault(); startValidation(); });
+
 // ---------------------------------------------------------------- details (c2c, heatmap, domains)
 
 function detailSide() {
@@ -534,7 +619,9 @@ document.addEventListener('keydown', (ev) => {
   if (t && (t.closest?.('button, a, summary, textarea, #share-box') || t === $('heatmap'))) return;
   ev.preventDefault(); // also stops implicit form submission, so a run starts once
   if (engine.job) return;
-  if (t?.closest?.('#sweep')) startSweep(); else startRun();
+  if (t?.closest?.('#validation')) startValidation();
+  else if (t?.closest?.('#sweep')) startSweep();
+  else startRun();
 });
 
 sweepNote();

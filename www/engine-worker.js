@@ -194,6 +194,10 @@ function handle(msg) {
       return reply(msg, () => ({ point: plain(wasm_bindgen.sweep_point(msg.cpus, msg.a, msg.b)) }));
     case MSG.repeat_seeds:
       return reply(msg, () => ({ seeds: plain(wasm_bindgen.repeat_seeds(msg.seed, msg.n)) }));
+    case MSG.validation_plan:
+      return reply(msg, () => ({ runs: plain(wasm_bindgen.validation_plan(Number(msg.seconds), Number(msg.repeats) >>> 0)) }));
+    case MSG.validation_table:
+      return reply(msg, () => ({ rows: plain(wasm_bindgen.validation_table(Number(msg.seconds), Number(msg.repeats) >>> 0, msg.reports)) }));
     case MSG.repeat_table:
       return reply(msg, () => ({ table: plain(wasm_bindgen.repeat_table(msg.a, msg.b)) }));
     default:

@@ -32,6 +32,10 @@
  *          -> {type, id, seeds: number[]}  the seeds of n repeats (repeat::seeds; all below 2^53)
  * @typedef {{type: 'repeat_table', id: number, a: object[], b: object[]}} RepeatTableMsg
  *          -> {type, id, table: object}  the repeat table (repeat::Table) of the reports of A and B
+ * @typedef {{type: 'validation_plan', id: number, seconds: number, repeats: number}} ValidationPlanMsg
+ *          -> {type, id, runs: {experiment: object, side: Side}[]}  the runs `schedplay validate` makes
+ * @typedef {{type: 'validation_table', id: number, seconds: number, repeats: number, reports: object[]}} ValidationTableMsg
+ *          -> {type, id, rows: object[]}  the validation rows (`validate --json`) from the runs' reports, in plan order
  *
  * worker -> page
  * @typedef {{type: 'ready', presets: object}} ReadyMsg      once, after the wasm module is instantiated
@@ -46,7 +50,8 @@
 'use strict';
 (function (g) {
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
-    'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table'];
+    'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
+    'validation_table'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;
