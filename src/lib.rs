@@ -7,6 +7,7 @@ pub mod detmath;
 pub mod domains;
 pub mod error;
 pub mod events;
+pub mod grid;
 pub mod patches;
 pub mod repeat;
 pub mod report;

@@ -113,10 +113,26 @@ Examples:
         #[command(after_help = "\
 Examples:
   schedplay sweep --b skip-not-due --seconds 0.2
-  schedplay sweep --cpus 64,256,1024 --workload hackbench --b cache-aware --json")]
+  schedplay sweep --cpus 64,256,1024 --workload hackbench --b cache-aware --json
+  schedplay sweep --grid grid.json --shard 0/4 > shard-0.jsonl
+
+With --grid the points come from a JSON grid file (machines x patch_sets x workloads x hz x cpus,
+each repeated; README) and print as JSON lines; --shard I/N runs the points i with i mod N == I,
+and `schedplay merge` joins the shards.")]
         Sweep {
             #[command(flatten)]
             ab: AbArgs,
+            /// A grid file (JSON): the points to run, one JSON line each (scenario flags are refused with it).
+            #[arg(long, value_name = "FILE")]
+            grid: Option<String>,
+            /// Run only the points i with i mod N == I of the grid, e.g. 0/4 (default 0/1: all).
+            #[arg(
+                long,
+                value_name = "I/N",
+                default_value = "0/1",
+                allow_hyphen_values = true
+            )]
+            shard: String,
             /// CPU counts, comma-separated (2 sockets x cores x SMT2: multiples of 4, up to 4096).
             #[arg(
                 long,
@@ -126,6 +142,25 @@ Examples:
             )]
             cpus: Vec<String>,
             /// Print the points as JSON.
+            #[arg(long)]
+            json: bool,
+        },
+        /// Join the JSON lines of grid shards (sweep --grid --shard) into one table.
+        #[command(after_help = "\
+Examples:
+  schedplay merge shard-*.jsonl > all.jsonl
+  schedplay merge shard-*.jsonl --csv > all.csv
+
+Refuses lines of different grids, a point given twice (overlapping shards) and missing points,
+naming each; the merged JSON lines are the bytes of the unsharded sweep.")]
+        Merge {
+            /// Shard files (JSON lines of `sweep --grid`).
+            #[arg(required = true, value_name = "FILES")]
+            files: Vec<String>,
+            /// Print CSV (one row per point) instead of JSON lines.
+            #[arg(long)]
+            csv: bool,
+            /// Print one JSON array (chart data) instead of JSON lines.
             #[arg(long)]
             json: bool,
         },
@@ -615,7 +650,79 @@ Examples:
                 }
                 ExitCode::SUCCESS
             }
-            Cmd::Sweep { ab, cpus, json } => {
+            Cmd::Merge { files, csv, json } => {
+                let mut read = Vec::new();
+                let mut errs = Vec::new();
+                for f in &files {
+                    match std::fs::read_to_string(f) {
+                        Ok(t) => read.push((f.clone(), t)),
+                        Err(e) => errs.push(FieldError::new("merge", format!("{f}: {e}"))),
+                    }
+                }
+                if !errs.is_empty() {
+                    return fail(Invalid(errs));
+                }
+                let lines = match schedplay::grid::merge(&read) {
+                    Ok(l) => l,
+                    Err(e) => return fail(e),
+                };
+                if csv {
+                    print!("{}", schedplay::grid::to_csv(&lines));
+                } else if json {
+                    print!("{}", schedplay::grid::merged_array(&lines));
+                } else {
+                    print!("{}", schedplay::grid::merged_lines(&lines));
+                }
+                ExitCode::SUCCESS
+            }
+            Cmd::Sweep {
+                ab,
+                cpus: _,
+                json: _,
+                grid: Some(grid),
+                shard,
+            } => {
+                let mut errs = Vec::new();
+                let s = &ab.s;
+                let given = s.machine.is_some()
+                    || s.workload.is_some()
+                    || !s.set.is_empty()
+                    || s.seconds.is_some()
+                    || s.seed.is_some()
+                    || s.link.is_some()
+                    || s.repeat.is_some()
+                    || s.warmup.is_some()
+                    || !ab.a.is_empty()
+                    || !ab.b.is_empty();
+                if given {
+                    errs.push(FieldError::new(
+                        "grid",
+                        "scenario flags cannot be combined with --grid: the grid file holds the points",
+                    ));
+                }
+                let shard = schedplay::grid::Shard::parse(&shard)
+                    .map_err(|e| errs.push(e))
+                    .ok();
+                let threads = s.threads().map_err(|e| errs.extend(e.0)).ok();
+                let g = std::fs::read_to_string(&grid)
+                    .map_err(|e| FieldError::new("grid", format!("{grid}: {e}")).into())
+                    .and_then(|t| schedplay::grid::Grid::from_json(&t))
+                    .map_err(|e| errs.extend(e.0))
+                    .ok();
+                let (Some(shard), Some(threads), Some(g), true) =
+                    (shard, threads, g, errs.is_empty())
+                else {
+                    return fail(Invalid(errs));
+                };
+                match g.run(shard, threads) {
+                    Ok(lines) => {
+                        print!("{}", schedplay::grid::to_lines(&lines));
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(e),
+                }
+            }
+            Cmd::Sweep { ab, cpus, json, .. } => {
                 let mut errs = Vec::new();
                 let cpus: Vec<u32> = cpus
                     .iter()
