@@ -238,7 +238,9 @@ test('worker crash: page says so, restarts the workers, keeps the form', async (
   await page.fill('#seconds', SECONDS);
   await page.waitForFunction(() => /seed=42/.test(location.search), null, { timeout: 5000 });
   const workers = page.workers();
-  assert.equal(workers.length, 2, 'one engine worker per side');
+  const pool = Number(await page.getAttribute('body', 'data-workers'));
+  assert.ok(pool >= 2 && pool <= 8, `pool of 2..8 workers: ${pool}`);
+  assert.equal(workers.length, pool, 'the pool\'s workers');
   // an uncaught error inside side B's worker (stands in for a trap that escapes the run loop)
   await workers[1].evaluate(() => { setTimeout(() => { throw new Error('e2e: simulated worker crash'); }, 0); });
   await page.waitForSelector('#engine-error:not([hidden])', { timeout: 10000 });
@@ -371,6 +373,62 @@ test('scaling sweep: 64,128 CPUs, chart and table, light and dark', async () => 
   assert.equal(await page.evaluate(() => document.getElementById('sweep-progress').value), v, 'no sweep progress after cancel');
   assert.equal(await page.getAttribute('#sweep-table tbody tr', 'data-state'), 'halted');
   assert.equal((await page.textContent('#sweep-table tbody tr')).trim(), '4096cancelled');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('repeats: the interval table (insignificant changes greyed, none coloured), warm-up shaded, not-settled flag', async () => {
+  const { page, problems } = await openPage('?v=1&machine=gnr-2s-96c-snc3&workload=oltp&a=&b=skip-not-due&seconds=0.2&seed=1&repeats=3&warmup=0.02');
+  assert.equal(await page.inputValue('#repeats'), '3');
+  assert.equal(await page.inputValue('#warmup'), '0.02');
+  await runAB(page);
+  await page.waitForSelector('#repeat-box:not([hidden])', { timeout: 10000 });
+  assert.match(await page.textContent('#repeat-title'), /Over 3 runs per side \(seeds 1, \d+, \d+\)/);
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#repeat-table tbody tr')].map((r) => ({
+    key: r.dataset.key, significant: r.dataset.significant, cls: r.className,
+    cells: [...r.querySelectorAll('td')].map((td) => td.textContent),
+    colour: [...r.querySelectorAll('td')].map((td) => getComputedStyle(td).color),
+  })));
+  assert.ok(rows.length >= 7, `rows: ${JSON.stringify(rows)}`);
+  assert.equal(rows[0].key, 'throughput');
+  for (const r of rows) {
+    const m = /^\[([-+]?[\d.]+), ([-+]?[\d.]+)\]/.exec(r.cells[2]);
+    assert.ok(m, `an interval in ${JSON.stringify(r)}`);
+    const containsZero = Number(m[1]) <= 0 && Number(m[2]) >= 0;
+    assert.equal(r.significant, String(!containsZero), `significant iff the interval excludes 0: ${JSON.stringify(r)}`);
+    assert.equal(r.cls.includes('insignificant'), containsZero, JSON.stringify(r));
+  }
+  assert.ok(rows.some((r) => r.significant === 'false'), 'a greyed row (wakeup p50 does not move)');
+  assert.equal(rows.find((r) => r.key === 'throughput').significant, 'true');
+  // no win/loss colour anywhere: every cell has the table's one text colour
+  assert.equal(new Set(rows.flatMap((r) => r.colour)).size, 1, JSON.stringify(rows.map((r) => r.colour)));
+  assert.equal(await page.locator('#card-delta .good, #card-delta .bad').count(), 0);
+  // the warm-up is shaded on the charts, and A's series still trend: flagged
+  assert.equal(await page.getAttribute('#chart-throughput', 'data-warmup'), '0.02');
+  assert.match(await page.getAttribute('#summary-a-flag', 'data-not-settled'), /contention_pct/);
+  assert.match(await page.textContent('#summary-a-flag'), /first 0\.020 s left out \(warm-up\) · not settled: /);
+  await page.locator('#repeat-box').screenshot({ path: join(OUT, 'repeats.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('how close is the model: the validation table, as `schedplay validate` makes it', async () => {
+  const { page, problems } = await openPage();
+  await page.fill('#validation-seconds', '0.01');
+  await page.fill('#validation-repeats', '2');
+  await page.click('#validation-run');
+  await page.waitForSelector('#validation[data-state="done"], #validation[data-state="error"]', { timeout: RUN_TIMEOUT });
+  assert.equal(await page.getAttribute('#validation', 'data-state'), 'done', await page.textContent('#validation-error'));
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#validation-table tbody tr')].map((r) => ({
+    id: r.dataset.id, status: r.dataset.status, cells: [...r.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+  assert.equal(rows.length, 20, JSON.stringify(rows));
+  assert.ok(rows.every((r) => r.status === 'holds' || r.status === 'misses'), JSON.stringify(rows));
+  const far = rows.find((r) => r.id === 'lat-gnr-snc3-far');
+  assert.deepEqual([far.cells[5], far.cells[6], far.status], ['132', '125 .. 140', 'holds']);
+  assert.match(rows.find((r) => r.id === '000-gain').cells[5], /^-?[\d.]+ \[-?[\d.]+, -?[\d.]+\]$/);
+  assert.match(await page.textContent('#validation-progress-label'), /^\d+ of 20 rows hold, \d+ miss$/);
+  await page.locator('#validation').screenshot({ path: join(OUT, 'validation.png') });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -7,13 +7,18 @@ pub mod detmath;
 pub mod domains;
 pub mod error;
 pub mod events;
+pub mod grid;
 pub mod patches;
+pub mod repeat;
 pub mod report;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod stats;
+pub mod steady;
 pub mod sweep;
 pub mod topology;
+pub mod validation;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 pub mod workload;
@@ -32,6 +37,10 @@ pub struct Run {
     patch_names: Vec<String>,
     seed: u64,
     series_sent: usize,
+    /// End of the warm-up, ns (0: none).
+    warmup_ns: u64,
+    /// The warm-up's totals have been kept (`Metrics::begin_window`), or there is no warm-up.
+    window_begun: bool,
 }
 
 impl Run {
@@ -44,7 +53,10 @@ impl Run {
         let sample_ns = (end_ns / 100).max(10_000_000).min(end_ns.max(1));
         let unit = workload::info(&spec.workload).map_or("units", |w| w.unit);
         let engine = sched::Engine::new(spec.topo, spec.patches, spec.hz, spec.seed, wl, sample_ns);
+        let warmup_ns = (spec.warmup * 1e9) as u64;
         Ok(Run {
+            warmup_ns,
+            window_begun: warmup_ns == 0,
             engine,
             end_ns,
             workload: spec.workload,
@@ -57,7 +69,47 @@ impl Run {
 
     /// Handles up to `max_events` events; true when the run has reached its end.
     pub fn step(&mut self, max_events: u64) -> bool {
-        self.engine.run_until(self.end_ns, max_events)
+        let mut budget = max_events;
+        if !self.window_begun {
+            let before = self.engine.events;
+            if !self.engine.run_until(self.warmup_ns, budget) {
+                return false;
+            }
+            // The engine stands at the warm-up's end: charge open intervals up to it (additive,
+            // as every sample does) and keep the totals the measured window starts from.
+            self.engine.flush_accounting();
+            let lines = self
+                .engine
+                .lines
+                .lines
+                .iter()
+                .map(|l| {
+                    let s = &l.stats;
+                    let fields = l
+                        .fields
+                        .iter()
+                        .map(|f| [f.loads, f.stores, f.atomics, f.hitm])
+                        .collect();
+                    (
+                        [
+                            s.loads,
+                            s.stores,
+                            s.atomics,
+                            s.hitm_local,
+                            s.hitm_remote,
+                            s.stall_ns,
+                        ],
+                        fields,
+                    )
+                })
+                .collect();
+            let events = self.engine.task_events();
+            let now = self.engine.now;
+            self.engine.metrics.begin_window(now, events, lines);
+            self.window_begun = true;
+            budget -= (self.engine.events - before).min(budget);
+        }
+        self.engine.run_until(self.end_ns, budget)
     }
 
     pub fn progress(&self) -> f64 {

@@ -9,7 +9,7 @@ mod cli {
         Experiment, MACHINE_KEYS, MachineChoice, Side, WorkloadChoice, decode_link, encode_link,
     };
     use schedplay::topology::{self, LayoutOverrides, Topology};
-    use schedplay::{Delta, Report, patches, scenario, sweep, workload};
+    use schedplay::{Delta, Report, patches, repeat, scenario, sweep, workload};
     use std::collections::BTreeMap;
     use std::process::ExitCode;
 
@@ -113,10 +113,26 @@ Examples:
         #[command(after_help = "\
 Examples:
   schedplay sweep --b skip-not-due --seconds 0.2
-  schedplay sweep --cpus 64,256,1024 --workload hackbench --b cache-aware --json")]
+  schedplay sweep --cpus 64,256,1024 --workload hackbench --b cache-aware --json
+  schedplay sweep --grid grid.json --shard 0/4 > shard-0.jsonl
+
+With --grid the points come from a JSON grid file (machines x patch_sets x workloads x hz x cpus,
+each repeated; README) and print as JSON lines; --shard I/N runs the points i with i mod N == I,
+and `schedplay merge` joins the shards.")]
         Sweep {
             #[command(flatten)]
             ab: AbArgs,
+            /// A grid file (JSON): the points to run, one JSON line each (scenario flags are refused with it).
+            #[arg(long, value_name = "FILE")]
+            grid: Option<String>,
+            /// Run only the points i with i mod N == I of the grid, e.g. 0/4 (default 0/1: all).
+            #[arg(
+                long,
+                value_name = "I/N",
+                default_value = "0/1",
+                allow_hyphen_values = true
+            )]
+            shard: String,
             /// CPU counts, comma-separated (2 sockets x cores x SMT2: multiples of 4, up to 4096).
             #[arg(
                 long,
@@ -128,6 +144,64 @@ Examples:
             /// Print the points as JSON.
             #[arg(long)]
             json: bool,
+        },
+        /// Join the JSON lines of grid shards (sweep --grid --shard) into one table.
+        #[command(after_help = "\
+Examples:
+  schedplay merge shard-*.jsonl > all.jsonl
+  schedplay merge shard-*.jsonl --csv > all.csv
+
+Refuses lines of different grids, a point given twice (overlapping shards) and missing points,
+naming each; the merged JSON lines are the bytes of the unsharded sweep.")]
+        Merge {
+            /// Shard files (JSON lines of `sweep --grid`).
+            #[arg(required = true, value_name = "FILES")]
+            files: Vec<String>,
+            /// Print CSV (one row per point) instead of JSON lines.
+            #[arg(long)]
+            csv: bool,
+            /// Print one JSON array (chart data) instead of JSON lines.
+            #[arg(long)]
+            json: bool,
+        },
+        /// How close is the model? Every published figure it is calibrated or checked against, next to the model's.
+        #[command(after_help = "\
+Examples:
+  schedplay validate
+  schedplay validate --seconds 0.05 --repeat 2 --json
+  schedplay validate --markdown
+
+A row holds when the model's figure (mean over the repeats) lies in its tolerance band. Rows that
+miss are listed as MISSES and the exit code stays 0: the model is known to overshoot seed 000 and
+undershoot seed 002 (docs/MODEL.md), and CI must keep running while that is so. With --strict any
+miss exits 1.")]
+        Validate {
+            /// Simulated seconds per run, 0.001..=60 (default 0.3, as the calibration tables).
+            #[arg(long, default_value = "0.3", allow_hyphen_values = true)]
+            seconds: String,
+            /// Runs per side, 1..=100 (default 3).
+            #[arg(
+                long = "repeat",
+                value_name = "N",
+                default_value = "3",
+                allow_hyphen_values = true
+            )]
+            repeat: String,
+            /// First seed (default 1).
+            #[arg(long, default_value = "1", allow_hyphen_values = true)]
+            seed: String,
+            /// Runs at once (default: every core).
+            #[arg(long, value_name = "N", allow_hyphen_values = true)]
+            jobs: Option<String>,
+            /// Print the rows as JSON (fields: docs/SCHEMA.md).
+            #[arg(long)]
+            json: bool,
+            /// Print the rows as a markdown table (docs/MODEL.md).
+            #[arg(long)]
+            markdown: bool,
+            /// Exit 1 when a row misses.
+            #[arg(long)]
+            strict: bool,
         },
         /// Simulation speed and memory of the reference scenarios (each in its own process).
         #[command(after_help = "\
@@ -296,6 +370,15 @@ Examples:
         /// Run the scenario a share link describes (other flags override it).
         #[arg(long)]
         link: Option<String>,
+        /// Runs per side, 1..=100, seeds derived from --seed (default 1); >1 prints mean (std%), 95% intervals and Welch's p.
+        #[arg(long = "repeat", value_name = "N", allow_hyphen_values = true)]
+        repeat: Option<String>,
+        /// Simulated seconds excluded from the figures at the start, or `auto` (docs/MODEL.md, Steady state; default 0).
+        #[arg(long, value_name = "S|auto", allow_hyphen_values = true)]
+        warmup: Option<String>,
+        /// Runs at once (threads) for repeats, sides and sweep points (default: every core; 1 = one after the other).
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        jobs: Option<String>,
     }
 
     fn split_list(s: &str) -> Vec<String> {
@@ -366,6 +449,13 @@ Examples:
             if let Some(s) = number("seed", &self.seed, &mut errs) {
                 e.seed = s;
             }
+            if let Some(n) = number("repeats", &self.repeat, &mut errs) {
+                e.repeats = n;
+            }
+            let auto = self.warmup.as_deref().map(str::trim) == Some("auto");
+            if !auto && let Some(w) = number("warmup", &self.warmup, &mut errs) {
+                e.warmup = w;
+            }
             if let Some(a) = a {
                 e.a = a;
             }
@@ -374,6 +464,12 @@ Examples:
             }
             if let Err(inv) = e.validate() {
                 errs.extend(inv.0);
+            }
+            if auto && errs.is_empty() {
+                match schedplay::steady::auto_warmup(&e) {
+                    Ok(w) => e.warmup = w,
+                    Err(inv) => errs.extend(inv.0),
+                }
             }
             if errs.is_empty() {
                 Ok(e)
@@ -385,6 +481,38 @@ Examples:
 
     fn run_side(e: &Experiment, side: Side) -> Result<Report, Invalid> {
         schedplay::run(e, side)
+    }
+
+    impl ScenarioArgs {
+        /// --jobs, or every core.
+        fn threads(&self) -> Result<usize, Invalid> {
+            match &self.jobs {
+                None => Ok(repeat::default_threads()),
+                Some(j) => match j.trim().parse::<usize>() {
+                    Ok(n) if (1..=1024).contains(&n) => Ok(n),
+                    _ => Err(FieldError::new(
+                        "jobs",
+                        format!("{j:?} is out of range: an integer in 1..=1024 (runs at once)"),
+                    )
+                    .into()),
+                },
+            }
+        }
+    }
+
+    /// A repeated run or A/B: the table as text or JSON.
+    fn print_table(e: &Experiment, sides: &[Side], threads: usize, json: bool) -> ExitCode {
+        let runs = match repeat::run_sides(e, sides, threads) {
+            Ok(r) => r,
+            Err(err) => return fail(err),
+        };
+        let t = repeat::Table::new(&runs[0], runs.get(1).map(|b| &b[..]));
+        if json {
+            println!("{}", serde_json::to_string_pretty(&t).unwrap_or_default());
+        } else {
+            print!("{}", t.to_text());
+        }
+        ExitCode::SUCCESS
     }
 
     fn fail(e: Invalid) -> ExitCode {
@@ -508,6 +636,13 @@ Examples:
                     Err(e) => return fail(e),
                 };
                 let side = if s.link.is_some() { Side::B } else { Side::A };
+                let threads = match s.threads() {
+                    Ok(t) => t,
+                    Err(e) => return fail(e),
+                };
+                if e.repeats > 1 {
+                    return print_table(&e, &[side], threads, json);
+                }
                 let r = match run_side(&e, side) {
                     Ok(r) => r,
                     Err(e) => return fail(e),
@@ -524,6 +659,13 @@ Examples:
                     Ok(e) => e,
                     Err(e) => return fail(e),
                 };
+                let threads = match ab.s.threads() {
+                    Ok(t) => t,
+                    Err(e) => return fail(e),
+                };
+                if e.repeats > 1 {
+                    return print_table(&e, &[Side::A, Side::B], threads, json);
+                }
                 let (ra, rb) = match schedplay::run_ab(&e) {
                     (Ok(x), Ok(y)) => (x, y),
                     (Err(err), _) | (_, Err(err)) => return fail(err),
@@ -537,7 +679,79 @@ Examples:
                 }
                 ExitCode::SUCCESS
             }
-            Cmd::Sweep { ab, cpus, json } => {
+            Cmd::Merge { files, csv, json } => {
+                let mut read = Vec::new();
+                let mut errs = Vec::new();
+                for f in &files {
+                    match std::fs::read_to_string(f) {
+                        Ok(t) => read.push((f.clone(), t)),
+                        Err(e) => errs.push(FieldError::new("merge", format!("{f}: {e}"))),
+                    }
+                }
+                if !errs.is_empty() {
+                    return fail(Invalid(errs));
+                }
+                let lines = match schedplay::grid::merge(&read) {
+                    Ok(l) => l,
+                    Err(e) => return fail(e),
+                };
+                if csv {
+                    print!("{}", schedplay::grid::to_csv(&lines));
+                } else if json {
+                    print!("{}", schedplay::grid::merged_array(&lines));
+                } else {
+                    print!("{}", schedplay::grid::merged_lines(&lines));
+                }
+                ExitCode::SUCCESS
+            }
+            Cmd::Sweep {
+                ab,
+                cpus: _,
+                json: _,
+                grid: Some(grid),
+                shard,
+            } => {
+                let mut errs = Vec::new();
+                let s = &ab.s;
+                let given = s.machine.is_some()
+                    || s.workload.is_some()
+                    || !s.set.is_empty()
+                    || s.seconds.is_some()
+                    || s.seed.is_some()
+                    || s.link.is_some()
+                    || s.repeat.is_some()
+                    || s.warmup.is_some()
+                    || !ab.a.is_empty()
+                    || !ab.b.is_empty();
+                if given {
+                    errs.push(FieldError::new(
+                        "grid",
+                        "scenario flags cannot be combined with --grid: the grid file holds the points",
+                    ));
+                }
+                let shard = schedplay::grid::Shard::parse(&shard)
+                    .map_err(|e| errs.push(e))
+                    .ok();
+                let threads = s.threads().map_err(|e| errs.extend(e.0)).ok();
+                let g = std::fs::read_to_string(&grid)
+                    .map_err(|e| FieldError::new("grid", format!("{grid}: {e}")).into())
+                    .and_then(|t| schedplay::grid::Grid::from_json(&t))
+                    .map_err(|e| errs.extend(e.0))
+                    .ok();
+                let (Some(shard), Some(threads), Some(g), true) =
+                    (shard, threads, g, errs.is_empty())
+                else {
+                    return fail(Invalid(errs));
+                };
+                match g.run(shard, threads) {
+                    Ok(lines) => {
+                        print!("{}", schedplay::grid::to_lines(&lines));
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(e),
+                }
+            }
+            Cmd::Sweep { ab, cpus, json, .. } => {
                 let mut errs = Vec::new();
                 // Every count is checked (`sweep::check_cpus`, the rule the page uses too) before
                 // any point runs, so a bad one is refused up front with all the others.
@@ -561,39 +775,116 @@ Examples:
                 if !errs.is_empty() {
                     return fail(Invalid(errs));
                 }
-                if !json {
-                    println!(
-                        "{:>6} {:>14} {:>14} {:>9} {:>12} {:>12}",
-                        "CPUs", "A /s", "B /s", "B vs A", "A contention", "B contention"
-                    );
-                }
-                let mut points = Vec::new();
-                for n in cpus {
-                    match sweep::point(&e, n) {
-                        Ok(p) => {
-                            if !json {
-                                println!(
-                                    "{:>6} {:>14.1} {:>14.1} {:>+8.2}% {:>11.2}% {:>11.2}%",
-                                    p.cpus,
-                                    p.a_throughput,
-                                    p.b_throughput,
-                                    p.throughput_pct,
-                                    p.a_contention_pct,
-                                    p.b_contention_pct
-                                );
-                            }
-                            points.push(p);
-                        }
-                        Err(err) => return fail(err),
-                    }
-                }
+                let threads = match ab.s.threads() {
+                    Ok(t) => t,
+                    Err(e) => return fail(e),
+                };
+                let points = match schedplay::sweep::points(&e, &cpus, threads) {
+                    Ok(p) => p,
+                    Err(err) => return fail(err),
+                };
                 if json {
                     println!(
                         "{}",
                         serde_json::to_string_pretty(&points).unwrap_or_default()
                     );
+                    return ExitCode::SUCCESS;
+                }
+                println!(
+                    "{:>6} {:>14} {:>14} {:>9} {:>12} {:>12}{}",
+                    "CPUs",
+                    "A /s",
+                    "B /s",
+                    "B vs A",
+                    "A contention",
+                    "B contention",
+                    if e.repeats > 1 {
+                        format!(
+                            "  {:>20} {:>7}  (means of {} runs per side)",
+                            "95% CI of B vs A", "p", e.repeats
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+                for p in &points {
+                    let stats = match (p.throughput_pct_ci95, p.throughput_p) {
+                        (Some(ci), Some(pv)) => {
+                            format!(
+                                "  {:>20} {pv:>7.4}",
+                                format!("[{:+.2}, {:+.2}]%", ci[0], ci[1])
+                            )
+                        }
+                        _ => String::new(),
+                    };
+                    println!(
+                        "{:>6} {:>14.1} {:>14.1} {:>+8.2}% {:>11.2}% {:>11.2}%{stats}",
+                        p.cpus,
+                        p.a_throughput,
+                        p.b_throughput,
+                        p.throughput_pct,
+                        p.a_contention_pct,
+                        p.b_contention_pct
+                    );
                 }
                 ExitCode::SUCCESS
+            }
+            Cmd::Validate {
+                seconds,
+                repeat,
+                seed,
+                jobs,
+                json,
+                markdown,
+                strict,
+            } => {
+                let mut errs = Vec::new();
+                let seconds = number::<f64>("seconds", &Some(seconds), &mut errs);
+                let repeats = number::<u32>("repeats", &Some(repeat), &mut errs);
+                let seed = number::<u64>("seed", &Some(seed), &mut errs);
+                let scen = ScenarioArgs {
+                    machine: None,
+                    layout: Layout::default(),
+                    workload: None,
+                    set: vec![],
+                    seconds: None,
+                    seed: None,
+                    link: None,
+                    repeat: None,
+                    warmup: None,
+                    jobs,
+                };
+                let threads = scen.threads().map_err(|e| errs.extend(e.0)).ok();
+                let (Some(seconds), Some(repeats), Some(seed), Some(threads), true) =
+                    (seconds, repeats, seed, threads, errs.is_empty())
+                else {
+                    return fail(Invalid(errs));
+                };
+                let s = schedplay::validation::Settings {
+                    seconds,
+                    repeats,
+                    seed,
+                    threads,
+                };
+                let out = match schedplay::validation::validate(schedplay::validation::ROWS, &s) {
+                    Ok(o) => o,
+                    Err(e) => return fail(e),
+                };
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+                } else if markdown {
+                    print!("{}", schedplay::validation::to_markdown(&out, &s));
+                } else {
+                    print!("{}", schedplay::validation::to_text(&out, &s));
+                }
+                let missed = out
+                    .iter()
+                    .any(|o| o.status == schedplay::validation::Status::Misses);
+                if strict && missed {
+                    ExitCode::from(1)
+                } else {
+                    ExitCode::SUCCESS
+                }
             }
             Cmd::Bench { seconds, only } => crate::bench::main(seconds, only.as_deref()),
             Cmd::Link { ab, base } => {

@@ -132,11 +132,24 @@ pub struct Report {
     /// a report without it is schema 1.
     #[serde(default = "schema_1")]
     pub schema: u32,
+    /// Simulated seconds at the start excluded from every figure but `sim_seconds`, `events` and
+    /// `series` (sysbench `--warmup-time`). Printed only when not 0. Since schema 3.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warmup_s: f64,
+    /// Series (`throughput`, `contention_pct`, `utilization`) whose trend over the measured window
+    /// is larger than their noise (`steady::not_settled`, docs/MODEL.md). Printed only when not
+    /// empty. Since schema 3.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_settled: Vec<String>,
 }
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
 pub const REPORT_SCHEMA: u32 = 3;
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
 
 fn schema_1() -> u32 {
     1
@@ -177,9 +190,15 @@ impl Report {
         seed: u64,
     ) -> Report {
         e.flush_accounting();
-        let m = &e.metrics;
+        let metrics = &e.metrics;
+        let win = metrics.window.as_deref();
+        // Every headline figure below is over the measured window (all of the run without a
+        // warm-up); `series`, `events` and `sim_seconds` cover the whole run.
+        let m = &metrics.measured();
         let n = e.topo.nr_cpus();
         let secs = e.now as f64 / 1e9;
+        let start_ns = win.map_or(0, |w| w.start_ns);
+        let measured_secs = e.now.saturating_sub(start_ns) as f64 / 1e9;
         let idle = m.total(Sym::Idle);
         let non_idle = m.non_idle_ns();
         let total = idle + non_idle;
@@ -206,33 +225,48 @@ impl Report {
             .lines
             .lines
             .iter()
-            .filter(|l| l.stats.loads + l.stats.stores + l.stats.atomics > 0)
-            .map(|l| {
-                let acc = l.stats.loads + l.stats.stores + l.stats.atomics;
-                CacheLineRow {
+            .enumerate()
+            .filter_map(|(i, l)| {
+                let (b, bf) = win
+                    .and_then(|w| w.lines.get(i))
+                    .map_or(([0; 6], &[][..]), |(b, f)| (*b, &f[..]));
+                let st = &l.stats;
+                let (loads, stores, atomics) =
+                    (st.loads - b[0], st.stores - b[1], st.atomics - b[2]);
+                let acc = loads + stores + atomics;
+                (acc > 0).then(|| CacheLineRow {
                     name: l.name.clone(),
-                    loads: l.stats.loads,
-                    stores: l.stats.stores,
-                    atomics: l.stats.atomics,
-                    hitm_local: l.stats.hitm_local,
-                    hitm_remote: l.stats.hitm_remote,
-                    avg_stall_ns: l.stats.stall_ns as f64 / acc as f64,
+                    loads,
+                    stores,
+                    atomics,
+                    hitm_local: st.hitm_local - b[3],
+                    hitm_remote: st.hitm_remote - b[4],
+                    avg_stall_ns: (st.stall_ns - b[5]) as f64 / acc as f64,
                     offsets: l
                         .fields
                         .iter()
-                        .map(|f| OffsetRow {
-                            offset: f.offset,
-                            field: f.field.to_string(),
-                            loads: f.loads,
-                            stores: f.stores,
-                            atomics: f.atomics,
-                            hitm: f.hitm,
+                        .enumerate()
+                        .map(|(j, f)| {
+                            let z = bf.get(j).copied().unwrap_or([0; 4]);
+                            OffsetRow {
+                                offset: f.offset,
+                                field: f.field.to_string(),
+                                loads: f.loads - z[0],
+                                stores: f.stores - z[1],
+                                atomics: f.atomics - z[2],
+                                hitm: f.hitm - z[3],
+                            }
                         })
                         .collect(),
-                }
+                })
             })
             .collect();
-        let events: Vec<u64> = e.task_events();
+        let mut events: Vec<u64> = e.task_events();
+        if let Some(w) = win {
+            for (x, y) in events.iter_mut().zip(&w.task_events) {
+                *x -= y;
+            }
+        }
         let (ev_avg, ev_stddev) = mean_stddev(&events);
         let wl = e.workload();
         let counted: Vec<u64> = (0..events.len())
@@ -250,7 +284,7 @@ impl Report {
                 (k, v)
             })
             .collect();
-        let h = &m.latency;
+        let h = &metrics.latency;
         let ms = |ns: u64| ns as f64 / 1e6;
         let heat = |f: &dyn Fn(usize) -> u64| -> Vec<f64> {
             (0..n)
@@ -279,8 +313,8 @@ impl Report {
             hz: e.hz,
             seed,
             sim_seconds: secs,
-            throughput_per_sec: if secs > 0.0 {
-                m.completions as f64 / secs
+            throughput_per_sec: if measured_secs > 0.0 {
+                m.completions as f64 / measured_secs
             } else {
                 0.0
             },
@@ -296,7 +330,7 @@ impl Report {
                 p95: ms(h.quantile(0.95)),
             },
             wakeup_latency_us: {
-                let w = &m.wakeup_latency;
+                let w = &metrics.wakeup_latency;
                 let us = |ns: u64| ns as f64 / 1e3;
                 WakeupLatency {
                     p50: us(w.quantile(0.5)),
@@ -335,11 +369,11 @@ impl Report {
                 .map(|&c| (c.name().to_string(), m.counters[c as usize]))
                 .collect(),
             series: SeriesOut {
-                interval_ms: m.sample_ns as f64 / 1e6,
-                t_s: m.series.t_s.clone(),
-                throughput: m.series.throughput.clone(),
-                contention_pct: m.series.contention_pct.clone(),
-                utilization: m.series.utilization.clone(),
+                interval_ms: metrics.sample_ns as f64 / 1e6,
+                t_s: metrics.series.t_s.clone(),
+                throughput: metrics.series.throughput.clone(),
+                contention_pct: metrics.series.contention_pct.clone(),
+                utilization: metrics.series.utilization.clone(),
             },
             cpu_heat: CpuHeat {
                 busy: heat(&|c| {
@@ -358,9 +392,16 @@ impl Report {
             counted_events_avg: counted_avg,
             counted_events_stddev: counted_stddev,
             schema: REPORT_SCHEMA,
+            warmup_s: start_ns as f64 / 1e9,
+            not_settled: crate::steady::not_settled(&metrics.series, metrics.sample_ns, start_ns),
         };
         r.report_hash = fnv1a(&serde_json::to_string(&r).unwrap_or_default());
         r
+    }
+
+    /// Simulated seconds the figures cover: the run after its warm-up.
+    pub fn measured_seconds(&self) -> f64 {
+        self.sim_seconds - self.warmup_s
     }
 
     pub fn symbol_percent(&self, sym: &str) -> f64 {
@@ -403,8 +444,8 @@ impl Report {
         let _ = writeln!(
             s,
             "     {:.0} messages in {:.3} s simulated: {:.2} messages/sec",
-            self.throughput_per_sec * self.sim_seconds,
-            self.sim_seconds,
+            self.throughput_per_sec * self.measured_seconds(),
+            self.measured_seconds(),
             self.throughput_per_sec
         );
     }
@@ -428,6 +469,20 @@ impl Report {
             self.sim_seconds,
             self.seed
         );
+        if self.warmup_s > 0.0 {
+            let _ = writeln!(
+                s,
+                "warm-up: the first {:.3} s are excluded from every figure below but the time series",
+                self.warmup_s
+            );
+        }
+        if !self.not_settled.is_empty() {
+            let _ = writeln!(
+                s,
+                "NOT SETTLED: {} still trend(s) over the measured window more than their noise (docs/MODEL.md, Steady state); try a longer run or --warmup auto",
+                self.not_settled.join(", ")
+            );
+        }
         if self.workload == "hackbench" {
             self.hackbench_text(&mut s);
         } else {
@@ -435,7 +490,7 @@ impl Report {
                 s,
                 "\n    {}:  {:.0} ({:.2} per sec.)",
                 self.throughput_unit,
-                self.throughput_per_sec * self.sim_seconds,
+                self.throughput_per_sec * self.measured_seconds(),
                 self.throughput_per_sec
             );
         }

@@ -17,6 +17,9 @@ pub const MAX_TASKS: u64 = 65_536;
 pub const MAX_EVENTS: f64 = 4e9;
 /// The HZ values a run accepts (the kernel's `CONFIG_HZ` choices). The page's HZ list is this one.
 pub const HZ_VALUES: &[u32] = &[100, 250, 300, 1000];
+/// Runs per side of a repeated experiment (`repeats`): 1 is a single run.
+pub const MIN_REPEATS: u32 = 1;
+pub const MAX_REPEATS: u32 = 100;
 
 /// "100, 250, 300 or 1000"
 fn one_of(values: &[u32]) -> String {
@@ -222,6 +225,14 @@ pub struct Experiment {
     pub a: Vec<String>,
     #[serde(default)]
     pub b: Vec<String>,
+    /// Runs per side, each with its own seed (`repeat::seeds`); 1 = one run. Since link v1 (added
+    /// later; absent = 1).
+    #[serde(default = "default_repeats")]
+    pub repeats: u32,
+    /// Simulated seconds at the start excluded from the headline figures (sysbench
+    /// `--warmup-time`); 0 = none. Absent = 0, so every older link and scenario reproduces.
+    #[serde(default)]
+    pub warmup: f64,
 }
 
 fn link_version() -> u32 {
@@ -234,6 +245,9 @@ fn default_seconds() -> f64 {
     1.0
 }
 fn default_seed() -> u64 {
+    1
+}
+fn default_repeats() -> u32 {
     1
 }
 
@@ -253,6 +267,8 @@ pub struct RunSpec {
     pub seed: u64,
     pub workload: String,
     pub knobs: Knobs,
+    /// Warm-up, simulated seconds (0 ..< seconds).
+    pub warmup: f64,
 }
 
 impl Default for Experiment {
@@ -272,8 +288,36 @@ impl Default for Experiment {
             seed: 1,
             a: vec![],
             b: vec![],
+            repeats: 1,
+            warmup: 0.0,
         }
     }
+}
+
+/// The error for a repeat count outside `MIN_REPEATS..=MAX_REPEATS` (as given).
+pub fn repeats_error(given: &str) -> FieldError {
+    FieldError::new(
+        "repeats",
+        format!(
+            "{given} is out of range: an integer in {MIN_REPEATS}..={MAX_REPEATS} (runs per side)"
+        ),
+    )
+}
+
+/// The error for a warm-up outside 0 ..< seconds (as given).
+pub fn warmup_error(given: &str, seconds: f64) -> FieldError {
+    FieldError::new(
+        "warmup",
+        format!(
+            "{given} is out of range: 0 ..= seconds - {MIN_SECONDS} ({}) simulated seconds excluded at the start",
+            seconds - MIN_SECONDS
+        ),
+    )
+}
+
+/// A warm-up leaves at least `MIN_SECONDS` measured.
+fn warmup_ok(warmup: f64, seconds: f64) -> bool {
+    warmup.is_finite() && warmup >= 0.0 && warmup <= seconds - MIN_SECONDS
 }
 
 fn knob_string(v: &serde_json::Value) -> String {
@@ -337,7 +381,9 @@ impl Experiment {
         if !HZ_VALUES.contains(&self.hz) {
             errs.push(hz_error(&self.hz.to_string()));
         }
-        if !(self.seconds.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&self.seconds)) {
+        let seconds_ok =
+            self.seconds.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&self.seconds);
+        if !seconds_ok {
             errs.push(FieldError::new(
                 "seconds",
                 format!(
@@ -345,6 +391,14 @@ impl Experiment {
                     self.seconds
                 ),
             ));
+        }
+        if !(MIN_REPEATS..=MAX_REPEATS).contains(&self.repeats) {
+            errs.push(repeats_error(&self.repeats.to_string()));
+        }
+        // Against a valid `seconds` only (a bad one is reported above; fuzz finding
+        // tests/fuzz_corpus/json-ea7971b545160ea4.txt).
+        if seconds_ok && !warmup_ok(self.warmup, self.seconds) {
+            errs.push(warmup_error(&self.warmup.to_string(), self.seconds));
         }
         let knobs = self.knobs();
         errs.extend(workload::validate_knobs(&self.workload.name, &knobs));
@@ -393,6 +447,7 @@ impl Experiment {
             seed: self.seed,
             workload: self.workload.name.clone(),
             knobs,
+            warmup: self.warmup,
         })
     }
 }
@@ -490,6 +545,13 @@ pub fn encode_link(e: &Experiment) -> String {
     kv.push(("b".into(), e.b.join(",")));
     kv.push(("seconds".into(), e.seconds.to_string()));
     kv.push(("seed".into(), e.seed.to_string()));
+    // Keys added after v1 shipped: only when set, so a link without them stays the same link.
+    if e.repeats != 1 {
+        kv.push(("repeats".into(), e.repeats.to_string()));
+    }
+    if e.warmup != 0.0 {
+        kv.push(("warmup".into(), e.warmup.to_string()));
+    }
     kv.iter()
         .map(|(k, v)| format!("{}={}", pct_encode(k), pct_encode(v)))
         .collect::<Vec<_>>()
@@ -592,7 +654,7 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                 ));
             }
         } else if ![
-            "v", "machine", "hz", "workload", "a", "b", "seconds", "seed",
+            "v", "machine", "hz", "workload", "a", "b", "seconds", "seed", "repeats", "warmup",
         ]
         .contains(&k.as_str())
             && !MACHINE_KEYS.iter().any(|m| m.link == k)
@@ -636,6 +698,18 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                 "seed",
                 format!("{s:?} is not an integer in 0..={}", u64::MAX),
             )),
+        }
+    }
+    if let Some(s) = get("repeats") {
+        match s.parse::<u32>() {
+            Ok(x) if (MIN_REPEATS..=MAX_REPEATS).contains(&x) => e.repeats = x,
+            _ => errs.push(repeats_error(&format!("{s:?}"))),
+        }
+    }
+    if let Some(s) = get("warmup") {
+        match s.parse::<f64>() {
+            Ok(x) if warmup_ok(x, e.seconds) => e.warmup = x,
+            _ => errs.push(warmup_error(&format!("{s:?}"), e.seconds)),
         }
     }
     (e, errs)
@@ -755,6 +829,40 @@ mod tests {
             errs[0].message,
             "\"301\" is not allowed: 100, 250, 300 or 1000"
         );
+    }
+
+    #[test]
+    fn repeats_and_warmup_round_trip_and_old_links_are_unchanged() {
+        let old = encode_link(&Experiment::default());
+        assert!(!old.contains("repeats") && !old.contains("warmup"), "{old}");
+        let e = Experiment {
+            repeats: 10,
+            warmup: 0.25,
+            ..Default::default()
+        };
+        let q = encode_link(&e);
+        assert!(q.ends_with("&repeats=10&warmup=0.25"), "{q}");
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        let (d, errs) = decode_link("seconds=0.5&repeats=0&warmup=0.5");
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["repeats", "warmup"]);
+        assert_eq!((d.repeats, d.warmup), (1, 0.0));
+        assert!(errs[0].message.contains("1..=100"), "{}", errs[0].message);
+        let bad = Experiment {
+            repeats: 101,
+            warmup: 2.0,
+            ..Default::default()
+        };
+        let fields: Vec<String> = bad
+            .validate()
+            .unwrap_err()
+            .0
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(fields, vec!["repeats", "warmup"]);
     }
 
     #[test]

@@ -23,6 +23,16 @@ pub struct SweepPoint {
     pub b_contention_pct: f64,
     pub throughput_pct: f64,
     pub events: u64,
+    /// Runs per side when repeated (then the figures above are means over them and `events` the
+    /// sum). Absent for one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<u32>,
+    /// 95% interval of `throughput_pct` (Welch), when repeated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_pct_ci95: Option<[f64; 2]>,
+    /// Welch's two-sided p-value of the throughput change, when repeated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_p: Option<f64>,
 }
 
 impl SweepPoint {
@@ -36,8 +46,73 @@ impl SweepPoint {
             b_contention_pct: b.contention_pct,
             throughput_pct: Delta::between(a, b).throughput_pct,
             events: a.events + b.events,
+            repeats: None,
+            throughput_pct_ci95: None,
+            throughput_p: None,
         }
     }
+
+    /// The point from the repeated runs of A and B (same seeds); one run each is `new`.
+    pub fn repeated(cpus: u32, a: &[Report], b: &[Report]) -> SweepPoint {
+        if a.len() == 1 && b.len() == 1 {
+            return SweepPoint::new(cpus, &a[0], &b[0]);
+        }
+        let t = crate::repeat::Table::new(a, Some(b));
+        let mean = |k: &str, b: bool| {
+            t.figure(k).map_or(0.0, |f| {
+                if b {
+                    f.b.as_ref().map_or(0.0, |s| s.mean)
+                } else {
+                    f.a.mean
+                }
+            })
+        };
+        let d = t.figure("throughput").and_then(|f| f.delta.clone());
+        SweepPoint {
+            cpus,
+            a_throughput: mean("throughput", false),
+            b_throughput: mean("throughput", true),
+            a_contention_pct: mean("contention_pct", false),
+            b_contention_pct: mean("contention_pct", true),
+            throughput_pct: d.as_ref().map_or(0.0, |d| d.change),
+            events: a.iter().chain(b).map(|r| r.events).sum(),
+            repeats: Some(a.len() as u32),
+            throughput_pct_ci95: d.as_ref().map(|d| d.ci95),
+            throughput_p: d.map(|d| d.p),
+        }
+    }
+}
+
+/// Every point of a sweep, all runs (points × seeds × sides) spread over `threads` threads. Every
+/// bad CPU count is reported before anything runs.
+pub fn points(exp: &Experiment, cpus: &[u32], threads: usize) -> Result<Vec<SweepPoint>, Invalid> {
+    let mut errs = Vec::new();
+    let mut exps = Vec::new();
+    for &n in cpus {
+        match resized(exp, n).and_then(|e| e.validate().map(|_| e)) {
+            Ok(e) => exps.push((n, e)),
+            Err(inv) => errs.extend(inv.0),
+        }
+    }
+    if !errs.is_empty() {
+        return Err(Invalid(errs));
+    }
+    let sides = [crate::Side::A, crate::Side::B];
+    let jobs: Vec<crate::repeat::Job> = exps
+        .iter()
+        .flat_map(|(_, e)| crate::repeat::jobs(e, &sides))
+        .collect();
+    let reports = crate::repeat::run_jobs(&jobs, threads)?;
+    let per_point = 2 * exp.repeats.max(1) as usize;
+    Ok(exps
+        .iter()
+        .zip(reports.chunks(per_point))
+        .map(|((n, _), rs)| {
+            let a: Vec<Report> = rs.iter().step_by(2).cloned().collect();
+            let b: Vec<Report> = rs.iter().skip(1).step_by(2).cloned().collect();
+            SweepPoint::repeated(*n, &a, &b)
+        })
+        .collect())
 }
 
 /// A CPU count a sweep point can simulate exactly, or an error naming `cpus` and what is allowed.

@@ -214,3 +214,76 @@ pub fn sweep_point(cpus: u32, a: JsValue, b: JsValue) -> Result<JsValue, JsValue
         &report("b", b)?,
     )))
 }
+
+/// The seeds of `n` repeats of a scenario with seed `seed` (`repeat::seeds`; every one below 2^53,
+/// so exact as a JS number). `n` is clamped to 1..=MAX_REPEATS.
+#[wasm_bindgen]
+pub fn repeat_seeds(seed: f64, n: u32) -> Result<JsValue, JsValue> {
+    if !((0.0..=9_007_199_254_740_991.0).contains(&seed) && seed.fract() == 0.0) {
+        return Err(invalid(
+            &FieldError::new("seed", format!("{seed} is not an integer in 0..=2^53-1")).into(),
+        ));
+    }
+    let n = n.clamp(1, crate::scenario::MAX_REPEATS);
+    Ok(to_js(&crate::repeat::seeds(seed as u64, n)))
+}
+
+/// The repeat table (`repeat::Table`, as `compare --repeat N --json` prints it) of the reports of
+/// side A and side B (arrays of `Sim.report()` results, same seeds in the same order; `b` may be
+/// empty for one side).
+#[wasm_bindgen]
+pub fn repeat_table(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
+    let reports = |field: &str, v: JsValue| -> Result<Vec<Report>, JsValue> {
+        serde_wasm_bindgen::from_value::<Vec<Report>>(v).map_err(|e| {
+            invalid(&FieldError::new(field, format!("not a list of reports: {e}")).into())
+        })
+    };
+    let (a, b) = (reports("a", a)?, reports("b", b)?);
+    if a.is_empty() || (!b.is_empty() && b.len() != a.len()) {
+        return Err(invalid(
+            &FieldError::new(
+                "a",
+                "give at least one report of A, and as many of B (or none)",
+            )
+            .into(),
+        ));
+    }
+    let t = crate::repeat::Table::new(&a, (!b.is_empty()).then_some(&b[..]));
+    Ok(to_js(&t))
+}
+
+fn validation_settings(seconds: f64, repeats: u32) -> crate::validation::Settings {
+    crate::validation::Settings {
+        seconds,
+        repeats,
+        seed: 1,
+        threads: 1,
+    }
+}
+
+/// The runs of `schedplay validate --seconds S --repeat N` (seed 1): `[{experiment, side}]`, to be
+/// run on the page's workers and handed back to `validation_table` in this order.
+#[wasm_bindgen]
+pub fn validation_plan(seconds: f64, repeats: u32) -> Result<JsValue, JsValue> {
+    let s = validation_settings(seconds, repeats);
+    let (_, jobs) =
+        crate::validation::plan(crate::validation::ROWS, &s).map_err(|i| invalid(&i))?;
+    let out: Vec<serde_json::Value> = jobs
+        .iter()
+        .map(|(e, side)| serde_json::json!({ "experiment": e, "side": side }))
+        .collect();
+    Ok(to_js(&out))
+}
+
+/// The validation table (`validate --json` rows) from the reports of `validation_plan`'s runs.
+#[wasm_bindgen]
+pub fn validation_table(seconds: f64, repeats: u32, reports: JsValue) -> Result<JsValue, JsValue> {
+    let s = validation_settings(seconds, repeats);
+    let reports: Vec<Report> = serde_wasm_bindgen::from_value(reports).map_err(|e| {
+        invalid(&FieldError::new("reports", format!("not a list of reports: {e}")).into())
+    })?;
+    let rows = crate::validation::ROWS;
+    let (exps, _) = crate::validation::plan(rows, &s).map_err(|i| invalid(&i))?;
+    let out = crate::validation::evaluate(rows, &s, &exps, &reports).map_err(|i| invalid(&i))?;
+    Ok(to_js(&out))
+}

@@ -185,6 +185,8 @@ fn every_flag_has_help_and_every_command_examples() {
         &["compare"],
         &["link"],
         &["sweep"],
+        &["validate"],
+        &["merge"],
         &["bench"],
     ] {
         let mut args = cmd.to_vec();
@@ -353,8 +355,9 @@ fn schema_doc_lists_every_report_field() {
         .filter_map(|l| l.strip_prefix("| `"))
         .filter_map(|l| l.split_once('`').map(|(k, _)| k.to_string()))
         .collect();
-    let (code, out, err) = schedplay(&[
-        "run",
+    // A plain run, and the fields printed only when set: a warm-up, and a series that has not
+    // settled (the pre-fix storm grows as wider NUMA levels fall due, docs/MODEL.md).
+    let small = [
         "--machine",
         "custom",
         "--sockets",
@@ -363,18 +366,26 @@ fn schema_doc_lists_every_report_field() {
         "4",
         "--seconds",
         "0.005",
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    ];
     let mut printed = std::collections::BTreeSet::new();
-    for (k, x) in v.as_object().unwrap() {
-        printed.insert(k.clone());
-        // nested objects with fixed keys (not the name → value maps)
-        if let Some(o) = x.as_object()
-            && !["counters", "workload_knobs"].contains(&k.as_str())
-        {
-            printed.extend(o.keys().map(|n| format!("{k}.{n}")));
+    for extra in [
+        &small[..],
+        &[&small[..], &["--warmup", "0.002"]].concat(),
+        &["--machine", "gnr-2s-96c-snc3", "--seconds", "0.2"],
+    ] {
+        let mut args = vec!["run", "--json"];
+        args.extend(extra);
+        let (code, out, err) = schedplay(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        for (k, x) in v.as_object().unwrap() {
+            printed.insert(k.clone());
+            // nested objects with fixed keys (not the name → value maps)
+            if let Some(o) = x.as_object()
+                && !["counters", "workload_knobs"].contains(&k.as_str())
+            {
+                printed.extend(o.keys().map(|n| format!("{k}.{n}")));
+            }
         }
     }
     assert_eq!(
@@ -495,4 +506,209 @@ fn smt_on_off_is_accepted_by_every_command() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("&smt=off&"), "{out}");
+}
+
+/// `--repeat`: the same seed list gives the same table, whatever the number of threads (each run
+/// depends only on its scenario and seed), and the table has the mailing-list shape.
+#[test]
+fn repeated_compare_is_the_same_serial_and_parallel() {
+    let args = |jobs: &'static str| {
+        vec![
+            "compare",
+            "--machine",
+            "custom",
+            "--sockets",
+            "2",
+            "--cores-per-socket",
+            "4",
+            "--seconds",
+            "0.02",
+            "--b",
+            "skip-not-due",
+            "--repeat",
+            "4",
+            "--jobs",
+            jobs,
+        ]
+    };
+    let (code, serial, err) = schedplay(&args("1"));
+    assert_eq!(code, 0, "{err}");
+    let (_, parallel, _) = schedplay(&args("3"));
+    assert_eq!(serial, parallel);
+    assert!(serial.contains("4 runs per side, seeds 1,"), "{serial}");
+    assert!(
+        serial.contains("A (std%)") && serial.contains("B change (std%)"),
+        "{serial}"
+    );
+    let row = serial
+        .lines()
+        .find(|l| l.starts_with("transactions (/s)"))
+        .expect("a throughput row");
+    assert!(row.contains("%)") && row.contains('['), "{row}");
+    let mut j = args("2");
+    j.push("--json");
+    let (code, out, err) = schedplay(&j);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["repeats"], 4);
+    assert_eq!(v["seeds"].as_array().unwrap().len(), 4);
+    let f = &v["figures"][0];
+    assert_eq!(f["key"], "throughput");
+    assert_eq!(f["a_values"].as_array().unwrap().len(), 4);
+    let ci = f["delta"]["ci95"].as_array().unwrap();
+    assert!(ci[0].as_f64().unwrap() <= ci[1].as_f64().unwrap());
+    // repeat 1 of N is the single run with the scenario's seed
+    let (_, one, _) = schedplay(&[
+        "run",
+        "--machine",
+        "custom",
+        "--sockets",
+        "2",
+        "--cores-per-socket",
+        "4",
+        "--seconds",
+        "0.02",
+        "--json",
+    ]);
+    let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(f["a_values"][0], one["throughput_per_sec"]);
+}
+
+/// A repeated sweep runs every point's runs in one pool: the same bytes on one thread or several.
+#[test]
+fn repeated_sweep_is_the_same_serial_and_parallel() {
+    let args = |jobs: &'static str| {
+        vec![
+            "sweep",
+            "--machine",
+            "milan-2s",
+            "--cpus",
+            "16,32",
+            "--seconds",
+            "0.01",
+            "--b",
+            "skew-tick",
+            "--repeat",
+            "2",
+            "--json",
+            "--jobs",
+            jobs,
+        ]
+    };
+    let (code, serial, err) = schedplay(&args("1"));
+    assert_eq!(code, 0, "{err}");
+    let (_, parallel, _) = schedplay(&args("4"));
+    assert_eq!(serial, parallel);
+    let v: serde_json::Value = serde_json::from_str(&serial).unwrap();
+    assert_eq!(v[1]["cpus"], 32);
+    assert_eq!(v[1]["repeats"], 2);
+    assert!(v[1]["throughput_pct_ci95"].is_array());
+}
+
+/// `validate`: one row per published figure with its command, figures and status; the exit code
+/// is 0 even when rows miss, and 1 with --strict exactly when one does.
+#[test]
+fn validate_table_shape_and_strict_exit() {
+    let args = [
+        "validate",
+        "--seconds",
+        "0.01",
+        "--repeat",
+        "2",
+        "--jobs",
+        "2",
+        "--json",
+    ];
+    let (code, out, err) = schedplay(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), schedplay::validation::ROWS.len());
+    for r in rows {
+        for k in [
+            "id",
+            "machine",
+            "workload",
+            "what",
+            "command",
+            "published",
+            "model",
+            "tolerance",
+            "status",
+            "source",
+        ] {
+            assert!(r.get(k).is_some(), "{k} missing in {r}");
+        }
+        assert!(
+            ["holds", "misses"].contains(&r["status"].as_str().unwrap()),
+            "{r}"
+        );
+    }
+    let gain = rows.iter().find(|r| r["id"] == "000-gain").unwrap();
+    assert!(gain["model_ci95"].is_array(), "{gain}");
+    assert!(
+        gain["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("schedplay compare --machine gnr-2s-96c-snc3")
+    );
+    let missed = rows.iter().any(|r| r["status"] == "misses");
+    let mut strict = args.to_vec();
+    strict.push("--strict");
+    let (code, _, err) = schedplay(&strict);
+    assert_eq!(code, if missed { 1 } else { 0 }, "{err}");
+    let (code, _, err) = schedplay(&["validate", "--seconds", "0", "--repeat", "101"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("seconds") && err.contains("repeats"), "{err}");
+}
+
+/// A grid cut into shards, run one process per shard and merged, is the unsharded sweep byte for
+/// byte; a missing or doubled shard is refused naming the points.
+#[test]
+fn grid_shards_merge_to_the_unsharded_sweep() {
+    let dir = std::env::temp_dir().join(format!("schedplay-grid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let grid = dir.join("grid.json");
+    std::fs::write(
+        &grid,
+        r#"{"machines": [{"preset": "milan-2s"}, {"preset": "gnr-2s-snc3"}],
+            "patch_sets": [{"b": ["skip-not-due"]}, {"a": ["cache-aware"], "b": ["cache-aware", "cas-skip-many-threads"]}],
+            "workloads": [{"name": "oltp"}], "cpus": [24, 32], "seconds": 0.004, "repeats": 2}"#,
+    )
+    .unwrap();
+    let g = grid.to_str().unwrap();
+    let (code, all, err) = schedplay(&["sweep", "--grid", g]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(all.lines().count(), 8);
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let (code, out, err) = schedplay(&[
+            "sweep",
+            "--grid",
+            g,
+            "--shard",
+            &format!("{i}/3"),
+            "--jobs",
+            "1",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let f = dir.join(format!("shard-{i}.jsonl"));
+        std::fs::write(&f, out).unwrap();
+        files.push(f.to_str().unwrap().to_string());
+    }
+    let mut args = vec!["merge"];
+    args.extend(files.iter().rev().map(String::as_str));
+    let (code, merged, err) = schedplay(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(merged, all);
+    let (code, _, err) = schedplay(&["merge", &files[0], &files[2]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing points: 3 of 8: 1, 4, 7"), "{err}");
+    let (code, _, err) = schedplay(&["merge", &files[0], &files[1], &files[2], &files[1]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("overlapping shards: point 1 is in"), "{err}");
+    let (code, csv, _) = schedplay(&["merge", "--csv", &files[0], &files[1], &files[2]]);
+    assert_eq!(code, 0);
+    assert_eq!(csv.lines().count(), 9);
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -416,3 +416,41 @@ fn nohz_ilb_round_robin_spreads_the_ilb_work() {
     assert!(kicks > 3 && kicks_rr > 3, "{msg}");
     assert!(spread > lowest, "{msg}");
 }
+
+/// A warm-up changes no simulated event: the run, its series and its event count are those of the
+/// same scenario without one. Only the headline figures are taken over the rest of the run, and
+/// the measured window's CPU time is the rest of the run's CPU time.
+#[test]
+fn warmup_excludes_the_start_from_the_figures_only() {
+    let mut e = exp("custom", "oltp", 0.2);
+    custom(&mut e, 2, 8, 2);
+    let whole = run(&e, Side::A).unwrap();
+    e.warmup = 0.05;
+    let warm = run(&e, Side::A).unwrap();
+    assert_eq!(warm.events, whole.events);
+    assert_eq!(warm.series.throughput, whole.series.throughput);
+    assert_eq!(warm.series.contention_pct, whole.series.contention_pct);
+    assert_eq!(warm.sim_seconds, whole.sim_seconds);
+    assert_eq!(warm.warmup_s, 0.05);
+    assert_eq!(warm.schema, 3);
+    // CPU time: the profile's ns over the measured window cover 0.15 s of 32 CPUs (with idle).
+    let busy_ns = |r: &Report| r.profile.iter().map(|p| p.ns).sum::<u64>();
+    assert!(busy_ns(&warm) < busy_ns(&whole));
+    let ticks = |r: &Report| r.counters["ticks"];
+    let t = ticks(&warm) as f64 / ticks(&whole) as f64;
+    assert!((0.7..0.8).contains(&t), "ticks in the measured window: {t}");
+    // throughput of the window: its completions over its 0.15 s, close to the series' mean there
+    let from = schedplay::steady::first_measured(10_000_000, 50_000_000);
+    let tail = &whole.series.throughput[from..];
+    let mean = tail.iter().sum::<f64>() / tail.len() as f64;
+    assert!(
+        (warm.throughput_per_sec - mean).abs() < 1e-6 * mean,
+        "{} vs {mean}",
+        warm.throughput_per_sec
+    );
+    // and the JSON says so; without a warm-up the field is absent (schema-2 bytes)
+    let j = serde_json::to_value(&warm).unwrap();
+    assert_eq!(j["warmup_s"], 0.05);
+    let j = serde_json::to_value(&whole).unwrap();
+    assert!(j.get("warmup_s").is_none());
+}

@@ -275,6 +275,9 @@ fn known_keys() -> &'static BTreeSet<String> {
         o.smt = Some(1);
         o.nodes_per_socket = Some(1);
         o.cores_per_llc = Some(4);
+        // keys written only when not default
+        e.repeats = 2;
+        e.warmup = 0.1;
         keys.extend(link_keys_of(&encode_link(&e)));
         for w in WORKLOADS {
             for k in w.knobs {

@@ -119,3 +119,64 @@ fn one_shape_per_answer_and_sides_are_a_or_b() {
     );
     assert_eq!(get(&keys.get(0), "link").as_string().unwrap(), "sockets");
 }
+
+/// The page's repeat table: the seeds are the native ones (exact as JS numbers), the statistics
+/// computed in wasm from reports that went through JS equal the native table bit for bit.
+#[wasm_bindgen_test]
+fn repeat_seeds_and_table_match_native() {
+    let seeds = wasm::repeat_seeds(1.0, 3).unwrap();
+    let js: Vec<u64> = serde_wasm_bindgen::from_value(seeds).unwrap();
+    assert_eq!(js, schedplay::repeat::seeds(1, 3));
+    let mut e = golden::experiment();
+    e.repeats = 3;
+    let runs = schedplay::repeat::run_sides(&e, &[Side::A, Side::B], 1).unwrap();
+    let native = schedplay::repeat::Table::new(&runs[0], Some(&runs[1]));
+    let to = |r: &[schedplay::Report]| serde_wasm_bindgen::to_value(r).unwrap();
+    let t = wasm::repeat_table(to(&runs[0]), to(&runs[1])).unwrap();
+    // through the struct, so that 10100 and 10100.0 are the same f64 on both sides
+    let page: schedplay::repeat::Table = serde_wasm_bindgen::from_value(t).unwrap();
+    assert_eq!(
+        serde_json::to_string(&page).unwrap(),
+        serde_json::to_string(&native).unwrap()
+    );
+    assert!(wasm::repeat_table(to(&runs[0]), to(&runs[1][..1])).is_err());
+}
+
+/// The page's validation table (plan, runs on the workers, table) is the CLI's.
+#[wasm_bindgen_test]
+fn validation_plan_and_table_match_native() {
+    let plan = wasm::validation_plan(0.005, 1).unwrap();
+    let runs: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(plan).unwrap();
+    let reports: Vec<schedplay::Report> = runs
+        .iter()
+        .map(|r| {
+            let e: schedplay::Experiment = serde_json::from_value(r["experiment"].clone()).unwrap();
+            let side = if r["side"] == "a" { Side::A } else { Side::B };
+            schedplay::run(&e, side).unwrap()
+        })
+        .collect();
+    let t =
+        wasm::validation_table(0.005, 1, serde_wasm_bindgen::to_value(&reports).unwrap()).unwrap();
+    let page: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(t).unwrap();
+    let s = schedplay::validation::Settings {
+        seconds: 0.005,
+        repeats: 1,
+        seed: 1,
+        threads: 1,
+    };
+    let native = schedplay::validation::validate(schedplay::validation::ROWS, &s).unwrap();
+    assert_eq!(page.len(), native.len());
+    for (p, n) in page.iter().zip(&native) {
+        assert_eq!(p["id"], n.id.as_str());
+        assert_eq!(p["model"].as_f64().unwrap(), n.model, "{}", n.id);
+        assert_eq!(p["status"], serde_json::to_value(n.status).unwrap());
+    }
+    assert!(
+        wasm::validation_table(
+            0.005,
+            1,
+            serde_wasm_bindgen::to_value(&reports[1..]).unwrap()
+        )
+        .is_err()
+    );
+}

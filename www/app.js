@@ -1,15 +1,17 @@
 // schedplay page: scenario form, A/B runs in the engine worker, live charts, reports, share links.
 //
-// A/B runs: sides A and B run at the same time, each in its own worker (same run id), so a comparison
-// takes the time of its slower side instead of the sum (the engine is single-threaded; the main thread
-// only draws, so two cores are enough). Results are per-side deterministic either way.
+// A/B runs: sides A and B, and with repeats every seed of each, run at the same time on the engine's
+// pool of workers (same run id, one key per run: `a0`, `b0`, `a1`, …), so a comparison takes about
+// the time of its slowest run times runs/workers. The charts and the cards show the first seed (the
+// scenario's own); the repeat table is the engine's (repeat::Table). Every run is deterministic, so
+// the pool never changes a figure.
 // The A/B run and the scaling sweep are both engine *jobs* (engine.js): one at a time, starting one
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
 import { $, setText } from './dom.js';
 import { Engine, PROTOCOL } from './engine.js';
 import { ScenarioForm, showErrors } from './form.js';
 import { Charts } from './charts.js';
-import { clearSummary, setPatchLists, renderSide, renderDelta, renderProfile, renderC2C, renderCounters } from './results.js';
+import { clearSummary, setPatchLists, renderSide, renderDelta, renderProfile, renderC2C, renderCounters, renderFlag, renderRepeatTable } from './results.js';
 import { Heatmap, renderDomains } from './heatmap.js';
 import { exportJSON, exportCSV } from './export.js';
 import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
@@ -58,6 +60,7 @@ async function onReady(presets) {
     setState('idle', 'engine restarted; ready');
   }
   document.body.dataset.ready = '1';
+  document.body.dataset.workers = String(engine.size);
 }
 
 async function loadLink(query) {
@@ -147,10 +150,22 @@ async function startRun() {
     setState('error', 'fix the marked fields first');
     return;
   }
+  const n = Math.max(1, Number(exp.repeats) || 1);
+  let seeds = [exp.seed];
+  if (n > 1) {
+    try {
+      seeds = (await engine.call(MSG.repeat_seeds, { seed: exp.seed, n })).seeds;
+    } catch (e) {
+      setState('error', `repeats: ${e.message}`);
+      return;
+    }
+  }
   const job = engine.startJob({
     kind: 'ab',
     exp,
+    seeds,
     reports: {},
+    runs: {},
     progress: (msg) => onProgress(job, msg),
     done: (msg) => onDone(job, msg),
     error: onRunError,
@@ -161,14 +176,19 @@ async function startRun() {
     },
   });
   charts.reset();
+  charts.setWarmup(exp.warmup);
   clearSummary();
+  renderRepeatTable(null);
+  for (const s of ['a', 'b']) renderFlag(s, null);
   setPatchLists(exp);
-  job.frac = { a: 0, b: 0 };
+  job.frac = {};
   $('progress').value = 0;
   setText('progress-label', 'A 0% · B 0%');
-  setState('running', 'running A and B…');
-  engine.run(job, exp, 'a');
-  engine.run(job, exp, 'b');
+  setState('running', n > 1 ? `running A and B, ${n} seeds each…` : 'running A and B…');
+  // seed-major, so the first seed of both sides starts first (its charts fill first)
+  seeds.forEach((seed, i) => {
+    for (const side of ['a', 'b']) engine.run(job, { ...exp, seed }, side, `${side}${i}`);
+  });
 }
 
 function cancelRun() {
@@ -176,21 +196,41 @@ function cancelRun() {
 }
 
 function onProgress(job, msg) {
-  charts.push(msg.side, msg.series);
-  job.frac[msg.side] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
-  const { a, b } = job.frac;
+  const key = msg.key ?? `${msg.side}0`;
+  if (key === `${msg.side}0`) charts.push(msg.side, msg.series);
+  job.frac[key] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+  const n = job.seeds.length;
+  const side = (s) => job.seeds.reduce((acc, _, i) => acc + (job.frac[`${s}${i}`] || 0), 0) / n;
+  const [a, b] = [side('a'), side('b')];
   $('progress').value = (a + b) / 2;
   setText('progress-label', `A ${Math.round(a * 100)}% · B ${Math.round(b * 100)}%`);
 }
 
 async function onDone(job, msg) {
-  job.reports[msg.side] = msg.report;
-  charts.setUnit(msg.report.throughput_unit ? `${msg.report.throughput_unit}/s` : '');
-  charts.setFromReport(msg.side, msg.report);
-  renderSide(msg.side, msg.report);
-  if (!job.reports.a || !job.reports.b) {
-    setText('status', `running ${msg.side === 'a' ? 'B' : 'A'}…`);
+  const key = msg.key ?? `${msg.side}0`;
+  job.runs[key] = msg.report;
+  job.frac[key] = 1;
+  if (key === `${msg.side}0`) {
+    job.reports[msg.side] = msg.report;
+    charts.setUnit(msg.report.throughput_unit ? `${msg.report.throughput_unit}/s` : '');
+    charts.setFromReport(msg.side, msg.report);
+    renderSide(msg.side, msg.report);
+    renderFlag(msg.side, msg.report);
+  }
+  const n = job.seeds.length;
+  const left = 2 * n - Object.keys(job.runs).length;
+  if (left > 0) {
+    setText('status', n > 1 ? `running: ${left} of ${2 * n} runs left…` : `running ${msg.side === 'a' ? 'B' : 'A'}…`);
     return;
+  }
+  let table = null;
+  if (n > 1) {
+    const of = (s) => job.seeds.map((_, i) => job.runs[`${s}${i}`]);
+    try {
+      table = (await engine.call(MSG.repeat_table, { a: of('a'), b: of('b') })).table;
+    } catch (e) {
+      setText('status', `repeat table failed: ${e.message}`);
+    }
   }
   // The Δ figures are the engine's (Delta::between, as the CLI's compare prints them).
   let compare = null;
@@ -205,6 +245,8 @@ async function onDone(job, msg) {
   const r = { id: job.id, exp: job.exp, reports: job.reports, compare, topo: {} };
   last = r;
   renderDelta(r.compare);
+  renderRepeatTable(table);
+  r.table = table;
   renderProfile(r.reports.a, r.reports.b);
   renderCounters(r.reports.a, r.reports.b);
   await showDetails();
@@ -245,6 +287,7 @@ function setSweepState(state, text) {
   if (text !== undefined) setText('sweep-progress-label', text);
   const busy = el.dataset.state === 'running' || el.dataset.state === 'preparing';
   $('sweep-run').disabled = !engine.ready || !form;
+  $('validation-run').disabled = !engine.ready;
   $('sweep-cancel').disabled = !busy;
   $('sweep-run').textContent = busy ? 'Restart sweep' : 'Run sweep';
 }
@@ -341,24 +384,25 @@ async function startSweep() {
     return;
   }
 
-  // Point by point; each point's A and B run at the same time (one worker each).
-  let i = 0;
-  let frac = { a: 0, b: 0 };
-  const runPoint = () => {
-    sweep.setRunning(i);
-    frac = { a: 0, b: 0 };
-    engine.run(job, points[i].exp, 'a');
-    engine.run(job, points[i].exp, 'b');
-  };
+  // Every point's A and B go to the pool at once, smallest first; rows fill in as points finish.
+  const frac = {}; // run key (`a0`, `b3`, …) -> fraction done
+  let finished = 0;
+  const pointOf = (msg) => Number(String(msg.key ?? '').slice(1));
+  const firstOpen = () => points.findIndex((p) => !p.row);
   const job = engine.startJob({
     kind: 'sweep',
     progress: (msg) => {
-      frac[msg.side] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
-      $('sweep-progress').value = (i + (frac.a + frac.b) / 2) / points.length;
-      setText('sweep-progress-label', `${points[i].cpus} CPUs: A ${Math.round(frac.a * 100)}% · B ${Math.round(frac.b * 100)}%`);
+      frac[msg.key] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+      const total = Object.values(frac).reduce((x, y) => x + y, 0);
+      $('sweep-progress').value = total / (2 * points.length);
+      const j = pointOf(msg);
+      if (points[j]) setText('sweep-progress-label', `${points[j].cpus} CPUs: ${msg.side.toUpperCase()} ${Math.round(frac[msg.key] * 100)}% · ${finished} of ${points.length} points done`);
     },
     done: async (msg) => {
-      const p = points[i];
+      const j = pointOf(msg);
+      const p = points[j];
+      if (!p) return;
+      frac[msg.key] = 1;
       p[msg.side] = msg.report;
       if (msg.side === 'a') sweep.setUnit(msg.report.throughput_unit || '');
       if (!p.a || !p.b) return; // the other side still runs
@@ -375,16 +419,18 @@ async function startSweep() {
         return;
       }
       if (!engine.isCurrent(job)) return; // cancelled, replaced or crashed meanwhile
-      sweep.setPoint(i, row);
-      if (++i < points.length) { runPoint(); return; }
+      p.row = row;
+      sweep.setPoint(j, row);
+      if (++finished < points.length) { sweep.setRunning(firstOpen()); return; }
       engine.finishJob(job);
       $('sweep-progress').value = 1;
       setSweepState('done', `done: ${points.length} point${points.length === 1 ? '' : 's'}`);
       setText('status', 'sweep done');
     },
-    error: (err, side) => {
+    error: (err, side, key) => {
       const why = err.errors.length ? describeErrors(err.errors) : err.message;
-      setSweepError(`${points[i].cpus} CPUs, run ${String(side || '').toUpperCase()}: ${why}`);
+      const p = points[Number(String(key ?? '').slice(1))] || points[Math.max(0, firstOpen())];
+      setSweepError(`${p.cpus} CPUs, run ${String(side || '').toUpperCase()}: ${why}`);
       sweep.halt('not run: failed');
       setSweepState('error', 'failed');
     },
@@ -399,8 +445,93 @@ async function startSweep() {
   $('sweep-progress').value = 0;
   setSweepState('running', `${cpus[0]} CPUs: A 0%`);
   setText('status', `running the sweep (${cpus.join(', ')} CPUs)…`);
-  runPoint();
+  sweep.setRunning(0);
+  points.forEach((p, j) => { for (const side of ['a', 'b']) engine.run(job, p.exp, side, `${side}${j}`); });
 }
+
+// ---------------------------------------------------------------- how close is the model?
+
+const fmtModel = (x) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2));
+
+function renderValidation(rows) {
+  const table = $('validation-table');
+  const tbody = table.tBodies[0];
+  tbody.replaceChildren();
+  table.hidden = false;
+  for (const r of rows) {
+    const ci = r.model_ci95 ? ` [${fmtModel(r.model_ci95[0])}, ${fmtModel(r.model_ci95[1])}]` : '';
+    const tr = document.createElement('tr');
+    tr.dataset.id = r.id;
+    tr.dataset.status = r.status;
+    tr.title = `${r.command}\nsource: ${r.source}`;
+    for (const [text, cls] of [[r.id, ''], [r.machine, ''], [r.workload, ''], [r.what, ''], [r.published, ''],
+      [`${fmtModel(r.model)}${ci}`, 'num'], [`${fmtModel(r.tolerance[0])} .. ${fmtModel(r.tolerance[1])}`, 'num'], [r.status, 'status']]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      if (cls) td.className = cls;
+      tr.append(td);
+    }
+    tbody.append(tr);
+  }
+}
+
+async function startValidation() {
+  if (!engine.ready) return;
+  const seconds = Number($('validation-seconds').value);
+  const repeats = Number($('validation-repeats').value);
+  setText('validation-error', '');
+  let runs;
+  try {
+    runs = (await engine.call(MSG.validation_plan, { seconds, repeats })).runs;
+  } catch (e) {
+    setText('validation-error', e.errors?.length ? describeErrors(e.errors) : e.message);
+    $('validation').dataset.state = 'error';
+    return;
+  }
+  stopAll(engine.job?.kind === 'validate' ? 'restart' : 'replaced');
+  const reports = new Array(runs.length);
+  let done = 0;
+  const frac = {};
+  const job = engine.startJob({
+    kind: 'validate',
+    progress: (msg) => {
+      frac[msg.key] = Number(msg.frac) || 0;
+      $('validation-progress').value = Object.values(frac).reduce((x, y) => x + y, 0) / runs.length;
+    },
+    done: async (msg) => {
+      reports[Number(String(msg.key).slice(1))] = msg.report;
+      frac[msg.key] = 1;
+      setText('validation-progress-label', `${++done} of ${runs.length} runs`);
+      if (done < runs.length) return;
+      let rows;
+      try {
+        rows = (await engine.call(MSG.validation_table, { seconds, repeats, reports })).rows;
+      } catch (e) {
+        setText('validation-error', e.message);
+        $('validation').dataset.state = 'error';
+        return;
+      }
+      if (!engine.isCurrent(job)) return;
+      engine.finishJob(job);
+      renderValidation(rows);
+      const misses = rows.filter((r) => r.status === 'misses').length;
+      setText('validation-progress-label', `${rows.length - misses} of ${rows.length} rows hold, ${misses} miss`);
+      $('validation').dataset.state = 'done';
+    },
+    error: (err) => {
+      setText('validation-error', err.errors.length ? describeErrors(err.errors) : err.message);
+      $('validation').dataset.state = 'error';
+    },
+    cancelled: () => { $('validation').dataset.state = 'cancelled'; setText('validation-progress-label', 'cancelled'); },
+    crashed: () => { $('validation').dataset.state = 'error'; setText('validation-progress-label', 'engine crashed'); },
+  });
+  $('validation').dataset.state = 'running';
+  $('validation-progress').value = 0;
+  setText('validation-progress-label', `0 of ${runs.length} runs`);
+  runs.forEach((r, i) => engine.run(job, r.experiment, r.side, `v${i}`));
+}
+
+$('validation').addEventListener('submit', (ev) => { ev.preventDefault(); startValidation(); });
 
 // ---------------------------------------------------------------- details (c2c, heatmap, domains)
 
@@ -488,7 +619,9 @@ document.addEventListener('keydown', (ev) => {
   if (t && (t.closest?.('button, a, summary, textarea, #share-box') || t === $('heatmap'))) return;
   ev.preventDefault(); // also stops implicit form submission, so a run starts once
   if (engine.job) return;
-  if (t?.closest?.('#sweep')) startSweep(); else startRun();
+  if (t?.closest?.('#validation')) startValidation();
+  else if (t?.closest?.('#sweep')) startSweep();
+  else startRun();
 });
 
 sweepNote();

@@ -12,6 +12,7 @@ export class Charts {
   constructor() {
     this.data = this.empty();
     this.unit = '';
+    this.warmup = 0; // simulated seconds shaded at the start (left out of the figures)
     this.plots = {};
     this.pending = false;
     this.build();
@@ -46,6 +47,7 @@ export class Charts {
         { ...axis, label: 'simulated s', values: (u, v) => v.map((x) => (x == null ? '' : +x.toFixed(3))) },
         { ...axis, label: yLabel, size: 60, values: (u, v) => v.map(fmtY) },
       ],
+      hooks: { drawClear: [(u) => this.shadeWarmup(u)] },
       series: [
         { label: 't (s)', value: (u, v) => (v == null ? '–' : v.toFixed(3)) },
         { label: 'A', stroke: COLORS.a, width: 2, spanGaps: false, value: (u, v) => (v == null ? '–' : fmtY(v)) },
@@ -62,6 +64,25 @@ export class Charts {
     this.plots.throughput = new uPlot(this.opts(elT, this.unit || 'throughput', short), this.aligned('throughput'), elT);
     this.plots.contention = new uPlot(this.opts(elC, '% cycles', (v) => (v == null ? '' : +v.toFixed(2) + '%')), this.aligned('contention'), elC);
     this.mark();
+  }
+
+  /** Shade [0, warm-up) of the x axis: the warm-up is drawn but left out of the figures. */
+  shadeWarmup(u) {
+    if (!(this.warmup > 0) || !u.data[0].length) return;
+    const x0 = u.valToPos(u.scales.x.min, 'x', true);
+    const x1 = u.valToPos(Math.min(this.warmup, u.scales.x.max), 'x', true);
+    if (!(x1 > x0)) return;
+    const ctx = u.ctx;
+    ctx.save();
+    ctx.fillStyle = cssVar('--warmup', 'rgba(128,128,128,0.18)');
+    ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+    ctx.restore();
+  }
+
+  setWarmup(seconds) {
+    this.warmup = Number(seconds) || 0;
+    for (const k of Object.keys(this.plots)) document.getElementById(`chart-${k}`).dataset.warmup = String(this.warmup);
+    this.redraw();
   }
 
   resize() {

@@ -12,7 +12,7 @@ const { MSG, ERROR_KINDS, INVALID_INPUT, isSide } = self.PROTOCOL;
 const SLICE_MS = 30;
 let ready = false;
 const early = [];
-let current = null; // {id, side, sim, cancelled, n}
+let current = null; // {id, side, key, sim, cancelled, n}
 
 // Queue messages until the engine is up (the page may send before 'ready').
 self.onmessage = (ev) => { early.push(ev.data); };
@@ -100,15 +100,15 @@ function takeSeries(sim) {
 
 function startRun(msg) {
   if (current) { current.cancelled = true; freeRun(current); current = null; }
-  const { id, side, experiment } = msg;
+  const { id, side, experiment, key } = msg;
   if (!isSide(side)) return refuse({ id }, 'side', `${JSON.stringify(String(side)).slice(0, 40)} is not a side: allowed "a" or "b"`);
   let sim;
   try {
     sim = new wasm_bindgen.Sim(experiment, side);
   } catch (e) {
-    return postError(e, { id, side });
+    return postError(e, { id, side, key });
   }
-  current = { id, side, sim, cancelled: false, n: 256 };
+  current = { id, side, key, sim, cancelled: false, n: 256 };
   slice(current);
 }
 
@@ -129,20 +129,20 @@ function slice(run) {
     ({ series, transfer } = takeSeries(run.sim));
   } catch (e) {
     freeRun(run);
-    return postError(e, { id: run.id, side: run.side }, ERROR_KINDS.fatal);
+    return postError(e, { id: run.id, side: run.side, key: run.key }, ERROR_KINDS.fatal);
   }
-  self.postMessage({ type: MSG.progress, id: run.id, side: run.side, frac, series }, transfer);
+  self.postMessage({ type: MSG.progress, id: run.id, side: run.side, key: run.key, frac, series }, transfer);
   if (!finished) { yieldThen(() => slice(run)); return; }
   let report;
   try {
     report = plain(run.sim.report());
   } catch (e) {
     freeRun(run);
-    return postError(e, { id: run.id, side: run.side }, ERROR_KINDS.fatal);
+    return postError(e, { id: run.id, side: run.side, key: run.key }, ERROR_KINDS.fatal);
   }
   freeRun(run);
   if (current === run) current = null;
-  self.postMessage({ type: MSG.done, id: run.id, side: run.side, report });
+  self.postMessage({ type: MSG.done, id: run.id, side: run.side, key: run.key, report });
 }
 
 function reply(msg, fn) {
@@ -163,7 +163,7 @@ function handle(msg) {
         run.cancelled = true;
         current = null;
         freeRun(run);
-        self.postMessage({ type: MSG.cancelled, id: run.id, side: run.side });
+        self.postMessage({ type: MSG.cancelled, id: run.id, side: run.side, key: run.key });
       }
       return;
     case MSG.decode_link:
@@ -192,6 +192,14 @@ function handle(msg) {
       return reply(msg, () => ({ experiment: plain(wasm_bindgen.sweep_experiment(msg.experiment, msg.cpus)) }));
     case MSG.sweep_point:
       return reply(msg, () => ({ point: plain(wasm_bindgen.sweep_point(msg.cpus, msg.a, msg.b)) }));
+    case MSG.repeat_seeds:
+      return reply(msg, () => ({ seeds: plain(wasm_bindgen.repeat_seeds(msg.seed, msg.n)) }));
+    case MSG.validation_plan:
+      return reply(msg, () => ({ runs: plain(wasm_bindgen.validation_plan(Number(msg.seconds), Number(msg.repeats) >>> 0)) }));
+    case MSG.validation_table:
+      return reply(msg, () => ({ rows: plain(wasm_bindgen.validation_table(Number(msg.seconds), Number(msg.repeats) >>> 0, msg.reports)) }));
+    case MSG.repeat_table:
+      return reply(msg, () => ({ table: plain(wasm_bindgen.repeat_table(msg.a, msg.b)) }));
     default:
       return refuse({ id: msg.id }, null, `unknown message type ${String(msg.type).slice(0, 40)}`);
   }

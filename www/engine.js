@@ -1,9 +1,12 @@
 // Page side of the worker protocol. The messages and their fields are in protocol.js (PROTOCOL),
 // which engine-worker.js loads too.
-// Two workers, one per side: side A's runs go to the first, side B's to the second, so the two sides
-// of a comparison (and of each sweep point) simulate at the same time on two cores. Request/reply
-// calls go to the first. A crash of either (trap, load failure, uncaught error) terminates both and
-// starts fresh ones, rejecting pending calls; the caller keeps its form state.
+// A pool of workers (poolSize(): navigator.hardwareConcurrency, at least 2, at most 8, and at most
+// one per 256 MiB of half of navigator.deviceMemory where the browser tells it). Runs queue and go
+// to the first idle worker, so the two sides of a comparison, its repeats and each sweep point's
+// sides simulate at the same time on as many cores. Each run's result depends only on its scenario
+// and seed, so which worker runs it never changes a byte. Request/reply calls go to the first
+// worker. A crash of any (trap, load failure, uncaught error) terminates all and starts fresh ones,
+// rejecting pending calls; the caller keeps its form state.
 //
 // Jobs. A worker runs one Sim at a time, so the page runs one *job* at a time: `run` messages (sides,
 // sweep points) sharing one run id. The A/B run and the scaling sweep are both jobs. Starting a job
@@ -16,6 +19,18 @@ import './protocol.js'; // sets globalThis.PROTOCOL (a plain script, so that the
 /** @type {{MSG: Object<string, string>, ERROR_KINDS: Object<string, string>, isSide: (s: any) => boolean}} */
 export const PROTOCOL = globalThis.PROTOCOL;
 const { MSG, ERROR_KINDS, isSide } = PROTOCOL;
+
+/** Workers in the pool: every core (at least 2, at most MAX_WORKERS), and no more than
+ * MiB_PER_WORKER each in half of the device's memory when the browser reports it (deviceMemory is
+ * in GiB; a 4096-CPU run's engine takes about 80 MiB, with its runtime). */
+export const MAX_WORKERS = 8;
+const MIB_PER_WORKER = 256;
+export function poolSize(nav = globalThis.navigator) {
+  const cores = Number(nav?.hardwareConcurrency) || 2;
+  const mem = Number(nav?.deviceMemory);
+  const byMem = mem > 0 ? Math.floor((mem * 1024) / 2 / MIB_PER_WORKER) : MAX_WORKERS;
+  return Math.max(2, Math.min(cores, byMem, MAX_WORKERS));
+}
 
 let nextId = 1;
 const newId = () => nextId++;
@@ -35,7 +50,10 @@ export class Engine {
   constructor(handlers) {
     this.h = handlers;
     this.pending = new Map(); // id -> {resolve, reject, type}
-    this.workers = []; // [side A's, side B's]; the first also answers calls
+    this.workers = []; // the pool; the first also answers calls
+    this.busy = []; // per worker: the run it has (`key`) or null
+    this.queue = []; // runs waiting for a worker: {job, msg}
+    this.size = poolSize();
     this.nReady = 0;
     this.ready = false;
     this.presets = null;
@@ -46,10 +64,12 @@ export class Engine {
   start() {
     this.ready = false;
     this.nReady = 0;
-    this.workers = ['a', 'b'].map((side) => {
-      const w = new Worker(new URL('./engine-worker.js', import.meta.url), { name: `schedplay-engine-${side}` });
+    this.queue = [];
+    this.busy = Array.from({ length: this.size }, () => null);
+    this.workers = this.busy.map((_, i) => {
+      const w = new Worker(new URL('./engine-worker.js', import.meta.url), { name: `schedplay-engine-${i}` });
       const live = () => this.workers.includes(w);
-      w.onmessage = (ev) => { if (live()) this.dispatch(ev.data); };
+      w.onmessage = (ev) => { if (live()) this.dispatch(ev.data, this.workers.indexOf(w)); };
       w.onerror = (ev) => {
         ev.preventDefault();
         if (live()) this.crash(`worker error: ${ev.message || 'unknown'}`);
@@ -59,13 +79,24 @@ export class Engine {
     });
   }
 
-  /** The worker that runs `side` ('a' or 'b'; anything else is a bug of the caller). */
-  workerFor(side) {
-    if (!isSide(side)) throw new Error(`not a side: ${String(side)}`);
-    return this.workers[side === 'b' ? 1 : 0];
+  /** Hand queued runs to idle workers. */
+  pump() {
+    for (let i = 0; i < this.workers.length && this.queue.length; i++) {
+      if (this.busy[i] !== null) continue;
+      const { job, msg } = this.queue.shift();
+      if (!this.isCurrent(job)) { i--; continue; }
+      this.busy[i] = msg.key;
+      this.workers[i].postMessage(msg);
+    }
   }
 
-  /** Terminate both, end the current job, report, start fresh workers. */
+  /** Forget queued runs and who runs what (the job ended; its workers were told to cancel). */
+  idle() {
+    this.queue = [];
+    this.busy = this.busy.map(() => null);
+  }
+
+  /** Terminate all, end the current job, report, start fresh workers. */
   crash(message) {
     const old = this.workers;
     this.workers = [];
@@ -79,8 +110,14 @@ export class Engine {
     this.start();
   }
 
-  dispatch(msg) {
+  dispatch(msg, worker = -1) {
     if (!msg || typeof msg !== 'object') return;
+    // A worker whose run ended (done, failed, cancelled) takes the next queued run.
+    const ended = msg.type === MSG.done || msg.type === MSG.cancelled || (msg.type === MSG.error && msg.side !== undefined);
+    if (ended && worker >= 0 && this.job && msg.id === this.job.id) {
+      this.busy[worker] = null;
+      queueMicrotask(() => this.pump());
+    }
     switch (msg.type) {
       case MSG.ready:
         if (++this.nReady < this.workers.length) return;
@@ -108,7 +145,8 @@ export class Engine {
       const job = this.job;
       this.job = null;
       for (const w of this.workers) w.postMessage({ type: MSG.cancel, id: job.id });
-      job.error?.(engineError(msg), msg.side);
+      this.idle();
+      job.error?.(engineError(msg), msg.side, msg.key);
     }
   }
 
@@ -145,15 +183,18 @@ export class Engine {
   /** Whether `job` is still the current job (not finished, cancelled, replaced or crashed). */
   isCurrent(job) { return !!job && this.job === job; }
 
-  /** Run one side of `experiment` as part of `job` on that side's worker (ignored if the job is no
-   * longer current). Sides A and B run concurrently. */
-  run(job, experiment, side) {
+  /** Run one side of `experiment` as part of `job` on the next idle worker (ignored if the job is no
+   * longer current). `key` names the run in its replies (default: the side). Runs queued together
+   * run at the same time, as many as there are workers. */
+  run(job, experiment, side, key = side) {
     if (!this.isCurrent(job)) return;
-    this.workerFor(side)?.postMessage({ type: MSG.run, id: job.id, experiment, side });
+    if (!isSide(side)) throw new Error(`not a side: ${String(side)}`);
+    this.queue.push({ job, msg: { type: MSG.run, id: job.id, experiment, side, key } });
+    this.pump();
   }
 
   /** The job ended normally. */
-  finishJob(job) { if (this.isCurrent(job)) this.job = null; }
+  finishJob(job) { if (this.isCurrent(job)) { this.job = null; this.idle(); } }
 
   /**
    * Stop `job` (default: the current one); its `cancelled(reason)` handler runs. Reasons used by the
@@ -164,6 +205,7 @@ export class Engine {
     if (!this.isCurrent(job)) return false;
     this.job = null;
     for (const w of this.workers) w.postMessage({ type: MSG.cancel, id: job.id });
+    this.idle();
     job.cancelled?.(reason);
     return true;
   }

@@ -130,6 +130,8 @@ export class ScenarioForm {
     for (const el of document.querySelectorAll('input.patch-b')) el.checked = b.has(el.dataset.patch);
     $('seconds').value = String(exp.seconds ?? '');
     $('seed').value = String(exp.seed ?? '');
+    $('repeats').value = String(exp.repeats ?? 1);
+    $('warmup').value = String(exp.warmup ?? 0);
     this.updateMachineSummary();
   }
 
@@ -182,6 +184,8 @@ export class ScenarioForm {
       workload,
       seconds: num('seconds'),
       seed: num('seed'),
+      repeats: num('repeats') ?? 1,
+      warmup: num('warmup') ?? 0,
       a: checked('patch-a'),
       b: checked('patch-b'),
     };

@@ -8,8 +8,9 @@
  * page -> worker (requests; a request/reply call carries an `id` the reply repeats)
  * @typedef {'a' | 'b'} Side                       anything else is refused (field error `side`)
  * @typedef {{field: string, message: string}} FieldError
- * @typedef {{type: 'run', id: number, experiment: object, side: Side}} RunMsg
- *          run one side; replaces the worker's current run
+ * @typedef {{type: 'run', id: number, experiment: object, side: Side, key?: string}} RunMsg
+ *          run one side; replaces the worker's current run. `key` (optional) names the run within
+ *          its job (e.g. `a3`: side A, repeat 3); every reply about the run repeats it
  * @typedef {{type: 'cancel', id: number}} CancelMsg        stop run `id`; answered by `cancelled`
  * @typedef {{type: 'decode_link', id: number, query: string}} DecodeLinkMsg
  *          -> {type, id, experiment: object, errors: FieldError[]}
@@ -27,13 +28,21 @@
  *          -> {type, id, experiment: object}  the experiment resized to 2 sockets × cores × SMT2
  * @typedef {{type: 'sweep_point', id: number, cpus: number, a: object, b: object}} SweepPointMsg
  *          -> {type, id, point: object}  one sweep row (SweepPoint) from the A and B reports
+ * @typedef {{type: 'repeat_seeds', id: number, seed: number, n: number}} RepeatSeedsMsg
+ *          -> {type, id, seeds: number[]}  the seeds of n repeats (repeat::seeds; all below 2^53)
+ * @typedef {{type: 'repeat_table', id: number, a: object[], b: object[]}} RepeatTableMsg
+ *          -> {type, id, table: object}  the repeat table (repeat::Table) of the reports of A and B
+ * @typedef {{type: 'validation_plan', id: number, seconds: number, repeats: number}} ValidationPlanMsg
+ *          -> {type, id, runs: {experiment: object, side: Side}[]}  the runs `schedplay validate` makes
+ * @typedef {{type: 'validation_table', id: number, seconds: number, repeats: number, reports: object[]}} ValidationTableMsg
+ *          -> {type, id, rows: object[]}  the validation rows (`validate --json`) from the runs' reports, in plan order
  *
  * worker -> page
  * @typedef {{type: 'ready', presets: object}} ReadyMsg      once, after the wasm module is instantiated
- * @typedef {{type: 'progress', id: number, side: Side, frac: number, series: Object<string, Float64Array>}} ProgressMsg
+ * @typedef {{type: 'progress', id: number, side: Side, key?: string, frac: number, series: Object<string, Float64Array>}} ProgressMsg
  *          after each ~30 ms slice; series keyed by the engine's series names (buffers transferred)
- * @typedef {{type: 'done', id: number, side: Side, report: object}} DoneMsg
- * @typedef {{type: 'cancelled', id: number, side: Side}} CancelledMsg
+ * @typedef {{type: 'done', id: number, side: Side, key?: string, report: object}} DoneMsg
+ * @typedef {{type: 'cancelled', id: number, side: Side, key?: string}} CancelledMsg
  * @typedef {{type: 'error', id?: number, side?: Side, kind: ErrorKind, errors: FieldError[], message: string}} ErrorMsg
  *          a failed request or run; `kind` says what it means (ERROR_KINDS)
  * @typedef {'invalid' | 'failed' | 'fatal'} ErrorKind
@@ -41,7 +50,8 @@
 'use strict';
 (function (g) {
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
-    'sweep_cpus', 'sweep_experiment', 'sweep_point'];
+    'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
+    'validation_table'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;

@@ -64,11 +64,51 @@ export function renderDelta(cmp) {
       : fmtPct(v, 1, true);
     setCell(`summary-delta-${m}`, text, v);
     const el = $(`summary-delta-${m}`);
+    // One seed per side: no interval, so nothing is marked as a win or a loss (repeats give one).
     el.classList.remove('good', 'bad');
-    if (v !== null && Number.isFinite(v) && Math.abs(v) >= 0.05) {
-      const better = m === 'throughput' ? v > 0 : v < 0;
-      el.classList.add(better ? 'good' : 'bad');
-    }
+  }
+}
+
+/** The warm-up and not-settled notes of a side's report (report.warmup_s, report.not_settled). */
+export function renderFlag(side, r) {
+  const el = $(`summary-${side}-flag`);
+  const parts = [];
+  if (r && r.warmup_s > 0) parts.push(`first ${fmt(r.warmup_s, 3)} s left out (warm-up)`);
+  const ns = (r && r.not_settled) || [];
+  if (ns.length) parts.push(`not settled: ${ns.join(', ')} still trend(s) more than their noise`);
+  el.textContent = parts.join(' · ');
+  el.dataset.notSettled = ns.join(',');
+  el.title = ns.length ? 'The series still drifts over the measured window (docs/MODEL.md, Steady state): a longer run or a warm-up gives steadier figures.' : '';
+}
+
+const num = (x) => {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  const a = Math.abs(x);
+  return a >= 1e5 ? x.toFixed(1) : a >= 100 ? x.toFixed(2) : x.toFixed(4);
+};
+
+/** The repeat table (the engine's repeat::Table). A change whose interval contains 0 is greyed;
+ * nothing is coloured as a win or a loss. */
+export function renderRepeatTable(t) {
+  const box = $('repeat-box');
+  const tbody = clear($('repeat-table').tBodies[0]);
+  if (!t) { box.hidden = true; return; }
+  box.hidden = false;
+  $('repeat-title').textContent = `Over ${t.repeats} runs per side (seeds ${t.seeds.join(', ')})`;
+  for (const f of t.figures) {
+    const d = f.delta;
+    const u = d && d.unit === 'points' ? ' pts' : '%';
+    const sign = (x) => (x > 0 ? '+' : '') + x.toFixed(2);
+    const cv = (s) => (s && s.mean ? (s.stddev * 100 / Math.abs(s.mean)).toFixed(2) : '0.00');
+    tbody.append(h('tr', {
+      class: d && !d.significant ? 'insignificant' : '',
+      dataset: { key: f.key, significant: d ? String(d.significant) : '' },
+    },
+    h('th', { scope: 'row' }, f.label),
+    h('td', { class: 'num' }, `${num(f.a.mean)} (${cv(f.a)}%)`),
+    h('td', { class: 'num' }, d ? `${sign(d.change)}${u} (${cv(f.b)}%)` : '–'),
+    h('td', { class: 'num ci' }, d ? `[${sign(d.ci95[0])}, ${sign(d.ci95[1])}]${u}` : `[${num(f.a.ci95[0])}, ${num(f.a.ci95[1])}]`),
+    h('td', { class: 'num' }, d ? d.p.toFixed(4) : '–')));
   }
 }
 

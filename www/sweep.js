@@ -174,7 +174,7 @@ export class SweepView {
         h('td', { class: 'num' }, String(cpus)),
         h('td', { class: 'num', title: perCpu(p.a_throughput), dataset: { value: String(p.a_throughput) } }, fmt(p.a_throughput, 1)),
         h('td', { class: 'num', title: perCpu(p.b_throughput), dataset: { value: String(p.b_throughput) } }, fmt(p.b_throughput, 1)),
-        h('td', { class: `num ${Math.abs(d) < 0.05 ? '' : d > 0 ? 'good' : 'bad'}`.trim(), dataset: { value: String(d) } }, fmtPct(d, 1, true)),
+        h('td', { class: 'num', dataset: { value: String(d) } }, fmtPct(d, 1, true)),
         h('td', { class: 'num', dataset: { value: String(p.a_contention_pct) } }, fmtPct(p.a_contention_pct, 2)),
         h('td', { class: 'num', dataset: { value: String(p.b_contention_pct) } }, fmtPct(p.b_contention_pct, 2)),
         h('td', { class: 'num' }, fmtInt(p.events))));

@@ -230,6 +230,47 @@ pub struct Metrics {
     pub series: Series,
     /// (time, completions, busy ns, stall ns, all ns) at the last sample.
     last_sample: (u64, u64, u64, u64, u64),
+    /// The totals at the end of the warm-up (`begin_window`); `None` without a warm-up.
+    pub window: Option<Box<Window>>,
+}
+
+/// What had accumulated when the warm-up ended: the report's headline figures are the totals
+/// minus these (sysbench `--warmup-time` resets its statistics the same way).
+#[derive(Clone, Debug, Default)]
+pub struct Window {
+    pub start_ns: u64,
+    pub cpu_sym: Vec<[u64; NSYM]>,
+    pub cpu_stall: Vec<u64>,
+    pub cpu_user_xfer: Vec<u64>,
+    pub counters: [u64; Counter::ALL.len()],
+    pub completions: u64,
+    /// Units completed per task.
+    pub task_events: Vec<u64>,
+    /// Per cache line (by index): loads, stores, atomics, hitm_local, hitm_remote, stall_ns, and
+    /// per field loads, stores, atomics, hitm.
+    pub lines: Vec<([u64; 6], Vec<[u64; 4]>)>,
+}
+
+/// The measured window's CPU time and counters (the whole run without a warm-up).
+pub struct Measured {
+    pub cpu_sym: Vec<[u64; NSYM]>,
+    pub cpu_stall: Vec<u64>,
+    pub cpu_user_xfer: Vec<u64>,
+    pub counters: [u64; Counter::ALL.len()],
+    pub completions: u64,
+}
+
+impl Measured {
+    pub fn total(&self, sym: Sym) -> u64 {
+        self.cpu_sym.iter().map(|s| s[sym as usize]).sum()
+    }
+
+    pub fn non_idle_ns(&self) -> u64 {
+        self.cpu_sym
+            .iter()
+            .map(|s| s.iter().sum::<u64>() - s[Sym::Idle as usize])
+            .sum()
+    }
 }
 
 impl Metrics {
@@ -245,6 +286,68 @@ impl Metrics {
             sample_ns,
             series: Series::default(),
             last_sample: (0, 0, 0, 0, 0),
+            window: None,
+        }
+    }
+
+    /// Ends the warm-up at `now` (the caller has flushed open accounting): keeps the totals so far
+    /// and restarts the latency histograms, which cannot be subtracted.
+    pub fn begin_window(
+        &mut self,
+        now: u64,
+        task_events: Vec<u64>,
+        lines: Vec<([u64; 6], Vec<[u64; 4]>)>,
+    ) {
+        self.window = Some(Box::new(Window {
+            start_ns: now,
+            cpu_sym: self.cpu_sym.clone(),
+            cpu_stall: self.cpu_stall.clone(),
+            cpu_user_xfer: self.cpu_user_xfer.clone(),
+            counters: self.counters,
+            completions: self.completions,
+            task_events,
+            lines,
+        }));
+        self.latency = Histogram::default();
+        self.wakeup_latency = Histogram::default();
+    }
+
+    /// Totals over the measured window: everything after the warm-up.
+    pub fn measured(&self) -> Measured {
+        let sub = |a: &[u64], b: Option<&[u64]>| -> Vec<u64> {
+            a.iter()
+                .enumerate()
+                .map(|(i, &v)| v - b.and_then(|b| b.get(i)).copied().unwrap_or(0))
+                .collect()
+        };
+        let w = self.window.as_deref();
+        Measured {
+            cpu_sym: self
+                .cpu_sym
+                .iter()
+                .enumerate()
+                .map(|(c, s)| {
+                    let mut o = *s;
+                    if let Some(b) = w.and_then(|w| w.cpu_sym.get(c)) {
+                        for (x, y) in o.iter_mut().zip(b) {
+                            *x -= y;
+                        }
+                    }
+                    o
+                })
+                .collect(),
+            cpu_stall: sub(&self.cpu_stall, w.map(|w| &w.cpu_stall[..])),
+            cpu_user_xfer: sub(&self.cpu_user_xfer, w.map(|w| &w.cpu_user_xfer[..])),
+            counters: {
+                let mut c = self.counters;
+                if let Some(w) = w {
+                    for (x, y) in c.iter_mut().zip(&w.counters) {
+                        *x -= y;
+                    }
+                }
+                c
+            },
+            completions: self.completions - w.map_or(0, |w| w.completions),
         }
     }
 
