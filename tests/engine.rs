@@ -448,7 +448,7 @@ fn warmup_excludes_the_start_from_the_figures_only() {
         "{} vs {mean}",
         warm.throughput_per_sec
     );
-    // and the JSON says so; without a warm-up the field is absent (schema-2 bytes)
+    // and the JSON says so; without a warm-up the field is absent
     let j = serde_json::to_value(&warm).unwrap();
     assert_eq!(j["warmup_s"], 0.05);
     let j = serde_json::to_value(&whole).unwrap();
