@@ -471,7 +471,7 @@ impl Engine {
         {
             let span = self.sd.domains[dom_id].cpus.clone();
             if let Some((src, i)) = self.llc_balance_pull(dst, &span) {
-                self.migrate_task(src, dst, i);
+                self.migrate_task(exec, src, dst, i);
                 self.kcharge(
                     exec,
                     Sym::DetachTasks,
@@ -509,6 +509,11 @@ impl Engine {
         while moved < nr_move && i < self.cpus[src].rq.queued.len() && examined < NR_MIGRATE {
             examined += 1;
             let t = self.cpus[src].rq.queued[i];
+            // can_migrate_task(): a delayed task moves only under migrate_load
+            if self.tasks[t as usize].se.sched_delayed {
+                i += 1;
+                continue;
+            }
             let hot = flags & SD_SHARE_CPUCAPACITY == 0
                 && now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS;
             // migrate_degrades_llc(): cache-aware keeps tasks in their preferred LLC until balancing failed
@@ -517,7 +522,7 @@ impl Engine {
                 i += 1;
                 continue;
             }
-            self.migrate_task(src, dst, i);
+            self.migrate_task(exec, src, dst, i);
             self.kcharge(
                 exec,
                 Sym::DetachTasks,
@@ -580,7 +585,7 @@ impl Engine {
                 if local.weight > 1 && local.idle <= b.idle + 1 {
                     return 0;
                 }
-                (local.idle - b.idle) / 2
+                local.idle.saturating_sub(b.idle) / 2 // max(0, local idle − busiest idle)
             }
         };
         if flags & SD_NUMA != 0 && local.nr < imb_numa_nr && imb <= 2 {
@@ -589,23 +594,15 @@ impl Engine {
         imb
     }
 
-    /// detach_task + attach_task: move the queued task at `rq[idx]` of `src` to `dst`.
-    fn migrate_task(&mut self, src: usize, dst: usize, idx: usize) {
-        let before_src = self.cpus[src].nr_running();
-        let t = self.cpus[src].rq.queued.swap_remove(idx);
-        self.update_overload(src, before_src);
-        let before_dst = self.cpus[dst].nr_running();
-        let v = self.tasks[t as usize].vruntime;
-        let task = &mut self.tasks[t as usize];
-        task.vruntime =
-            v.saturating_sub(self.cpus[src].rq.min_vruntime) + self.cpus[dst].rq.min_vruntime;
-        task.cpu = dst as u32;
-        self.cpus[dst].rq.queued.push(t);
-        self.update_overload(dst, before_dst);
+    /// detach_task + attach_task: move the queued task at `rq[idx]` of `src` to `dst`, by CPU
+    /// `exec`: dequeued without sleep (lag and relative deadline kept), placed on `dst`, then
+    /// wakeup_preempt(dst).
+    fn migrate_task(&mut self, exec: usize, src: usize, dst: usize, idx: usize) {
+        let t = self.cpus[src].rq.queued[idx];
+        self.dequeue_entity(src, t, exec);
+        let resched = self.enqueue_entity(dst, t, exec, rq::Enq::Migrated);
         self.metrics.count(Counter::Migrations);
-        if self.cpus[dst].exec.mode == Mode::Idle {
-            self.resched_cpu(dst);
-        }
+        self.wakeup_preempt(dst, t, exec, resched);
     }
 
     // ---- newidle -----------------------------------------------------------------------------

@@ -615,12 +615,10 @@ impl Engine {
             if self.topo.cpus[s].llc as i32 == dl {
                 continue;
             }
-            if let Some(i) = self.cpus[s]
-                .rq
-                .queued
-                .iter()
-                .position(|&t| self.tasks[t as usize].preferred_llc == dl)
-            {
+            if let Some(i) = self.cpus[s].rq.queued.iter().position(|&t| {
+                let task = &self.tasks[t as usize];
+                task.preferred_llc == dl && !task.se.sched_delayed
+            }) {
                 return Some((s, i));
             }
         }

@@ -234,8 +234,17 @@ impl Engine {
                 self.resume_user(c, t);
                 return Exit::Left;
             }
-            // Preempted: back into the queue.
+            // schedule(): pick_task_fair with prev still current (it may be picked again, and
+            // is then put back and set again, which renews its protection), then the switch.
+            self.cpus[c].rq.need_resched = false;
+            self.update_curr(c);
+            let next = self.pick_next(c);
             self.put_prev(c, t);
+            if let Some(next) = next {
+                self.set_curr(c, next);
+                self.kcharge(c, Sym::Schedule, SWITCH_NS);
+                return Exit::Again;
+            }
         }
         self.cpus[c].rq.need_resched = false;
         if let Some(next) = self.pick_next(c) {

@@ -63,9 +63,7 @@ impl Engine {
     }
 
     fn block(&mut self, c: usize, t: TaskId) {
-        self.update_curr(c);
-        self.tasks[t as usize].state = TaskState::Sleeping;
-        self.dequeue_curr(c);
+        self.dequeue_curr_sleep(c, t);
     }
 
     fn random_sibling_thread(&mut self, t: TaskId) -> TaskId {

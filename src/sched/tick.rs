@@ -63,14 +63,12 @@ impl Engine {
     pub(super) fn sched_tick(&mut self, c: usize) {
         let jiffies = self.jiffies();
         self.update_util(c);
-        self.update_curr(c);
+        // task_tick_fair → entity_tick → update_curr: a consumed request reschedules
+        if self.update_curr(c) {
+            self.cpus[c].rq.need_resched = true;
+        }
         let idle = self.cpus[c].is_idle();
         if let Some(t) = self.cpus[c].rq.curr {
-            if self.now - self.cpus[c].rq.picked_at >= SLICE_NS
-                && !self.cpus[c].rq.queued.is_empty()
-            {
-                self.cpus[c].rq.need_resched = true;
-            }
             let mm = self.tasks[t as usize].process;
             self.task_tick_cache(c, mm);
         }
