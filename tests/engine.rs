@@ -264,8 +264,13 @@ fn seed_002_mm_struct_false_sharing_and_its_fixes() {
         mm_hitm(&fixed),
         mm_hitm(&b)
     );
-    // fix 2: never a store of -1 over -1; without it, almost every store is one
-    assert_eq!(fixed.counters["mm_sched_cpu_stores_of_unchanged_value"], 0);
+    // fix 2: almost never a store of -1 over -1; without it, almost every store is one. (Not
+    // never: `if (mm_sched_cpu != -1) mm_sched_cpu = -1` is a load then a store, and two CPUs that
+    // both load a valid CPU both store -1, as they can on hardware.)
+    assert!(
+        fixed.counters["mm_sched_cpu_stores_of_unchanged_value"] * 1000
+            < b.counters["mm_sched_cpu_stores_of_unchanged_value"]
+    );
     assert!(
         b.counters["mm_sched_cpu_stores_of_unchanged_value"] * 10
             > b.counters["mm_sched_cpu_stores"] * 9

@@ -413,7 +413,7 @@ impl Engine {
                 stats_ns += self.topo.xfer_ns(exec, cpu) as u64;
                 s.nr += self.cpus[cpu].nr_running();
                 s.idle += usize::from(self.cpus[cpu].is_idle());
-                sum_util += self.cpus[cpu].stats.util as u64;
+                sum_util += self.cpus[cpu].rq.avg.util_avg; // cpu_util_cfs (no util_est)
             }
             s.ty = if s.nr > s.weight {
                 GroupType::Overloaded
@@ -754,6 +754,8 @@ impl Engine {
             let b = s.cpus[s.next] as usize;
             s.next += 1;
             self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
+            // the kick carries NOHZ_STATS_KICK: decay b's blocked load first
+            self.update_nohz_stats(c, b);
             if self.nohz_idle[b] && self.jiffies() >= self.cpus[b].balance.next_balance {
                 s.walk = Some(Walk::new(self, b, true));
                 return Some(s);

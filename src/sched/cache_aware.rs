@@ -566,7 +566,7 @@ impl Engine {
         let cpus = &self.llc_list[llc];
         let util: u64 = cpus
             .iter()
-            .map(|&c| self.cpus[c as usize].stats.util as u64)
+            .map(|&c| self.cpus[c as usize].rq.avg.util_avg)
             .sum::<u64>()
             + extra_util;
         util * 100 < cpus.len() as u64 * 1024 * LLC_AGGR_CAP / self.topo.spec.smt as u64
@@ -592,7 +592,7 @@ impl Engine {
         let util = |l: usize| -> u64 {
             self.llc_list[l]
                 .iter()
-                .map(|&c| self.cpus[c as usize].stats.util as u64)
+                .map(|&c| self.cpus[c as usize].rq.avg.util_avg)
                 .sum()
         };
         if pref == sl as i32 {

@@ -46,6 +46,18 @@ impl Engine {
                     ));
                 }
             }
+            let delayed = cpu
+                .rq
+                .queued
+                .iter()
+                .filter(|&&t| self.tasks[t as usize].se.sched_delayed)
+                .count();
+            if delayed != cpu.rq.nr_delayed {
+                return Err(format!(
+                    "CPU {c}: nr_delayed {} but {delayed} delayed tasks queued",
+                    cpu.rq.nr_delayed
+                ));
+            }
             if (avg, load) != (cpu.rq.avg_vruntime, cpu.rq.avg_load) {
                 return Err(format!(
                     "CPU {c}: avg_vruntime/avg_load {}/{} but the queue sums to {avg}/{load}",

@@ -79,6 +79,8 @@ pub(crate) struct Entity {
     pub rel_deadline: bool,
     /// DELAY_DEQUEUE: blocked but still queued until picked or woken.
     pub sched_delayed: bool,
+    /// PELT averages (`se->avg`).
+    pub avg: super::pelt::SchedAvg,
 }
 
 impl Entity {
@@ -94,6 +96,7 @@ impl Entity {
             slice,
             rel_deadline: false,
             sched_delayed: false,
+            avg: Default::default(),
         }
     }
 

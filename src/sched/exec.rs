@@ -63,7 +63,6 @@ impl Engine {
                 Mode::Idle => self.metrics.charge(c, Sym::Idle, dt),
                 Mode::User => {
                     self.metrics.charge(c, Sym::User, dt);
-                    cpu.stats.busy_since_tick += dt;
                     if let Some(t) = cpu.rq.curr {
                         self.tasks[t as usize].sum_exec += dt;
                     }
@@ -77,7 +76,6 @@ impl Engine {
     pub(super) fn kcharge(&mut self, c: usize, sym: Sym, ns: u64) {
         self.metrics.charge(c, sym, ns);
         self.cpus[c].exec.cursor += ns;
-        self.cpus[c].stats.busy_since_tick += ns;
     }
 
     /// A shared-line access by kernel code on CPU `c` at `now` (its cursor must be now).
@@ -94,7 +92,6 @@ impl Engine {
         let stall = a.done - self.now;
         self.metrics.charge(c, sym, stall);
         self.metrics.stall(c, stall);
-        self.cpus[c].stats.busy_since_tick += stall;
         self.cpus[c].exec.cursor = a.done;
         a.done
     }
@@ -113,7 +110,6 @@ impl Engine {
             Mode::Idle => self.metrics.charge(c, Sym::Idle, dt),
             Mode::User => {
                 self.metrics.charge(c, Sym::User, dt);
-                cpu.stats.busy_since_tick += dt;
                 if let Some(task) = cpu.rq.curr {
                     let task = &mut self.tasks[task as usize];
                     task.sum_exec += dt;

@@ -23,10 +23,11 @@ pub enum Sym {
     ExceedLlcNr,
     TaskTickCache,
     TaskCacheWork,
+    SchedBalanceUpdateBlockedAverages,
 }
 
 impl Sym {
-    pub const ALL: [Sym; 18] = [
+    pub const ALL: [Sym; 19] = [
         Sym::Idle,
         Sym::User,
         Sym::SchedTick,
@@ -45,6 +46,7 @@ impl Sym {
         Sym::ExceedLlcNr,
         Sym::TaskTickCache,
         Sym::TaskCacheWork,
+        Sym::SchedBalanceUpdateBlockedAverages,
     ];
 
     pub fn name(self) -> &'static str {
@@ -67,6 +69,7 @@ impl Sym {
             Sym::ExceedLlcNr => "exceed_llc_nr",
             Sym::TaskTickCache => "task_tick_cache",
             Sym::TaskCacheWork => "task_cache_work",
+            Sym::SchedBalanceUpdateBlockedAverages => "sched_balance_update_blocked_averages",
         }
     }
 }

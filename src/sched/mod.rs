@@ -21,6 +21,7 @@ mod exec;
 mod idle;
 mod metrics;
 mod nohz;
+mod pelt;
 mod rq;
 mod task;
 mod tick;
@@ -40,9 +41,10 @@ use cache_aware::{CacheAware, CasJob};
 use exec::{ExecState, Mode};
 use idle::IdleState;
 use nohz::NohzStep;
+use pelt::UPDATE_BLOCKED_NS;
 use rq::RunQueue;
 use std::collections::VecDeque;
-use tick::{CpuStats, TickState};
+use tick::TickState;
 
 /// Kernel defaults and cost assumptions (sources in docs/MODEL.md).
 pub mod consts {
@@ -129,8 +131,6 @@ pub(crate) struct Cpu {
     pub(super) idle: IdleState,
     /// The periodic tick: offset, generation, stopped (`tick.rs`).
     pub(super) tick: TickState,
-    /// Busy-time accounting and the utilization average (`tick.rs`).
-    pub(super) stats: CpuStats,
     /// rq->next_balance and the per-domain balancing state (`balance.rs`).
     pub(super) balance: BalanceState,
 }
@@ -220,7 +220,6 @@ impl Engine {
                 rq: RunQueue::new(),
                 idle: IdleState::new(tick_ns),
                 tick: TickState::new(&patches, tick_ns, n, c),
-                stats: CpuStats::new(),
                 balance: BalanceState::new(&sd, c),
             })
             .collect();

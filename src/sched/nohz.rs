@@ -58,6 +58,9 @@ impl Engine {
                 self.kaccess(c, self.line_nohz, Op::Atomic, NOHZ_IDLE_CPUS_MASK, sym);
                 self.nohz_idle[c] = enter;
                 self.cpus[c].idle.in_nohz_mask = enter;
+                if enter {
+                    self.cpus[c].rq.has_blocked_load = true;
+                }
                 Some(NohzStep::UpdateNrCpus)
             }
             NohzStep::UpdateNrCpus => {

@@ -9,6 +9,7 @@
 //! entities, ties to the entity queued first.
 
 use super::eevdf::{Entity, before};
+use super::pelt::{Removed, SchedAvg};
 use super::*;
 
 /// A CPU's run queue (the fair class only): the running task and the queued ones.
@@ -24,6 +25,14 @@ pub(crate) struct RunQueue {
     pub(super) avg_vruntime: i64,
     /// Σ w over `queued` (cfs_rq->avg_load).
     pub(super) avg_load: i64,
+    /// Delayed entities in `queued` (h_nr_queued − h_nr_runnable).
+    pub(super) nr_delayed: usize,
+    /// The cfs_rq's PELT averages (`rq->cfs.avg`).
+    pub(super) avg: SchedAvg,
+    pub(super) removed: Removed,
+    /// rq->has_blocked_load (set at NOHZ idle entry, cleared once fully decayed).
+    pub(super) has_blocked_load: bool,
+    pub(super) last_blocked_load_update_tick: u64,
 }
 
 impl RunQueue {
@@ -35,6 +44,11 @@ impl RunQueue {
             min_vruntime: 0,
             avg_vruntime: 0,
             avg_load: 0,
+            nr_delayed: 0,
+            avg: SchedAvg::default(),
+            removed: Removed::default(),
+            has_blocked_load: false,
+            last_blocked_load_update_tick: 0,
         }
     }
 }
@@ -195,7 +209,15 @@ impl Engine {
     pub(super) fn enqueue_entity(&mut self, c: usize, t: TaskId, exec: usize, how: Enq) -> bool {
         let resched = self.update_curr_by(c, exec);
         let before = self.cpus[c].nr_running();
-        let migrated = self.tasks[t as usize].cpu as usize != c;
+        let src = self.tasks[t as usize].cpu as usize;
+        let migrated = src != c;
+        match how {
+            Enq::Initial => self.init_entity_avg(c, t),
+            // migrate_task_rq_fair(): a wakeup migration leaves its load in the source's `removed`
+            Enq::Wakeup if migrated => self.remove_entity_load_avg(src, t),
+            _ => {}
+        }
+        self.update_load_avg(c, t, false, true, false);
         self.place_entity(c, t, how == Enq::Initial);
         let task = &mut self.tasks[t as usize];
         task.state = TaskState::Runnable;
@@ -215,8 +237,9 @@ impl Engine {
         // (a reschedule it would ask of a busy source is left to that CPU's next tick)
         self.update_curr_by(c, exec);
         let before = self.cpus[c].nr_running();
-        self.update_entity_lag(c, t);
         let delayed = self.se(t).sched_delayed;
+        self.update_load_avg(c, t, true, false, !delayed);
+        self.update_entity_lag(c, t);
         if !delayed {
             let se = &mut self.tasks[t as usize].se;
             se.deadline = se.deadline.wrapping_sub(se.vruntime);
@@ -228,6 +251,7 @@ impl Engine {
             let se = &mut self.tasks[t as usize].se;
             se.sched_delayed = false;
             se.vlag = se.vlag.min(0);
+            self.cpus[c].rq.nr_delayed -= 1;
         }
         self.update_overload(c, before);
     }
@@ -237,9 +261,11 @@ impl Engine {
     /// its lag saved.
     pub(super) fn dequeue_curr_sleep(&mut self, c: usize, t: TaskId) {
         self.update_curr(c);
+        self.update_load_avg(c, t, true, false, false);
         self.tasks[t as usize].state = TaskState::Sleeping;
         if !self.entity_eligible(c, t) {
             self.tasks[t as usize].se.sched_delayed = true;
+            self.cpus[c].rq.nr_delayed += 1;
             // stays on the queue: put_prev will find it there
             self.cpus[c].rq.curr = None;
             self.enqueue_queued(c, t);
@@ -310,6 +336,7 @@ impl Engine {
     /// set_next_entity(): `t` leaves the queue and runs; its protection point is set
     /// (set_protect_slice); working-set refill and handed-over data cost user time.
     pub(super) fn set_curr(&mut self, c: usize, t: TaskId) {
+        self.update_load_avg(c, t, true, false, false);
         self.dequeue_queued(c, t);
         // set_protect_slice(): RUN_TO_PARITY protects up to the smallest queued slice
         let min_slice = self.cpus[c]
@@ -358,6 +385,7 @@ impl Engine {
     /// put_prev_entity(): the preempted task goes back into the queue.
     pub(super) fn put_prev(&mut self, c: usize, t: TaskId) {
         self.update_curr(c);
+        self.update_load_avg(c, t, true, false, false);
         self.tasks[t as usize].state = TaskState::Runnable;
         self.cpus[c].rq.curr = None;
         self.enqueue_queued(c, t);
@@ -474,6 +502,8 @@ impl Engine {
             self.place_entity(c, t, false);
             self.enqueue_queued(c, t);
         }
+        self.update_load_avg(c, t, true, false, false);
+        self.cpus[c].rq.nr_delayed -= 1;
         let task = &mut self.tasks[t as usize];
         task.se.sched_delayed = false;
         task.state = TaskState::Runnable;
@@ -506,6 +536,8 @@ impl Engine {
         }
         se.weight = new.weight;
         se.inv_weight = new.inv_weight;
+        let divider = super::pelt::get_pelt_divider(&se.avg);
+        se.avg.load_avg = se.weight as u64 * se.avg.load_sum / divider;
         if queued || is_curr {
             if is_curr {
                 // place_entity must not count curr twice: it is placed as if just re-queued

@@ -55,7 +55,9 @@ impl Engine {
                 Step::Exit => {
                     self.tasks[t as usize].state = TaskState::Exited;
                     self.update_curr(c);
+                    self.update_load_avg(c, t, true, false, false);
                     self.dequeue_curr(c);
+                    self.remove_entity_load_avg(c, t); // task_dead_fair
                     return;
                 }
             }
