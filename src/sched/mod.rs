@@ -19,6 +19,7 @@ mod checks;
 mod eevdf;
 mod exec;
 mod idle;
+mod lb;
 mod metrics;
 mod nohz;
 mod pelt;
