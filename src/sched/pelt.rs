@@ -37,6 +37,7 @@ pub struct SchedAvg {
 }
 
 /// decay_load(): val · y^n.
+#[inline]
 pub fn decay_load(mut val: u64, n: u64) -> u64 {
     if n > LOAD_AVG_PERIOD * 63 {
         return 0;
@@ -67,6 +68,7 @@ pub fn get_pelt_divider(sa: &SchedAvg) -> u64 {
 
 impl SchedAvg {
     /// accumulate_sum(): returns the number of period boundaries crossed.
+    #[inline(always)]
     fn accumulate_sum(&mut self, mut delta: u64, load: u64, runnable: u64, running: bool) -> u64 {
         let mut contrib = delta as u32; // no boundary crossed: delta < 1024
         delta += self.period_contrib as u64;
@@ -95,6 +97,7 @@ impl SchedAvg {
     }
 
     /// ___update_load_sum(): true when a period boundary was crossed (the averages are due).
+    #[inline(always)]
     pub fn update_load_sum(&mut self, now: u64, load: u64, runnable: u64, running: bool) -> bool {
         let delta = now.wrapping_sub(self.last_update_time);
         if (delta as i64) < 0 {
@@ -124,6 +127,7 @@ impl SchedAvg {
     }
 
     /// ___update_load_sum + ___update_load_avg, as __update_load_avg_se / _cfs_rq do.
+    #[inline(always)]
     pub fn update(&mut self, now: u64, load: u64, runnable: u64, running: bool, w: u64) -> bool {
         if self.update_load_sum(now, load, runnable, running) {
             self.update_load_avg(w);

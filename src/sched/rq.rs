@@ -74,6 +74,7 @@ impl Engine {
         }
     }
 
+    #[inline]
     fn se(&self, t: TaskId) -> &Entity {
         &self.tasks[t as usize].se
     }
@@ -263,6 +264,12 @@ impl Engine {
         self.update_curr(c);
         self.update_load_avg(c, t, true, false, false);
         self.tasks[t as usize].state = TaskState::Sleeping;
+        if self.cpus[c].rq.queued.is_empty() {
+            // alone on the queue: V is its own vruntime, so it is eligible with no lag
+            self.tasks[t as usize].se.vlag = 0;
+            self.dequeue_curr(c);
+            return;
+        }
         if !self.entity_eligible(c, t) {
             self.tasks[t as usize].se.sched_delayed = true;
             self.cpus[c].rq.nr_delayed += 1;
@@ -287,9 +294,11 @@ impl Engine {
     /// it is protected (RUN_TO_PARITY) when `protect`.
     pub(super) fn pick_eevdf(&self, c: usize, protect: bool) -> Option<TaskId> {
         let rq = &self.cpus[c].rq;
-        let nr_queued = rq.queued.len() + usize::from(rq.curr.is_some());
-        if nr_queued == 1 {
-            return rq.curr.or(rq.queued.first().copied());
+        if rq.queued.is_empty() {
+            return rq.curr;
+        }
+        if rq.curr.is_none() && rq.queued.len() == 1 {
+            return Some(rq.queued[0]);
         }
         let sums = self.avg_sums(c);
         let mut curr = rq.curr;
