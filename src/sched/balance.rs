@@ -386,7 +386,7 @@ impl Engine {
             match w.phase {
                 NewidlePhase::Level => {
                     let gate = level == 0
-                        && (self.nr_overloaded == 0
+                        && (!self.rd_overloaded
                             || self.cpus[c].idle.avg_idle
                                 < self.cpus[c]
                                     .balance

@@ -51,6 +51,8 @@ pub(super) struct GroupStats {
     pub ty: GroupType,
     /// The group's flags (its child domain's) include SD_SHARE_CPUCAPACITY.
     pub smt: bool,
+    /// A CPU of the group runs more than one task (sg_overloaded, read at the root domain).
+    pub overloaded_cpu: bool,
 }
 
 /// group_has_capacity(): spare capacity left.
@@ -260,6 +262,8 @@ impl Engine {
             s.sum_h_nr_running += nr - rq.nr_delayed as u64;
             if nr == 0 {
                 s.idle_cpus += 1;
+            } else if nr > 1 {
+                s.overloaded_cpu = true;
             }
         }
         let local = gi == 0;
@@ -304,6 +308,7 @@ impl Engine {
             let mut local = GroupStats::default();
             let mut busiest: Option<(usize, GroupStats)> = None;
             let mut sum_util = 0u64;
+            let mut sg_overloaded = false;
             for gi in 0..ngroups {
                 let s = self.update_sg_lb_stats(
                     dom_id,
@@ -317,6 +322,7 @@ impl Engine {
                 sds.total_load += s.group_load;
                 sds.total_capacity += s.group_capacity;
                 sum_util += s.group_util;
+                sg_overloaded |= s.overloaded_cpu;
                 if gi == 0 {
                     local = s;
                 } else if update_sd_pick_busiest(busiest.as_ref().map(|b| &b.1), &s) {
@@ -324,6 +330,10 @@ impl Engine {
                 }
             }
             sds.prefer_sibling = busiest.is_some() && child_flags & SD_PREFER_SIBLING != 0;
+            if level + 1 == self.sd.per_cpu[dst].len() {
+                // the root domain: set_rd_overloaded(rd, sg_overloaded), the only place it clears
+                self.rd_overloaded = sg_overloaded;
+            }
             self.kcharge(exec, Sym::UpdateSdLbStats, stats_ns / STATS_MLP);
             if first {
                 self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);
@@ -714,5 +724,30 @@ mod engine_tests {
             let a = e.cpus[c].rq.avg;
             assert!((1900..=2060).contains(&a.load_avg), "CPU {c}: {a:?}");
         }
+    }
+
+    /// rd->overloaded is set when a queue reaches two tasks, stays set when it drops back, and is
+    /// cleared only by a balance pass at the root domain that finds no CPU with two tasks.
+    #[test]
+    fn rd_overloaded_is_sticky_until_a_root_level_balance() {
+        use crate::sched::balance::IdleType;
+        let mut e = engine(4, 4);
+        assert!(!e.rd_overloaded);
+        let t = e.cpus[1].rq.curr.unwrap();
+        e.put_prev(1, t);
+        e.migrate_task(0, 1, 0, 0);
+        assert!(e.rd_overloaded && e.cpus[0].nr_running() == 2);
+        let i = e.cpus[0].rq.queued.iter().position(|&q| q == t).unwrap();
+        e.migrate_task(0, 0, 1, i);
+        assert_eq!(e.cpus[0].nr_running(), 1);
+        assert!(e.rd_overloaded, "sub_nr_running never clears it");
+        // a balance below the root leaves it alone; one at the root clears it
+        let top = e.sd.per_cpu[0].len() - 1;
+        if top > 0 {
+            e.balance_core(0, 0, 0, IdleType::NotIdle);
+            assert!(e.rd_overloaded);
+        }
+        e.balance_core(0, 0, top, IdleType::NotIdle);
+        assert!(!e.rd_overloaded);
     }
 }

@@ -178,7 +178,11 @@ pub struct Engine {
     sbr_flag: bool,
     nohz_next_balance: u64,
     nohz_idle: Vec<bool>,
+    /// CPUs with 2+ tasks (checked against the queues by check_invariants).
     nr_overloaded: usize,
+    /// rd->overloaded: set when a queue reaches 2 tasks (add_nr_running), written only by a
+    /// balance pass at the root domain (update_sd_lb_stats); the newidle gate reads it.
+    rd_overloaded: bool,
     /// Per LLC: SIS_UTIL `nr_idle_scan`, `has_idle_cores`.
     llc_nr_idle_scan: Vec<u32>,
     llc_has_idle_cores: Vec<bool>,
@@ -284,6 +288,7 @@ impl Engine {
             nohz_next_balance: 0,
             nohz_idle: vec![false; n],
             nr_overloaded: 0,
+            rd_overloaded: false,
             llc_nr_idle_scan: llc_scan,
             llc_has_idle_cores: vec![true; nr_llcs],
             cas: None,

@@ -68,7 +68,10 @@ impl Engine {
     pub(super) fn update_overload(&mut self, c: usize, before: usize) {
         let after = self.cpus[c].nr_running();
         match (before >= 2, after >= 2) {
-            (false, true) => self.nr_overloaded += 1,
+            (false, true) => {
+                self.nr_overloaded += 1;
+                self.rd_overloaded = true; // add_nr_running(): set_rd_overloaded(rd, 1)
+            }
             (true, false) => self.nr_overloaded -= 1,
             _ => {}
         }
