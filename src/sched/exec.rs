@@ -200,6 +200,10 @@ impl Engine {
                 None
             }
             Job::CacheAware(j) => self.step_cache_aware(c, j).map(Job::CacheAware),
+            Job::ActiveBalance(target) => {
+                self.active_load_balance_cpu_stop(c, target as usize);
+                None
+            }
             Job::Tick => {
                 if self.must_wait(c) {
                     return Some(Job::Tick);

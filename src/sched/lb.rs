@@ -398,16 +398,26 @@ impl Engine {
                 self.out_balanced(dst, level, it);
                 return 0;
             }
-            let min_interval = self.sd.domains[dom_id].min_interval;
+            let dom = &self.sd.domains[dom_id];
+            let (min_interval, cache_nice_tries) = (dom.min_interval, dom.cache_nice_tries);
             let d = &mut self.cpus[dst].balance.doms[level];
             if moved == 0 {
                 if it != IdleType::NewlyIdle {
                     d.nr_balance_failed += 1;
                 }
+                // need_active_balance(): migrate_task kept failing; the stopper of src pushes
+                let need = mt == MigrationType::Task && d.nr_balance_failed > cache_nice_tries + 2;
+                if need && self.cpus[src].rq.curr.is_some() && !self.cpus[src].rq.active_balance {
+                    self.cpus[src].rq.active_balance = true;
+                    // stop_one_cpu_nowait(): queue the stopper work and IPI src
+                    let ns = TTWU_NS + self.topo.xfer_ns(exec, src) as u64;
+                    self.kcharge(exec, Sym::SchedBalanceRq, ns);
+                    self.push_job(src, Job::ActiveBalance(dst as u32));
+                }
             } else {
                 d.nr_balance_failed = 0;
             }
-            d.balance_interval = min_interval;
+            self.cpus[dst].balance.doms[level].balance_interval = min_interval;
             return moved;
         }
     }
@@ -565,6 +575,44 @@ impl Engine {
             }
         }
         (moved, all_pinned && moved == 0)
+    }
+
+    /// active_load_balance_cpu_stop() on `src` (its stopper preempts the running task): the first
+    /// migratable task from the tail of cfs_tasks moves to `target` (LBF_ACTIVE_LB: cache-hot
+    /// tasks too; detach_one_task), and the lowest domain of `target` spanning `src` forgets its
+    /// failures.
+    pub(super) fn active_load_balance_cpu_stop(&mut self, src: usize, target: usize) {
+        self.cpus[src].rq.active_balance = false;
+        // the switch to the stopper thread, and back through schedule() afterwards
+        self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, SWITCH_NS);
+        if let Some(t) = self.cpus[src].rq.curr {
+            self.put_prev(src, t);
+            self.cpus[src].rq.need_resched = true;
+        }
+        let Some(level) = (0..self.sd.per_cpu[target].len()).find(|&l| {
+            self.sd.domains[self.sd.per_cpu[target][l] as usize]
+                .span
+                .contains(src)
+        }) else {
+            return;
+        };
+        if self.cpus[src].nr_running() == 0 {
+            return;
+        }
+        let failed = self.cpus[target].balance.doms[level].nr_balance_failed;
+        let dst_has_queued = !self.cpus[target].is_idle();
+        let idx = (0..self.cpus[src].rq.queued.len()).find(|&i| {
+            let t = self.cpus[src].rq.queued[i];
+            // can_migrate_task() under LBF_ACTIVE_LB (migrate_load: delayed tasks may move)
+            !(failed == 0 && dst_has_queued && !self.entity_eligible(src, t))
+        });
+        if let Some(i) = idx {
+            self.migrate_task(src, src, target, i);
+            let ns = 2 * self.topo.xfer_ns(src, target) as u64 + 300;
+            self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, ns);
+            self.metrics.count(Counter::ActiveBalances);
+            self.cpus[target].balance.doms[level].nr_balance_failed = 0;
+        }
     }
 
     /// detach_task + attach_task: move the queued task at `rq[idx]` of `src` to `dst`, by CPU
@@ -749,5 +797,40 @@ mod engine_tests {
         }
         e.balance_core(0, 0, top, IdleType::NotIdle);
         assert!(!e.rd_overloaded);
+    }
+
+    /// Two spinners on the SMT siblings of core 0, core 1 idle: CPU 1's idle balancing at the MC
+    /// level finds an smt_balance group but a source with only its running task, fails, and once
+    /// its failure count passes cache_nice_tries + 2 the stopper of the source pushes its running
+    /// task over.
+    #[test]
+    fn active_balance_moves_a_running_task_when_balancing_keeps_failing() {
+        use crate::sched::Counter;
+        use crate::sched::balance::IdleType;
+        use crate::sched::rq::tests::engine_smt;
+        let mut e = engine_smt(2, 2, 2); // CPUs 0, 2 on core 0; 1, 3 on core 1
+        let t = e.cpus[1].rq.curr.unwrap();
+        e.put_prev(1, t);
+        e.migrate_task(1, 1, 2, 0); // onto CPU 0's sibling
+        e.run_until(2_000_000, u64::MAX);
+        assert!(e.cpus[0].rq.curr.is_some() && e.cpus[2].rq.curr.is_some());
+        assert!(e.cpus[1].is_idle() && e.cpus[3].is_idle());
+        let mc = 1; // SMT is level 0
+        let tries = e.sd.domains[e.sd.per_cpu[1][mc] as usize].cache_nice_tries;
+        for k in 1..=tries + 2 {
+            assert_eq!(e.balance_core(1, 1, mc, IdleType::Idle), 0);
+            assert_eq!(e.cpus[1].balance.doms[mc].nr_balance_failed, k);
+            assert!(e.cpus[1].is_idle(), "no push before the failures pile up");
+        }
+        assert_eq!(e.metrics.counters[Counter::ActiveBalances as usize], 0);
+        assert_eq!(e.balance_core(1, 1, mc, IdleType::Idle), 0);
+        assert_eq!(e.metrics.counters[Counter::ActiveBalances as usize], 1);
+        assert_eq!(
+            e.cpus[1].nr_running(),
+            1,
+            "the stopper pushed a running task to CPU 1"
+        );
+        assert_eq!(e.cpus[1].balance.doms[mc].nr_balance_failed, 0);
+        e.check_invariants().unwrap();
     }
 }

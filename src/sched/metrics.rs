@@ -24,10 +24,11 @@ pub enum Sym {
     TaskTickCache,
     TaskCacheWork,
     SchedBalanceUpdateBlockedAverages,
+    ActiveLoadBalanceCpuStop,
 }
 
 impl Sym {
-    pub const ALL: [Sym; 19] = [
+    pub const ALL: [Sym; 20] = [
         Sym::Idle,
         Sym::User,
         Sym::SchedTick,
@@ -47,6 +48,7 @@ impl Sym {
         Sym::TaskTickCache,
         Sym::TaskCacheWork,
         Sym::SchedBalanceUpdateBlockedAverages,
+        Sym::ActiveLoadBalanceCpuStop,
     ];
 
     pub fn name(self) -> &'static str {
@@ -70,6 +72,7 @@ impl Sym {
             Sym::TaskTickCache => "task_tick_cache",
             Sym::TaskCacheWork => "task_cache_work",
             Sym::SchedBalanceUpdateBlockedAverages => "sched_balance_update_blocked_averages",
+            Sym::ActiveLoadBalanceCpuStop => "active_load_balance_cpu_stop",
         }
     }
 }
@@ -92,10 +95,11 @@ pub enum Counter {
     SerializeVisits,
     SerializeDueVisits,
     MmSchedCpuRedundantStores,
+    ActiveBalances,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 14] = [
+    pub const ALL: [Counter; 15] = [
         Counter::Ticks,
         Counter::Softirqs,
         Counter::SbrCmpxchg,
@@ -110,6 +114,7 @@ impl Counter {
         Counter::SerializeVisits,
         Counter::SerializeDueVisits,
         Counter::MmSchedCpuRedundantStores,
+        Counter::ActiveBalances,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -127,6 +132,7 @@ impl Counter {
             Counter::SerializeVisits => "sd_serialize_level_visits",
             Counter::SerializeDueVisits => "sd_serialize_level_visits_due",
             Counter::MmSchedCpuRedundantStores => "mm_sched_cpu_stores_of_unchanged_value",
+            Counter::ActiveBalances => "active_balance_moves",
         }
     }
 }

@@ -119,6 +119,8 @@ pub(crate) enum Job {
     NohzEnter(NohzStep),
     NohzExit(NohzStep),
     CacheAware(CasJob),
+    /// active_load_balance_cpu_stop() on the busiest CPU, pushing a task to this CPU.
+    ActiveBalance(u32),
 }
 
 /// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its

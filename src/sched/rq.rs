@@ -33,6 +33,8 @@ pub(crate) struct RunQueue {
     /// rq->has_blocked_load (set at NOHZ idle entry, cleared once fully decayed).
     pub(super) has_blocked_load: bool,
     pub(super) last_blocked_load_update_tick: u64,
+    /// rq->active_balance: a stopper push is queued.
+    pub(super) active_balance: bool,
 }
 
 impl RunQueue {
@@ -49,6 +51,7 @@ impl RunQueue {
             removed: Removed::default(),
             has_blocked_load: false,
             last_blocked_load_update_tick: 0,
+            active_balance: false,
         }
     }
 }
@@ -574,12 +577,17 @@ pub(super) mod tests {
     /// An engine on a 1-socket machine of `cores` CPUs (SMT off) running `threads` spinners, with
     /// nothing run yet.
     pub(crate) fn engine(cores: u32, threads: u32) -> Engine {
+        engine_smt(cores, 1, threads)
+    }
+
+    /// The same with `smt` threads per core.
+    pub(crate) fn engine_smt(cores: u32, smt: u32, threads: u32) -> Engine {
         let mut e = Experiment::default();
         e.machine.preset = "custom".into();
         e.machine.overrides.sockets = Some(1);
         e.machine.overrides.cores_per_socket = Some(cores);
         e.machine.overrides.nodes_per_socket = Some(1);
-        e.machine.overrides.smt = Some(1);
+        e.machine.overrides.smt = Some(smt);
         e.workload.name = "spin".into();
         e.workload
             .knobs
