@@ -4,10 +4,7 @@
 //! idle-load-balancer.
 
 use super::*;
-use crate::domains::{
-    SD_BALANCE_NEWIDLE, SD_NUMA, SD_PREFER_SIBLING, SD_SERIALIZE, SD_SHARE_CPUCAPACITY,
-    SD_SHARE_LLC,
-};
+use crate::domains::{SD_BALANCE_NEWIDLE, SD_SERIALIZE, SD_SHARE_CPUCAPACITY};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IdleType {
@@ -63,8 +60,8 @@ impl SbrFlag {
 #[derive(Clone, Debug)]
 pub(crate) struct DomainState {
     last_balance: u64,
-    balance_interval: u32,
-    nr_balance_failed: u32,
+    pub(super) balance_interval: u32,
+    pub(super) nr_balance_failed: u32,
     max_newidle_lb_cost: u64,
     last_decay: u64,
 }
@@ -73,7 +70,7 @@ pub(crate) struct DomainState {
 pub(crate) struct BalanceState {
     /// rq->next_balance (jiffies).
     pub(super) next_balance: u64,
-    doms: Vec<DomainState>,
+    pub(super) doms: Vec<DomainState>,
 }
 
 impl BalanceState {
@@ -174,29 +171,6 @@ impl NewidleWalk {
             pulled: false,
         }
     }
-}
-
-/// The kernel's `enum group_type` (kernel/sched/fair.c), in its order (a higher type is busier):
-/// only the types this model classifies groups into (group_misfit_task, group_smt_balance,
-/// group_asym_packing and group_imbalanced, between fully busy and overloaded, are not modelled).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-enum GroupType {
-    /// group_has_spare: the group has idle CPUs and spare capacity.
-    #[default]
-    HasSpare,
-    /// group_fully_busy: no idle CPU, but no more tasks than CPUs.
-    FullyBusy,
-    /// group_overloaded: more tasks than CPUs.
-    Overloaded,
-}
-
-/// Per-group statistics of update_sg_lb_stats().
-#[derive(Clone, Copy, Default)]
-struct GroupStats {
-    nr: usize,
-    idle: usize,
-    weight: usize,
-    ty: GroupType,
 }
 
 impl Engine {
@@ -403,7 +377,7 @@ impl Engine {
     }
 
     /// out_balanced: clear nr_balance_failed; a periodic pass doubles balance_interval up to max.
-    fn out_balanced(&mut self, cpu: usize, level: usize, it: IdleType) {
+    pub(super) fn out_balanced(&mut self, cpu: usize, level: usize, it: IdleType) {
         let max = self.dom(cpu, level).max_interval;
         let d = &mut self.cpus[cpu].balance.doms[level];
         d.nr_balance_failed = 0;
@@ -451,221 +425,6 @@ impl Engine {
         v
     }
 
-    /// The body of sched_balance_rq() after should_we_balance (and the serialization): group stats,
-    /// busiest group and queue, imbalance, detach_tasks. Returns the number of tasks pulled to `dst`.
-    fn balance_core(&mut self, exec: usize, dst: usize, level: usize, it: IdleType) -> usize {
-        let dom_id = self.sd.per_cpu[dst][level] as usize;
-        let now = self.now;
-        // update_sd_lb_stats(): every CPU's rq of the domain is read (mostly lines other CPUs modify).
-        let mut stats_ns = 0u64;
-        let mut gs: Vec<GroupStats> = Vec::with_capacity(self.sd.domains[dom_id].groups.len());
-        let mut sum_util = 0u64;
-        for g in self.sd.domains[dom_id].groups.iter() {
-            let mut s = GroupStats {
-                weight: g.cpus.len(),
-                ..Default::default()
-            };
-            for &cpu in &g.cpus {
-                let cpu = cpu as usize;
-                stats_ns += self.topo.xfer_ns(exec, cpu) as u64;
-                s.nr += self.cpus[cpu].nr_running();
-                s.idle += usize::from(self.cpus[cpu].is_idle());
-                sum_util += self.cpus[cpu].stats.util as u64;
-            }
-            s.ty = if s.nr > s.weight {
-                GroupType::Overloaded
-            } else if s.idle == 0 {
-                GroupType::FullyBusy
-            } else {
-                GroupType::HasSpare
-            };
-            gs.push(s);
-        }
-        self.kcharge(exec, Sym::UpdateSdLbStats, stats_ns / STATS_MLP);
-        self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);
-        let dom = &self.sd.domains[dom_id];
-        let (flags, imbalance_pct, cache_nice_tries, imb_numa_nr, min_interval) = (
-            dom.flags,
-            dom.imbalance_pct as usize,
-            dom.cache_nice_tries,
-            dom.imb_numa_nr as usize,
-            dom.min_interval,
-        );
-        // SIS_UTIL: balancing inside the LLC refreshes its nr_idle_scan (update_idle_cpu_scan).
-        let llc_size = self.sd.llc_size[dst] as usize;
-        if it != IdleType::NewlyIdle && dom.cpus.len() == llc_size && flags & SD_SHARE_LLC != 0 {
-            let x = sum_util / llc_size as u64; // 0..1024
-            let pct = imbalance_pct as u64;
-            let tmp = (x * x * pct * pct / (10_000 * 1024)).min(1024);
-            let llc = self.topo.cpus[dst].llc as usize;
-            self.llc_nr_idle_scan[llc] = ((1024 - tmp) * llc_size as u64 / 1024) as u32;
-        }
-        let local = gs[0];
-        let busiest = gs
-            .iter()
-            .enumerate()
-            .skip(1)
-            .max_by(|(_, a), (_, b)| {
-                a.ty.cmp(&b.ty)
-                    .then((a.nr * b.weight).cmp(&(b.nr * a.weight)))
-                    .then(b.idle.cmp(&a.idle))
-            })
-            .map(|(i, s)| (i, *s));
-        let nr_move = match busiest {
-            None => 0,
-            Some((_, b)) => {
-                self.calculate_imbalance(local, b, it, flags, imbalance_pct, imb_numa_nr)
-            }
-        };
-        // Cache-aware llc_balance(): at the first level above the LLC, group_llc_balance ranks
-        // above every type but overloaded; pull one task that prefers dst's LLC (migrate_llc_task).
-        let first_above_llc =
-            flags & SD_SHARE_LLC == 0 && level > 0 && self.dom(dst, level - 1).has(SD_SHARE_LLC);
-        if self.patches.cache_aware
-            && first_above_llc
-            && it != IdleType::NewlyIdle
-            && busiest.is_none_or(|(_, b)| b.ty < GroupType::Overloaded)
-        {
-            let span = self.sd.domains[dom_id].cpus.clone();
-            if let Some((src, i)) = self.llc_balance_pull(dst, &span) {
-                self.migrate_task(src, dst, i);
-                self.kcharge(
-                    exec,
-                    Sym::DetachTasks,
-                    2 * self.topo.xfer_ns(exec, src) as u64 + 300,
-                );
-                let d = &mut self.cpus[dst].balance.doms[level];
-                d.nr_balance_failed = 0;
-                d.balance_interval = min_interval;
-                return 1;
-            }
-        }
-        if nr_move == 0 {
-            self.out_balanced(dst, level, it);
-            return 0;
-        }
-        let (bi, _) = busiest.unwrap_or((0, local));
-        // sched_balance_find_src_rq(): the busiest queue (most runnable tasks) of the busiest group.
-        let src = self.sd.domains[dom_id].groups[bi]
-            .cpus
-            .iter()
-            .map(|&c| c as usize)
-            .filter(|&c| c != dst)
-            .max_by_key(|&c| (self.cpus[c].nr_running(), std::cmp::Reverse(c)));
-        let Some(src) =
-            src.filter(|&s| self.cpus[s].nr_running() > 1 || !self.cpus[s].rq.queued.is_empty())
-        else {
-            self.out_balanced(dst, level, it);
-            return 0;
-        };
-        // detach_tasks(): queued (not running) tasks, skipping cache-hot ones unless balancing failed.
-        let failed = self.cpus[dst].balance.doms[level].nr_balance_failed;
-        let mut moved = 0;
-        let mut i = 0;
-        let mut examined = 0;
-        while moved < nr_move && i < self.cpus[src].rq.queued.len() && examined < NR_MIGRATE {
-            examined += 1;
-            let t = self.cpus[src].rq.queued[i];
-            let hot = flags & SD_SHARE_CPUCAPACITY == 0
-                && now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS;
-            // migrate_degrades_llc(): cache-aware keeps tasks in their preferred LLC until balancing failed
-            let llc_pinned = failed <= cache_nice_tries && self.llc_forbids_migration(t, src, dst);
-            if (hot && failed <= cache_nice_tries) || llc_pinned {
-                i += 1;
-                continue;
-            }
-            self.migrate_task(src, dst, i);
-            self.kcharge(
-                exec,
-                Sym::DetachTasks,
-                2 * self.topo.xfer_ns(exec, src) as u64 + 300,
-            );
-            moved += 1;
-            if it == IdleType::NewlyIdle {
-                break; // CONFIG_PREEMPTION: a newidle pass stops after one task
-            }
-        }
-        let d = &mut self.cpus[dst].balance.doms[level];
-        if moved == 0 {
-            if it != IdleType::NewlyIdle {
-                d.nr_balance_failed += 1;
-            }
-        } else {
-            d.nr_balance_failed = 0;
-        }
-        d.balance_interval = min_interval;
-        moved
-    }
-
-    /// calculate_imbalance() reduced to a number of tasks to move (0 = balanced).
-    fn calculate_imbalance(
-        &self,
-        local: GroupStats,
-        b: GroupStats,
-        it: IdleType,
-        flags: u32,
-        pct: usize,
-        imb_numa_nr: usize,
-    ) -> usize {
-        if b.nr == 0 || local.ty > b.ty {
-            return 0;
-        }
-        let mut imb = if b.ty == GroupType::Overloaded {
-            if local.ty == GroupType::Overloaded {
-                // both overloaded: migrate_load when busiest avg load exceeds local by imbalance_pct
-                if 100 * b.nr * local.weight <= pct * local.nr * b.weight {
-                    return 0;
-                }
-                ((b.nr * local.weight).saturating_sub(local.nr * b.weight)
-                    / (2 * local.weight.max(1)))
-                .max(1)
-            } else {
-                // local has spare capacity: pull to fill it
-                ((b.nr.saturating_sub(b.weight)).max(1)).min(local.idle.max(1))
-            }
-        } else {
-            let prefer_sibling = flags & SD_NUMA == 0 || flags & SD_PREFER_SIBLING != 0;
-            // sibling_imbalance(): spread tasks in proportion to group weights
-            let sib = (b.nr * local.weight).saturating_sub(local.nr * b.weight)
-                / (local.weight + b.weight).max(1);
-            if prefer_sibling && local.ty == GroupType::HasSpare && sib > 1 {
-                sib / 2
-            } else {
-                if it == IdleType::NotIdle || b.nr <= 1 {
-                    return 0;
-                }
-                if local.weight > 1 && local.idle <= b.idle + 1 {
-                    return 0;
-                }
-                // max_t(long, 0, local->idle_cpus - busiest->idle_cpus) >> 1
-                local.idle.saturating_sub(b.idle) / 2
-            }
-        };
-        if flags & SD_NUMA != 0 && local.nr < imb_numa_nr && imb <= 2 {
-            imb = 0; // adjust_numa_imbalance(): allow a small imbalance to keep tasks near their memory
-        }
-        imb
-    }
-
-    /// detach_task + attach_task: move the queued task at `rq[idx]` of `src` to `dst`.
-    fn migrate_task(&mut self, src: usize, dst: usize, idx: usize) {
-        let before_src = self.cpus[src].nr_running();
-        let t = self.cpus[src].rq.queued.swap_remove(idx);
-        self.update_overload(src, before_src);
-        let before_dst = self.cpus[dst].nr_running();
-        let v = self.tasks[t as usize].vruntime;
-        let task = &mut self.tasks[t as usize];
-        task.vruntime =
-            v.saturating_sub(self.cpus[src].rq.min_vruntime) + self.cpus[dst].rq.min_vruntime;
-        task.cpu = dst as u32;
-        self.cpus[dst].rq.queued.push(t);
-        self.update_overload(dst, before_dst);
-        self.metrics.count(Counter::Migrations);
-        if self.cpus[dst].exec.mode == Mode::Idle {
-            self.resched_cpu(dst);
-        }
-    }
-
     // ---- newidle -----------------------------------------------------------------------------
 
     /// update_next_balance(): the idle interval of a domain pulls next_balance in.
@@ -684,7 +443,7 @@ impl Engine {
             match w.phase {
                 NewidlePhase::Level => {
                     let gate = level == 0
-                        && (self.nr_overloaded == 0
+                        && (!self.rd_overloaded
                             || self.cpus[c].idle.avg_idle
                                 < self.cpus[c]
                                     .balance
@@ -790,6 +549,8 @@ impl Engine {
             let b = s.cpus[s.next] as usize;
             s.next += 1;
             self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
+            // the kick carries NOHZ_STATS_KICK: decay b's blocked load first
+            self.update_nohz_stats(c, b);
             if self.nohz.idle[b] && self.jiffies() >= self.cpus[b].balance.next_balance {
                 s.walk = Some(Walk::new(self, b, true));
                 return Some(s);

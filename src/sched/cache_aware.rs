@@ -573,7 +573,7 @@ impl Engine {
         let cpus = &self.llc_list[llc];
         let util: u64 = cpus
             .iter()
-            .map(|&c| self.cpus[c as usize].stats.util as u64)
+            .map(|&c| self.cpus[c as usize].rq.avg.util_avg)
             .sum::<u64>()
             + extra_util;
         util * 100 < cpus.len() as u64 * 1024 * LLC_AGGR_CAP / self.topo.spec.smt as u64
@@ -599,7 +599,7 @@ impl Engine {
         let util = |l: usize| -> u64 {
             self.llc_list[l]
                 .iter()
-                .map(|&c| self.cpus[c as usize].stats.util as u64)
+                .map(|&c| self.cpus[c as usize].rq.avg.util_avg)
                 .sum()
         };
         if pref == sl as i32 {
@@ -622,12 +622,10 @@ impl Engine {
             if self.topo.cpus[s].llc as i32 == dl {
                 continue;
             }
-            if let Some(i) = self.cpus[s]
-                .rq
-                .queued
-                .iter()
-                .position(|&t| self.tasks[t as usize].preferred_llc == dl)
-            {
+            if let Some(i) = self.cpus[s].rq.queued.iter().position(|&t| {
+                let task = &self.tasks[t as usize];
+                task.preferred_llc == dl && !task.se.sched_delayed
+            }) {
                 return Some((s, i));
             }
         }

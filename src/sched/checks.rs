@@ -33,6 +33,37 @@ impl Engine {
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut seen = vec![0u32; self.tasks.len()];
         for (c, cpu) in self.cpus.iter().enumerate() {
+            // the EEVDF sums are the queue's: Σ (v − min_vruntime)·w and Σ w
+            let (mut avg, mut load) = (0i64, 0i64);
+            for &t in &cpu.rq.queued {
+                let se = &self.tasks[t as usize].se;
+                avg += se.vruntime.wrapping_sub(cpu.rq.min_vruntime) as i64 * se.weight as i64;
+                load += se.weight as i64;
+                if se.sched_delayed != (self.tasks[t as usize].state == TaskState::Sleeping) {
+                    return Err(format!(
+                        "task {t} queued on CPU {c} in state {:?}, delayed {}",
+                        self.tasks[t as usize].state, se.sched_delayed
+                    ));
+                }
+            }
+            let delayed = cpu
+                .rq
+                .queued
+                .iter()
+                .filter(|&&t| self.tasks[t as usize].se.sched_delayed)
+                .count();
+            if delayed != cpu.rq.nr_delayed {
+                return Err(format!(
+                    "CPU {c}: nr_delayed {} but {delayed} delayed tasks queued",
+                    cpu.rq.nr_delayed
+                ));
+            }
+            if (avg, load) != (cpu.rq.avg_vruntime, cpu.rq.avg_load) {
+                return Err(format!(
+                    "CPU {c}: avg_vruntime/avg_load {}/{} but the queue sums to {avg}/{load}",
+                    cpu.rq.avg_vruntime, cpu.rq.avg_load
+                ));
+            }
             for &t in cpu.rq.queued.iter().chain(cpu.rq.curr.iter()) {
                 seen[t as usize] += 1;
                 if self.tasks[t as usize].cpu as usize != c {
@@ -52,7 +83,9 @@ impl Engine {
             }
         }
         for (t, task) in self.tasks.iter().enumerate() {
-            let queued = matches!(task.state, TaskState::Running | TaskState::Runnable);
+            // runnable, running, or blocked but delayed (DELAY_DEQUEUE): on exactly one queue
+            let queued = matches!(task.state, TaskState::Running | TaskState::Runnable)
+                || task.se.sched_delayed;
             if queued != (seen[t] == 1) || seen[t] > 1 {
                 return Err(format!(
                     "task {t} in state {:?} is on {} run queues",

@@ -69,7 +69,6 @@ impl Engine {
                 Mode::Idle => self.metrics.charge(c, Sym::Idle, dt),
                 Mode::User => {
                     self.metrics.charge(c, Sym::User, dt);
-                    cpu.stats.busy_since_tick += dt;
                     if let Some(t) = cpu.rq.curr {
                         self.tasks[t as usize].sum_exec += dt;
                     }
@@ -83,7 +82,6 @@ impl Engine {
     pub(super) fn kcharge(&mut self, c: usize, sym: Sym, ns: u64) {
         self.metrics.charge(c, sym, ns);
         self.cpus[c].exec.cursor += ns;
-        self.cpus[c].stats.busy_since_tick += ns;
     }
 
     /// A shared-line access by kernel code on CPU `c` at `now` (its cursor must be now). The CPU
@@ -101,7 +99,6 @@ impl Engine {
         let stall = a.done - self.now;
         self.metrics.charge(c, sym, stall);
         self.metrics.stall(c, stall);
-        self.cpus[c].stats.busy_since_tick += stall;
         let exec = &mut self.cpus[c].exec;
         exec.cursor = a.done;
         if op == Op::Store && a.visible > exec.sb_drain_at {
@@ -119,7 +116,6 @@ impl Engine {
         if wait > 0 {
             self.metrics.charge(c, sym, wait);
             self.metrics.stall(c, wait);
-            cpu.stats.busy_since_tick += wait;
             cpu.exec.cursor += wait;
         }
     }
@@ -138,7 +134,6 @@ impl Engine {
             Mode::Idle => self.metrics.charge(c, Sym::Idle, dt),
             Mode::User => {
                 self.metrics.charge(c, Sym::User, dt);
-                cpu.stats.busy_since_tick += dt;
                 if let Some(task) = cpu.rq.curr {
                     let task = &mut self.tasks[task as usize];
                     task.sum_exec += dt;
@@ -230,6 +225,10 @@ impl Engine {
             }
             Job::CacheAware(j) => self.step_cache_aware(c, j).map(Job::CacheAware),
             Job::Tick(step) => self.step_tick(c, step).map(Job::Tick),
+            Job::ActiveBalance(target) => {
+                self.active_load_balance_cpu_stop(c, target as usize);
+                None
+            }
             Job::Balance(w) => self.step_balance(c, w).map(Job::Balance),
             Job::Ilb(s) => self.step_ilb(c, s).map(Job::Ilb),
             Job::Newidle(w) => self.step_newidle(c, w).map(Job::Newidle),
@@ -259,8 +258,17 @@ impl Engine {
                 self.resume_user(c, t);
                 return Exit::Left;
             }
-            // Preempted: back into the queue.
+            // schedule(): pick_task_fair with prev still current (it may be picked again, and
+            // is then put back and set again, which renews its protection), then the switch.
+            self.cpus[c].rq.need_resched = false;
+            self.update_curr(c);
+            let next = self.pick_next(c);
             self.put_prev(c, t);
+            if let Some(next) = next {
+                self.set_curr(c, next);
+                self.kcharge(c, Sym::Schedule, SWITCH_NS);
+                return Exit::Again;
+            }
         }
         self.cpus[c].rq.need_resched = false;
         if let Some(next) = self.pick_next(c) {

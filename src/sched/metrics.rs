@@ -23,10 +23,12 @@ pub enum Sym {
     ExceedLlcNr,
     TaskTickCache,
     TaskCacheWork,
+    SchedBalanceUpdateBlockedAverages,
+    ActiveLoadBalanceCpuStop,
 }
 
 impl Sym {
-    pub const ALL: [Sym; 18] = [
+    pub const ALL: [Sym; 20] = [
         Sym::Idle,
         Sym::User,
         Sym::SchedTick,
@@ -45,6 +47,8 @@ impl Sym {
         Sym::ExceedLlcNr,
         Sym::TaskTickCache,
         Sym::TaskCacheWork,
+        Sym::SchedBalanceUpdateBlockedAverages,
+        Sym::ActiveLoadBalanceCpuStop,
     ];
 
     pub fn name(self) -> &'static str {
@@ -67,6 +71,8 @@ impl Sym {
             Sym::ExceedLlcNr => "exceed_llc_nr",
             Sym::TaskTickCache => "task_tick_cache",
             Sym::TaskCacheWork => "task_cache_work",
+            Sym::SchedBalanceUpdateBlockedAverages => "sched_balance_update_blocked_averages",
+            Sym::ActiveLoadBalanceCpuStop => "active_load_balance_cpu_stop",
         }
     }
 }
@@ -89,10 +95,11 @@ pub enum Counter {
     SerializeVisits,
     SerializeDueVisits,
     MmSchedCpuRedundantStores,
+    ActiveBalances,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 14] = [
+    pub const ALL: [Counter; 15] = [
         Counter::Ticks,
         Counter::Softirqs,
         Counter::SbrCmpxchg,
@@ -107,6 +114,7 @@ impl Counter {
         Counter::SerializeVisits,
         Counter::SerializeDueVisits,
         Counter::MmSchedCpuRedundantStores,
+        Counter::ActiveBalances,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -124,6 +132,7 @@ impl Counter {
             Counter::SerializeVisits => "sd_serialize_level_visits",
             Counter::SerializeDueVisits => "sd_serialize_level_visits_due",
             Counter::MmSchedCpuRedundantStores => "mm_sched_cpu_stores_of_unchanged_value",
+            Counter::ActiveBalances => "active_balance_moves",
         }
     }
 }

@@ -1,9 +1,10 @@
-//! The scheduler engine: per-CPU run queues with CFS-like fair sharing, the tick, context switches,
+//! The scheduler engine: per-CPU run queues with EEVDF fair sharing, the tick, context switches,
 //! NOHZ idle, and kernel work executed as resumable jobs whose shared-memory accesses go through
 //! the cache-line model. This file holds the `Engine` and `Cpu` state, construction and the event
 //! loop; each mechanism is in its own module:
 //! - `exec.rs`: CPU modes and the kernel-job executor (`kcharge` / `kaccess`, `must_wait`, `kernel_exit`);
-//! - `rq.rs`: run-queue operations (enqueue, pick_next, set_curr, update_curr, ...);
+//! - `rq.rs`: the EEVDF run queue (enqueue, pick_eevdf, set_curr, update_curr, place_entity, ...),
+//!   with its arithmetic and entity state in `eevdf.rs`;
 //! - `tick.rs`: the tick (sched_tick) and the utilization average;
 //! - `nohz.rs`: stopping and restarting the tick, nohz_balance_enter_idle / exit_idle;
 //! - `idle.rs`: idle entry and exit (newidle, avg_idle, the cpuidle prediction, idle cores);
@@ -15,10 +16,13 @@
 mod balance;
 mod cache_aware;
 mod checks;
+mod eevdf;
 mod exec;
 mod idle;
+mod lb;
 mod metrics;
 mod nohz;
+mod pelt;
 mod rq;
 mod task;
 mod tick;
@@ -38,18 +42,15 @@ use cache_aware::{CacheAware, CasJob};
 use exec::{ExecState, Mode};
 use idle::IdleState;
 use nohz::{KickStep, NohzState, NohzStep};
+use pelt::UPDATE_BLOCKED_NS;
 use rq::RunQueue;
 use std::collections::VecDeque;
-use tick::{CpuStats, TickState, TickStep};
+use tick::{TickState, TickStep};
 
 /// Kernel defaults and cost assumptions (sources in docs/MODEL.md).
 pub mod consts {
     /// sysctl_sched_migration_cost: task_hot() window and newidle cost floor.
     pub const MIGRATION_COST_NS: u64 = 500_000;
-    /// sysctl_sched_base_slice 0.75 ms × (1 + ilog2(min(ncpus, 8))) = 3 ms on these machines.
-    pub const SLICE_NS: u64 = 3_000_000;
-    /// CFS wakeup granularity 1 ms × the same factor.
-    pub const WAKEUP_GRAN_NS: u64 = 4_000_000;
     /// sched_tick + update_process_times + hrtimer interrupt work (assumption).
     pub const TICK_NS: u64 = 1_000;
     /// __schedule + context switch direct cost (assumption, lmbench lat_ctx order).
@@ -81,7 +82,8 @@ pub(crate) struct Task {
     pub process: u32,
     state: TaskState,
     pub cpu: u32,
-    vruntime: u64,
+    /// The EEVDF state of its sched_entity (weight, vruntime, deadline, lag, slice).
+    se: eevdf::Entity,
     /// When it last started running or was last accounted (task_hot reads this).
     exec_start: u64,
     /// Remaining CPU of the current burst while not running.
@@ -118,6 +120,8 @@ pub(crate) enum Job {
     NohzExit(NohzStep),
     NohzKick(KickStep),
     CacheAware(CasJob),
+    /// active_load_balance_cpu_stop() on the busiest CPU, pushing a task to this CPU.
+    ActiveBalance(u32),
 }
 
 /// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its
@@ -125,14 +129,12 @@ pub(crate) enum Job {
 pub(crate) struct Cpu {
     /// Mode, kernel-job queue and cursor (`exec.rs`).
     pub(super) exec: ExecState,
-    /// The run queue: running task, queued tasks, min_vruntime (`rq.rs`).
+    /// The run queue: running task, queued entities, min_vruntime and the avg sums (`rq.rs`).
     pub(super) rq: RunQueue,
     /// Idle entry/exit, avg_idle, the cpuidle prediction, NOHZ idle membership (`idle.rs`).
     pub(super) idle: IdleState,
     /// The periodic tick: offset, generation, stopped (`tick.rs`).
     pub(super) tick: TickState,
-    /// Busy-time accounting and the utilization average (`tick.rs`).
-    pub(super) stats: CpuStats,
     /// rq->next_balance and the per-domain balancing state (`balance.rs`).
     pub(super) balance: BalanceState,
 }
@@ -161,6 +163,8 @@ pub struct Engine {
     pub patches: Patches,
     pub hz: u32,
     pub tick_ns: u64,
+    /// sysctl_sched_base_slice, scaled by the CPU count as update_sysctl() does.
+    base_slice: u64,
     /// max_load_balance_interval = HZ × nr_cpus / 10 (jiffies).
     max_load_balance_interval: u64,
     pub lines: Coherence,
@@ -180,7 +184,11 @@ pub struct Engine {
     sbr: SbrFlag,
     /// The global `struct nohz` (its lines and values).
     nohz: NohzState,
+    /// CPUs with 2+ tasks (checked against the queues by check_invariants).
     nr_overloaded: usize,
+    /// rd->overloaded: set when a queue reaches 2 tasks (add_nr_running), written only by a
+    /// balance pass at the root domain (update_sd_lb_stats); the newidle gate reads it.
+    rd_overloaded: bool,
     /// Per LLC: SIS_UTIL `nr_idle_scan`, `has_idle_cores`.
     llc_nr_idle_scan: Vec<u32>,
     llc_has_idle_cores: Vec<bool>,
@@ -206,6 +214,7 @@ impl Engine {
         let sd = SchedDomains::build(&topo, patches.snc3_distance_fix);
         let n = topo.nr_cpus();
         let tick_ns = 1_000_000_000 / hz as u64;
+        let base_slice = eevdf::sysctl_sched_base_slice(n);
         let mut lines = Coherence::new(&topo);
         lines.set_rmw_hold_ns(topo.spec.rmw_hold_ns as u64);
         let line_sbr = lines.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
@@ -217,7 +226,6 @@ impl Engine {
                 rq: RunQueue::new(),
                 idle: IdleState::new(tick_ns),
                 tick: TickState::new(&patches, tick_ns, n, c),
-                stats: CpuStats::new(),
                 balance: BalanceState::new(&sd, c),
             })
             .collect();
@@ -229,7 +237,7 @@ impl Engine {
                 process: s.process,
                 state: TaskState::Runnable,
                 cpu: (i % n) as u32,
-                vruntime: 0,
+                se: eevdf::Entity::new(0, base_slice),
                 exec_start: 0,
                 remaining: 0,
                 run_end: 0,
@@ -265,6 +273,7 @@ impl Engine {
             patches,
             hz,
             tick_ns,
+            base_slice,
             max_load_balance_interval: (hz as u64 * n as u64 / 10).max(1),
             lines,
             line_sbr,
@@ -280,6 +289,7 @@ impl Engine {
             sbr: SbrFlag::default(),
             nohz,
             nr_overloaded: 0,
+            rd_overloaded: false,
             llc_nr_idle_scan: llc_scan,
             llc_has_idle_cores: vec![true; nr_llcs],
             cas: None,
@@ -292,10 +302,9 @@ impl Engine {
         };
         e.init_cache_aware();
         for t in 0..e.tasks.len() {
+            // wake_up_new_task(): ENQUEUE_INITIAL placement
             let c = e.tasks[t].cpu as usize;
-            let before = e.cpus[c].nr_running();
-            e.cpus[c].rq.queued.push(t as TaskId);
-            e.update_overload(c, before);
+            e.enqueue_entity(c, t as TaskId, c, rq::Enq::Initial);
         }
         for c in 0..n {
             let first = e.cpus[c].tick.offset + e.tick_ns;

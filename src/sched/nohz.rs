@@ -173,6 +173,9 @@ impl Engine {
                 }
                 nohz.idle[c] = enter;
                 self.cpus[c].idle.in_nohz_mask = enter;
+                if enter {
+                    self.cpus[c].rq.has_blocked_load = true;
+                }
                 next
             }
             NohzStep::NrCpus => {

@@ -1,19 +1,40 @@
-//! The run queue (kernel/sched/fair.c, core.c): enqueue, dequeue, pick_next, put_prev, set_curr,
-//! update_curr (vruntime, min_vruntime) and the overload count.
+//! The run queue as EEVDF runs it (kernel/sched/fair.c, v6.18): avg_vruntime and eligibility,
+//! update_curr / update_deadline, pick_eevdf with RUN_TO_PARITY, place_entity with PLACE_LAG,
+//! check_preempt_wakeup_fair, DELAY_DEQUEUE, enqueue / dequeue / set_next / put_prev, and the
+//! overload count.
+//!
+//! The queue is a `Vec` in enqueue order (index 0 is the tail of `rq->cfs_tasks`, the task that
+//! detach_tasks looks at first); the kernel's deadline-ordered tree is replaced by linear scans
+//! (queues are short) that return what the tree would: the earliest deadline among eligible
+//! entities, ties to the entity queued first.
 
+use super::eevdf::{Entity, before};
+use super::pelt::{Removed, SchedAvg};
 use super::*;
 
 /// A CPU's run queue (the fair class only): the running task and the queued ones.
 pub(crate) struct RunQueue {
-    /// rq->curr (None: the idle task).
+    /// rq->curr (None: the idle task). Not in `queued` and not in the avg sums, as in the kernel.
     pub(super) curr: Option<TaskId>,
-    /// The queued (runnable, not running) tasks.
+    /// The queued entities (runnable, or blocked and delayed), not running.
     pub(super) queued: Vec<TaskId>,
     /// TIF_NEED_RESCHED of the running task.
     pub(super) need_resched: bool,
-    /// When the running task was picked (its slice started).
-    pub(super) picked_at: u64,
     pub(super) min_vruntime: u64,
+    /// Σ (vruntime − min_vruntime)·w over `queued` (cfs_rq->avg_vruntime).
+    pub(super) avg_vruntime: i64,
+    /// Σ w over `queued` (cfs_rq->avg_load).
+    pub(super) avg_load: i64,
+    /// Delayed entities in `queued` (h_nr_queued − h_nr_runnable).
+    pub(super) nr_delayed: usize,
+    /// The cfs_rq's PELT averages (`rq->cfs.avg`).
+    pub(super) avg: SchedAvg,
+    pub(super) removed: Removed,
+    /// rq->has_blocked_load (set at NOHZ idle entry, cleared once fully decayed).
+    pub(super) has_blocked_load: bool,
+    pub(super) last_blocked_load_update_tick: u64,
+    /// rq->active_balance: a stopper push is queued.
+    pub(super) active_balance: bool,
 }
 
 impl RunQueue {
@@ -22,35 +43,333 @@ impl RunQueue {
             curr: None,
             queued: Vec::new(),
             need_resched: false,
-            picked_at: 0,
             min_vruntime: 0,
+            avg_vruntime: 0,
+            avg_load: 0,
+            nr_delayed: 0,
+            avg: SchedAvg::default(),
+            removed: Removed::default(),
+            has_blocked_load: false,
+            last_blocked_load_update_tick: 0,
+            active_balance: false,
         }
     }
+}
+
+/// Enqueue flags that change placement.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Enq {
+    /// ENQUEUE_INITIAL: a new task (PLACE_DEADLINE_INITIAL: half a slice).
+    Initial,
+    /// ENQUEUE_WAKEUP.
+    Wakeup,
+    /// A load-balance migration (ENQUEUE_MIGRATED, keeps the relative deadline).
+    Migrated,
 }
 
 impl Engine {
     pub(super) fn update_overload(&mut self, c: usize, before: usize) {
         let after = self.cpus[c].nr_running();
         match (before >= 2, after >= 2) {
-            (false, true) => self.nr_overloaded += 1,
+            (false, true) => {
+                self.nr_overloaded += 1;
+                self.rd_overloaded = true; // add_nr_running(): set_rd_overloaded(rd, 1)
+            }
             (true, false) => self.nr_overloaded -= 1,
             _ => {}
         }
     }
 
+    #[inline]
+    fn se(&self, t: TaskId) -> &Entity {
+        &self.tasks[t as usize].se
+    }
+
+    fn entity_key(&self, c: usize, t: TaskId) -> i64 {
+        self.se(t)
+            .vruntime
+            .wrapping_sub(self.cpus[c].rq.min_vruntime) as i64
+    }
+
+    /// __enqueue_entity: into the queue and the avg sums (avg_vruntime_add).
+    fn enqueue_queued(&mut self, c: usize, t: TaskId) {
+        let (k, w) = (self.entity_key(c, t), self.se(t).weight as i64);
+        let rq = &mut self.cpus[c].rq;
+        rq.avg_vruntime += k * w;
+        rq.avg_load += w;
+        rq.queued.push(t);
+    }
+
+    /// __dequeue_entity: out of the queue (keeping the order of the rest) and the sums.
+    fn dequeue_queued(&mut self, c: usize, t: TaskId) {
+        let (k, w) = (self.entity_key(c, t), self.se(t).weight as i64);
+        let rq = &mut self.cpus[c].rq;
+        rq.avg_vruntime -= k * w;
+        rq.avg_load -= w;
+        let i = rq.queued.iter().position(|&q| q == t).expect("queued");
+        rq.queued.remove(i);
+    }
+
+    /// The avg sums with curr included (what avg_vruntime and vruntime_eligible read).
+    fn avg_sums(&self, c: usize) -> (i64, i64) {
+        let rq = &self.cpus[c].rq;
+        let (mut avg, mut load) = (rq.avg_vruntime, rq.avg_load);
+        if let Some(curr) = rq.curr {
+            let w = self.se(curr).weight as i64;
+            avg += self.entity_key(c, curr) * w;
+            load += w;
+        }
+        (avg, load)
+    }
+
+    /// avg_vruntime(): V, the load-weighted average vruntime (floor division).
+    pub(super) fn avg_vruntime(&self, c: usize) -> u64 {
+        let (mut avg, load) = self.avg_sums(c);
+        if load != 0 {
+            if avg < 0 {
+                avg -= load - 1;
+            }
+            avg /= load;
+        }
+        self.cpus[c].rq.min_vruntime.wrapping_add(avg as u64)
+    }
+
+    /// vruntime_eligible(): Σ(v_i − v0)·w_i ≥ (v − v0)·Σw_i, without a division.
+    fn vruntime_eligible(&self, c: usize, sums: (i64, i64), v: u64) -> bool {
+        let key = v.wrapping_sub(self.cpus[c].rq.min_vruntime) as i64;
+        sums.0 >= key * sums.1
+    }
+
+    pub(super) fn entity_eligible(&self, c: usize, t: TaskId) -> bool {
+        self.vruntime_eligible(c, self.avg_sums(c), self.se(t).vruntime)
+    }
+
+    /// update_min_vruntime(): monotonic; curr's vruntime and the queue's minimum are candidates.
+    fn update_min_vruntime(&mut self, c: usize) {
+        let rq = &self.cpus[c].rq;
+        let mut v = rq.min_vruntime;
+        let curr = rq.curr;
+        if let Some(cu) = curr {
+            v = self.se(cu).vruntime;
+        }
+        let mut root: Option<u64> = None;
+        for &q in &rq.queued {
+            let qv = self.se(q).vruntime;
+            if root.is_none_or(|m| before(qv, m)) {
+                root = Some(qv);
+            }
+        }
+        if let Some(m) = root {
+            v = if curr.is_none() || before(m, v) { m } else { v };
+        }
+        // __update_min_vruntime(): only forward, and avg_vruntime follows the new origin
+        let rq = &mut self.cpus[c].rq;
+        let delta = v.wrapping_sub(rq.min_vruntime) as i64;
+        if delta > 0 {
+            rq.avg_vruntime -= rq.avg_load * delta;
+            rq.min_vruntime = v;
+        }
+    }
+
+    /// update_entity_lag(): vlag = V − v, clamped to the virtual time of max(2 slices, a tick).
+    fn update_entity_lag(&mut self, c: usize, t: TaskId) {
+        let v = self.avg_vruntime(c);
+        let tick = self.tick_ns;
+        let se = &mut self.tasks[t as usize].se;
+        let vlag = v.wrapping_sub(se.vruntime) as i64;
+        let limit = se.calc_delta_fair((2 * se.slice).max(tick)) as i64;
+        se.vlag = vlag.clamp(-limit, limit);
+    }
+
+    /// place_entity(): v = V − lag, the lag inflated so that it survives the insertion (PLACE_LAG);
+    /// a fresh deadline one slice ahead (half for a new task), or the kept relative deadline.
+    fn place_entity(&mut self, c: usize, t: TaskId, initial: bool) {
+        let v = self.avg_vruntime(c);
+        let rq = &self.cpus[c].rq;
+        let nr_queued = rq.queued.len() + usize::from(rq.curr.is_some());
+        let mut load = rq.avg_load;
+        if let Some(cu) = rq.curr {
+            load += self.se(cu).weight as i64;
+        }
+        let base = self.base_slice;
+        let se = &mut self.tasks[t as usize].se;
+        se.slice = base;
+        let mut vslice = se.calc_delta_fair(se.slice);
+        let mut lag = 0i64;
+        if nr_queued > 0 && se.vlag != 0 {
+            lag = se.vlag * (load + se.weight as i64);
+            lag /= load.max(1); // div_s64 truncates
+        }
+        se.vruntime = v.wrapping_sub(lag as u64);
+        if se.rel_deadline {
+            se.deadline = se.deadline.wrapping_add(se.vruntime);
+            se.rel_deadline = false;
+            return;
+        }
+        if initial {
+            vslice /= 2;
+        }
+        se.deadline = se.vruntime.wrapping_add(vslice);
+    }
+
+    /// enqueue_entity(): update_curr, place, queue. Returns update_curr's resched verdict.
+    pub(super) fn enqueue_entity(&mut self, c: usize, t: TaskId, exec: usize, how: Enq) -> bool {
+        let resched = self.update_curr_by(c, exec);
+        let before = self.cpus[c].nr_running();
+        let src = self.tasks[t as usize].cpu as usize;
+        let migrated = src != c;
+        match how {
+            Enq::Initial => self.init_entity_avg(c, t),
+            // migrate_task_rq_fair(): a wakeup migration leaves its load in the source's `removed`
+            Enq::Wakeup if migrated => self.remove_entity_load_avg(src, t),
+            _ => {}
+        }
+        self.update_load_avg(c, t, false, true, false);
+        self.place_entity(c, t, how == Enq::Initial);
+        let task = &mut self.tasks[t as usize];
+        task.state = TaskState::Runnable;
+        task.cpu = c as u32;
+        if migrated || how == Enq::Migrated {
+            task.exec_start = 0; // ENQUEUE_MIGRATED: never cache hot
+        }
+        self.enqueue_queued(c, t);
+        self.update_overload(c, before);
+        resched
+    }
+
+    /// dequeue_entity() of a queued (not running) entity: a migration (no sleep) keeps its lag
+    /// and its deadline relative to its vruntime (PLACE_REL_DEADLINE); a delayed entity finishes
+    /// its sleep (DELAY_ZERO: positive lag is dropped).
+    pub(super) fn dequeue_entity(&mut self, c: usize, t: TaskId, exec: usize) {
+        // (a reschedule it would ask of a busy source is left to that CPU's next tick)
+        self.update_curr_by(c, exec);
+        let before = self.cpus[c].nr_running();
+        let delayed = self.se(t).sched_delayed;
+        self.update_load_avg(c, t, true, false, !delayed);
+        self.update_entity_lag(c, t);
+        if !delayed {
+            let se = &mut self.tasks[t as usize].se;
+            se.deadline = se.deadline.wrapping_sub(se.vruntime);
+            se.rel_deadline = true;
+        }
+        self.dequeue_queued(c, t);
+        self.update_min_vruntime(c);
+        if delayed {
+            let se = &mut self.tasks[t as usize].se;
+            se.sched_delayed = false;
+            se.vlag = se.vlag.min(0);
+            self.cpus[c].rq.nr_delayed -= 1;
+        }
+        self.update_overload(c, before);
+    }
+
+    /// The running task blocks (dequeue_task with DEQUEUE_SLEEP). DELAY_DEQUEUE: an ineligible
+    /// task stays queued (and counted) until it is picked or woken; an eligible one leaves with
+    /// its lag saved.
+    pub(super) fn dequeue_curr_sleep(&mut self, c: usize, t: TaskId) {
+        self.update_curr(c);
+        self.update_load_avg(c, t, true, false, false);
+        self.tasks[t as usize].state = TaskState::Sleeping;
+        if self.cpus[c].rq.queued.is_empty() {
+            // alone on the queue: V is its own vruntime, so it is eligible with no lag
+            self.tasks[t as usize].se.vlag = 0;
+            self.dequeue_curr(c);
+            return;
+        }
+        if !self.entity_eligible(c, t) {
+            self.tasks[t as usize].se.sched_delayed = true;
+            self.cpus[c].rq.nr_delayed += 1;
+            // stays on the queue: put_prev will find it there
+            self.cpus[c].rq.curr = None;
+            self.enqueue_queued(c, t);
+            return;
+        }
+        self.update_entity_lag(c, t);
+        self.dequeue_curr(c);
+    }
+
+    /// The running task leaves the queue for good (sleep without delay, exit).
+    pub(super) fn dequeue_curr(&mut self, c: usize) {
+        let before = self.cpus[c].nr_running();
+        self.cpus[c].rq.curr = None;
+        self.update_min_vruntime(c);
+        self.update_overload(c, before);
+    }
+
+    /// __pick_eevdf(): the eligible entity with the earliest virtual deadline; curr stays while
+    /// it is protected (RUN_TO_PARITY) when `protect`.
+    pub(super) fn pick_eevdf(&self, c: usize, protect: bool) -> Option<TaskId> {
+        let rq = &self.cpus[c].rq;
+        if rq.queued.is_empty() {
+            return rq.curr;
+        }
+        if rq.curr.is_none() && rq.queued.len() == 1 {
+            return Some(rq.queued[0]);
+        }
+        let sums = self.avg_sums(c);
+        let mut curr = rq.curr;
+        if let Some(cu) = curr
+            && !self.vruntime_eligible(c, sums, self.se(cu).vruntime)
+        {
+            curr = None;
+        }
+        if let Some(cu) = curr
+            && protect
+            && self.se(cu).protect_slice()
+        {
+            return Some(cu);
+        }
+        let mut best: Option<TaskId> = None;
+        for &q in &rq.queued {
+            let se = self.se(q);
+            if best.is_some_and(|b| !before(se.deadline, self.se(b).deadline)) {
+                continue;
+            }
+            if self.vruntime_eligible(c, sums, se.vruntime) {
+                best = Some(q);
+            }
+        }
+        match (best, curr) {
+            (None, cu) => cu,
+            (Some(b), Some(cu)) if before(self.se(cu).deadline, self.se(b).deadline) => Some(cu),
+            (b, _) => b,
+        }
+    }
+
+    /// pick_task_fair(): pick_eevdf, finishing the dequeue of any delayed entity it picks.
+    /// May return curr (then no switch is needed).
     pub(super) fn pick_next(&mut self, c: usize) -> Option<TaskId> {
-        let cpu = &mut self.cpus[c];
-        let (i, _) = cpu
+        loop {
+            let t = self.pick_eevdf(c, true)?;
+            if !self.se(t).sched_delayed {
+                return Some(t);
+            }
+            self.dequeue_entity(c, t, c);
+        }
+    }
+
+    /// set_next_entity(): `t` leaves the queue and runs; its protection point is set
+    /// (set_protect_slice); working-set refill and handed-over data cost user time.
+    pub(super) fn set_curr(&mut self, c: usize, t: TaskId) {
+        self.update_load_avg(c, t, true, false, false);
+        self.dequeue_queued(c, t);
+        // set_protect_slice(): RUN_TO_PARITY protects up to the smallest queued slice
+        let min_slice = self.cpus[c]
             .rq
             .queued
             .iter()
-            .enumerate()
-            .min_by_key(|&(_, &t)| (self.tasks[t as usize].vruntime, t))?;
-        Some(cpu.rq.queued.swap_remove(i))
-    }
-
-    /// The task starts running on `c`: working-set refill and handed-over data cost user time.
-    pub(super) fn set_curr(&mut self, c: usize, t: TaskId) {
+            .map(|&q| self.se(q).slice)
+            .min()
+            .unwrap_or(u64::MAX);
+        let se = &mut self.tasks[t as usize].se;
+        let slice = min_slice.min(se.slice);
+        se.vprot = se.deadline;
+        if slice != se.slice {
+            let p = se.vruntime.wrapping_add(se.calc_delta_fair(slice));
+            if before(p, se.vprot) {
+                se.vprot = p;
+            }
+        }
         let now = self.cpus[c].exec.cursor.max(self.now);
         let ws = self.ws_lines;
         let from = self.tasks[t as usize].last_ran_cpu as usize;
@@ -64,7 +383,6 @@ impl Engine {
         self.idle_exit(c, now);
         let cpu = &mut self.cpus[c];
         cpu.rq.curr = Some(t);
-        cpu.rq.picked_at = now;
         let task = &mut self.tasks[t as usize];
         task.state = TaskState::Running;
         task.cpu = c as u32;
@@ -79,75 +397,352 @@ impl Engine {
         self.metrics.charge_stat(c, extra);
     }
 
+    /// put_prev_entity(): the preempted task goes back into the queue.
     pub(super) fn put_prev(&mut self, c: usize, t: TaskId) {
         self.update_curr(c);
-        let task = &mut self.tasks[t as usize];
-        task.state = TaskState::Runnable;
-        let cpu = &mut self.cpus[c];
-        cpu.rq.curr = None;
-        cpu.rq.queued.push(t);
+        self.update_load_avg(c, t, true, false, false);
+        self.tasks[t as usize].state = TaskState::Runnable;
+        self.cpus[c].rq.curr = None;
+        self.enqueue_queued(c, t);
     }
 
-    pub(super) fn update_curr(&mut self, c: usize) {
-        self.update_curr_by(c, c);
+    /// update_curr() of `c`'s running task by CPU `c`; true when it asks for a reschedule.
+    pub(super) fn update_curr(&mut self, c: usize) -> bool {
+        self.update_curr_by(c, c)
     }
 
     /// update_curr() of `c`'s running task, executed by CPU `exec`: runtime since the task was
-    /// last accounted advances its vruntime (and, with cache-aware scheduling, its mm occupancy).
-    fn update_curr_by(&mut self, c: usize, exec: usize) {
+    /// last accounted advances its vruntime by calc_delta_fair (and, with cache-aware scheduling,
+    /// its mm occupancy); a consumed request (update_deadline) or an expired protection asks
+    /// for a reschedule when others are queued.
+    fn update_curr_by(&mut self, c: usize, exec: usize) -> bool {
         let now = self.now;
         let Some(t) = self.cpus[c].rq.curr else {
-            return;
+            return false;
         };
+        let base = self.base_slice;
         let task = &mut self.tasks[t as usize];
         let delta = now.saturating_sub(task.exec_start);
-        task.vruntime += delta;
+        if delta == 0 {
+            return false;
+        }
         task.exec_start = now;
-        let cpu = &mut self.cpus[c];
-        let min_v = cpu
-            .rq
-            .queued
-            .iter()
-            .map(|&q| self.tasks[q as usize].vruntime)
-            .min()
-            .unwrap_or(u64::MAX)
-            .min(self.tasks[t as usize].vruntime);
-        cpu.rq.min_vruntime = cpu.rq.min_vruntime.max(min_v);
-        if delta > 0 && self.cas.is_some() {
+        let se = &mut task.se;
+        se.vruntime = se.vruntime.wrapping_add(se.calc_delta_fair(delta));
+        let resched = se.update_deadline(base);
+        let protected = se.protect_slice();
+        self.update_min_vruntime(c);
+        if self.cas.is_some() {
             let mm = self.tasks[t as usize].process;
             self.account_mm_sched(c, exec, t, mm, delta);
+        }
+        if self.cpus[c].rq.queued.is_empty() {
+            return false;
+        }
+        resched || !protected
+    }
+
+    /// check_preempt_wakeup_fair(): the wakee preempts when it is what pick_eevdf would take
+    /// now (PREEMPT_SHORT: a shorter slice ignores curr's protection).
+    fn check_preempt_wakeup_fair(&mut self, c: usize, t: TaskId, exec: usize) -> bool {
+        let Some(curr) = self.cpus[c].rq.curr else {
+            return false;
+        };
+        if curr == t || self.cpus[c].rq.need_resched {
+            return false;
+        }
+        if self.update_curr_by(c, exec) {
+            return true;
+        }
+        let short = self.se(t).slice < self.se(curr).slice;
+        if self.pick_eevdf(c, !short) == Some(t) {
+            if short {
+                let se = &mut self.tasks[curr as usize].se;
+                if se.protect_slice() {
+                    se.vprot = se.vruntime; // cancel_protect_slice
+                }
+            }
+            return true;
+        }
+        if short {
+            // update_protect_slice(): shrink curr's protection to the smallest slice
+            let min_slice = self.cpus[c]
+                .rq
+                .queued
+                .iter()
+                .map(|&q| self.se(q).slice)
+                .min()
+                .unwrap_or(u64::MAX)
+                .min(self.se(curr).slice);
+            let se = &mut self.tasks[curr as usize].se;
+            let p = se.vruntime.wrapping_add(se.calc_delta_fair(min_slice));
+            if before(p, se.vprot) {
+                se.vprot = p;
+            }
+        }
+        false
+    }
+
+    /// wakeup_preempt() after an enqueue on `c` by CPU `exec`: an idle CPU is kicked; a busy one
+    /// gets need_resched (and the IPI) when update_curr or check_preempt_wakeup_fair ask for it.
+    pub(super) fn wakeup_preempt(&mut self, c: usize, t: TaskId, exec: usize, resched: bool) {
+        if self.cpus[c].exec.mode == Mode::Idle {
+            self.resched_cpu(c);
+            return;
+        }
+        let was = self.cpus[c].rq.need_resched;
+        if resched || self.check_preempt_wakeup_fair(c, t, exec) {
+            self.cpus[c].rq.need_resched = true;
+        }
+        if self.cpus[c].rq.need_resched && !was {
+            self.resched_cpu(c);
         }
     }
 
     /// Enqueue a woken task on `c`, by CPU `exec` (in the kernel), and decide on preemption.
     pub(super) fn enqueue(&mut self, c: usize, t: TaskId, exec: usize) {
-        // enqueue_entity(): update_curr() of the queue's running task first
-        self.update_curr_by(c, exec);
-        let before = self.cpus[c].nr_running();
-        let min_v = self.cpus[c].rq.min_vruntime;
-        let task = &mut self.tasks[t as usize];
-        task.state = TaskState::Runnable;
-        task.cpu = c as u32;
-        // Sleeper placement: no more than half a slice of credit.
-        task.vruntime = task.vruntime.max(min_v.saturating_sub(SLICE_NS / 2));
-        let v = task.vruntime;
-        self.cpus[c].rq.queued.push(t);
-        self.update_overload(c, before);
-        let cpu = &self.cpus[c];
-        if cpu.exec.mode == Mode::Idle {
-            self.resched_cpu(c);
-        } else if let Some(curr) = cpu.rq.curr
-            && v + WAKEUP_GRAN_NS < self.tasks[curr as usize].vruntime
-            && !self.cpus[c].rq.need_resched
-        {
-            self.cpus[c].rq.need_resched = true;
-            self.resched_cpu(c);
-        }
+        let resched = self.enqueue_entity(c, t, exec, Enq::Wakeup);
+        self.wakeup_preempt(c, t, exec, resched);
     }
 
-    pub(super) fn dequeue_curr(&mut self, c: usize) {
-        let before = self.cpus[c].nr_running();
-        self.cpus[c].rq.curr = None;
-        self.update_overload(c, before);
+    /// ttwu_runnable() of a delayed task: requeue_delayed_entity (DELAY_ZERO: a positive lag is
+    /// dropped and the task re-placed at V) on its own CPU, then wakeup preemption.
+    pub(super) fn requeue_delayed(&mut self, t: TaskId, exec: usize) {
+        let c = self.tasks[t as usize].cpu as usize;
+        let resched = self.update_curr_by(c, exec);
+        self.update_entity_lag(c, t);
+        if self.se(t).vlag > 0 {
+            self.dequeue_queued(c, t);
+            self.tasks[t as usize].se.vlag = 0;
+            self.place_entity(c, t, false);
+            self.enqueue_queued(c, t);
+        }
+        self.update_load_avg(c, t, true, false, false);
+        self.cpus[c].rq.nr_delayed -= 1;
+        let task = &mut self.tasks[t as usize];
+        task.se.sched_delayed = false;
+        task.state = TaskState::Runnable;
+        self.wakeup_preempt(c, t, exec, resched);
+    }
+
+    /// reweight_entity() for a nice change: lag and relative deadline scale by old/new weight.
+    pub fn set_nice(&mut self, t: TaskId, nice: i32) {
+        let c = self.tasks[t as usize].cpu as usize;
+        let queued = self.cpus[c].rq.queued.contains(&t);
+        let is_curr = self.cpus[c].rq.curr == Some(t);
+        if is_curr {
+            self.update_curr(c);
+        }
+        if queued || is_curr {
+            self.update_entity_lag(c, t);
+            let se = &mut self.tasks[t as usize].se;
+            se.deadline = se.deadline.wrapping_sub(se.vruntime);
+            se.rel_deadline = true;
+            if queued {
+                self.dequeue_queued(c, t);
+            }
+        }
+        let new = Entity::new(nice, self.base_slice);
+        let se = &mut self.tasks[t as usize].se;
+        let (old_w, new_w) = (se.weight as i64, new.weight as i64);
+        se.vlag = se.vlag * old_w / new_w;
+        if se.rel_deadline {
+            se.deadline = ((se.deadline as i64) * old_w / new_w) as u64;
+        }
+        se.weight = new.weight;
+        se.inv_weight = new.inv_weight;
+        let divider = super::pelt::get_pelt_divider(&se.avg);
+        se.avg.load_avg = se.weight as u64 * se.avg.load_sum / divider;
+        if queued || is_curr {
+            if is_curr {
+                // place_entity must not count curr twice: it is placed as if just re-queued
+                self.cpus[c].rq.curr = None;
+            }
+            self.place_entity(c, t, false);
+            if queued {
+                self.enqueue_queued(c, t);
+            } else {
+                self.cpus[c].rq.curr = Some(t);
+            }
+            self.update_min_vruntime(c);
+        }
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::scenario::{Experiment, Side};
+
+    /// An engine on a 1-socket machine of `cores` CPUs (SMT off) running `threads` spinners, with
+    /// nothing run yet.
+    pub(crate) fn engine(cores: u32, threads: u32) -> Engine {
+        engine_smt(cores, 1, threads)
+    }
+
+    /// The same with `smt` threads per core.
+    pub(crate) fn engine_smt(cores: u32, smt: u32, threads: u32) -> Engine {
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        e.machine.overrides.sockets = Some(1);
+        e.machine.overrides.cores_per_socket = Some(cores);
+        e.machine.overrides.nodes_per_socket = Some(1);
+        e.machine.overrides.smt = Some(smt);
+        e.workload.name = "spin".into();
+        e.workload
+            .knobs
+            .insert("threads".into(), threads.to_string().into());
+        let spec = e.run_spec(Side::A).unwrap();
+        let n = spec.topo.nr_cpus();
+        let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
+        Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)
+    }
+
+    /// Every queue emptied (every task asleep), then tasks 0, 1, ... queued on CPU 0 in order
+    /// with these `(vruntime, deadline)`.
+    fn hand_queue(e: &mut Engine, ents: &[(u64, u64)]) {
+        for cpu in e.cpus.iter_mut() {
+            cpu.rq = RunQueue::new();
+        }
+        for task in e.tasks.iter_mut() {
+            task.state = TaskState::Sleeping;
+        }
+        for (t, &(v, d)) in ents.iter().enumerate() {
+            let task = &mut e.tasks[t];
+            task.se.vruntime = v;
+            task.se.deadline = d;
+            task.cpu = 0;
+            task.state = TaskState::Runnable;
+            e.enqueue_queued(0, t as TaskId);
+        }
+        e.nr_overloaded = usize::from(ents.len() >= 2);
+    }
+
+    #[test]
+    fn pick_eevdf_takes_the_earliest_deadline_among_eligible_entities() {
+        let mut e = engine(2, 8);
+        // V = (0 + 100 + 20 + 40)/4 = 40: task 1 has the earliest deadline but v > V
+        hand_queue(&mut e, &[(0, 10), (100, 5), (20, 8), (40, 8)]);
+        assert_eq!(e.avg_vruntime(0), 40);
+        assert!(!e.entity_eligible(0, 1));
+        assert!(e.entity_eligible(0, 3), "v == V is eligible");
+        // 2 and 3 tie on the deadline: the one queued first wins, as in the tree
+        assert_eq!(e.pick_eevdf(0, true), Some(2));
+        // eligibility uses the weights: task 1 at nice −10 pulls V to 97 and becomes eligible
+        e.cpus[0].rq = RunQueue::new();
+        let w = Entity::new(-10, e.base_slice);
+        e.tasks[1].se.weight = w.weight;
+        e.tasks[1].se.inv_weight = w.inv_weight;
+        hand_queue(&mut e, &[(0, 10), (100, 5), (20, 8), (40, 8)]);
+        // (0·1024 + 100·9548 + 20·1024 + 40·1024) / (3·1024 + 9548) = 1015240/12620 = 80
+        assert_eq!(e.avg_vruntime(0), 80);
+        assert!(!e.entity_eligible(0, 1));
+        assert_eq!(e.pick_eevdf(0, true), Some(2));
+    }
+
+    #[test]
+    fn run_to_parity_keeps_a_protected_curr_and_releases_it_after() {
+        let mut e = engine(2, 8);
+        hand_queue(&mut e, &[(0, 1_000), (0, 500)]);
+        e.set_curr(0, 0);
+        // curr 0 is protected up to its deadline: kept though task 1's deadline is earlier
+        assert_eq!(e.tasks[0].se.vprot, 1_000);
+        assert_eq!(e.pick_eevdf(0, true), Some(0));
+        assert_eq!(e.pick_eevdf(0, false), Some(1));
+    }
+
+    #[test]
+    fn place_lag_preserves_the_lag_across_a_dequeue_and_enqueue() {
+        let mut e = engine(2, 8);
+        hand_queue(
+            &mut e,
+            &[(0, 2_800_000), (3_000_000, 5_000_000), (600_000, 3_000_000)],
+        );
+        e.cpus[0].rq.min_vruntime = 0;
+        let v0 = e.avg_vruntime(0);
+        // task 2 leaves (a migration-style dequeue keeps vlag = V − v and the relative deadline)
+        e.dequeue_entity(0, 2, 0);
+        let lag = e.tasks[2].se.vlag;
+        assert_eq!(lag, v0 as i64 - 600_000);
+        // ... the others advance, and it comes back: its lag after insertion is the saved one
+        e.tasks[0].se.vruntime += 1_000_000;
+        e.dequeue_queued(0, 0);
+        e.enqueue_queued(0, 0);
+        let before = e.avg_vruntime(0);
+        e.tasks[2].cpu = 1; // placed as a migration would be
+        e.enqueue_entity(0, 2, 0, Enq::Migrated);
+        let after = e.avg_vruntime(0);
+        let got = after.wrapping_sub(e.tasks[2].se.vruntime) as i64;
+        assert!((got - lag).abs() <= 1, "lag {lag} became {got}");
+        assert!(after < before, "a positive lag lowers V");
+        // the relative deadline came back on top of the new vruntime
+        assert_eq!(
+            e.tasks[2].se.deadline - e.tasks[2].se.vruntime,
+            3_000_000 - 600_000
+        );
+    }
+
+    #[test]
+    fn delay_dequeue_keeps_an_ineligible_sleeper_queued_until_picked() {
+        let mut e = engine(2, 8);
+        hand_queue(&mut e, &[(0, 2_800_000), (5_000_000, 7_000_000)]);
+        e.set_curr(0, 1); // task 1 runs although ahead of V (as if protected until now)
+        e.tasks[1].exec_start = e.now;
+        assert!(!e.entity_eligible(0, 1));
+        e.dequeue_curr_sleep(0, 1);
+        assert!(e.tasks[1].se.sched_delayed);
+        assert_eq!(e.cpus[0].nr_running(), 2, "a delayed task still counts");
+        e.check_invariants().unwrap();
+        // the pick finishes the dequeue of the delayed task once it is picked
+        assert_eq!(e.pick_next(0), Some(0));
+        e.set_curr(0, 0);
+        e.tasks[0].se.vruntime = 6_000_000; // task 0 catches up: task 1 becomes eligible
+        assert_eq!(e.pick_next(0), Some(0));
+        assert!(!e.tasks[1].se.sched_delayed && e.cpus[0].rq.queued.is_empty());
+        assert!(e.tasks[1].se.vlag <= 0, "DELAY_ZERO drops a positive lag");
+        e.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_wakee_with_lag_preempts_an_unprotected_curr_and_not_a_protected_one() {
+        let mut e = engine(2, 8);
+        let slice = e.base_slice;
+        hand_queue(&mut e, &[(0, slice)]);
+        e.set_curr(0, 0);
+        e.cpus[0].exec.mode = Mode::Kernel; // (no IPI side effects in this hand-built case)
+        // a wakee without lag lands at V with a later deadline: no preemption
+        e.tasks[1].se.vlag = 0;
+        e.tasks[1].cpu = 0;
+        e.tasks[1].state = TaskState::Sleeping;
+        e.enqueue(0, 1, 0);
+        assert!(!e.cpus[0].rq.need_resched);
+        // a wakee owed 1 ms lands before V with an earlier deadline: it preempts once curr's
+        // protection is over
+        e.tasks[0].se.vprot = 0;
+        e.tasks[2].se.vlag = 1_000_000;
+        e.tasks[2].cpu = 0;
+        e.tasks[2].state = TaskState::Sleeping;
+        e.enqueue(0, 2, 0);
+        assert!(e.cpus[0].rq.need_resched);
+        assert_eq!(e.pick_eevdf(0, true), Some(2));
+    }
+
+    /// Two CPUs, each with a nice-0 and a nice-5 spinner: CPU time splits 1024 : 335.
+    #[test]
+    fn nice_0_and_nice_5_share_a_cpu_by_their_weights() {
+        let mut e = engine(2, 4);
+        e.set_nice(2, 5);
+        e.set_nice(3, 5);
+        e.run_until(2_000_000_000, u64::MAX);
+        e.flush_accounting();
+        e.check_invariants().unwrap();
+        let rt = e.task_runtime();
+        assert_eq!((e.tasks[0].cpu, e.tasks[2].cpu), (0, 0), "no migration");
+        let share = rt[0] as f64 / (rt[0] + rt[2]) as f64;
+        let want = 1024.0 / (1024.0 + 335.0);
+        assert!(
+            (share - want).abs() < 0.01,
+            "nice 0 got {share:.4} of the CPU, weights say {want:.4}"
+        );
     }
 }

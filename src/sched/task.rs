@@ -55,7 +55,9 @@ impl Engine {
                 Step::Exit => {
                     self.tasks[t as usize].state = TaskState::Exited;
                     self.update_curr(c);
+                    self.update_load_avg(c, t, true, false, false);
                     self.dequeue_curr(c);
+                    self.remove_entity_load_avg(c, t); // task_dead_fair
                     return;
                 }
             }
@@ -63,9 +65,7 @@ impl Engine {
     }
 
     fn block(&mut self, c: usize, t: TaskId) {
-        self.update_curr(c);
-        self.tasks[t as usize].state = TaskState::Sleeping;
-        self.dequeue_curr(c);
+        self.dequeue_curr_sleep(c, t);
     }
 
     fn random_sibling_thread(&mut self, t: TaskId) -> TaskId {

@@ -1,5 +1,6 @@
 //! The periodic tick: the hrtimer event, the jiffies update by the timekeeping CPU, sched_tick()
-//! (accounting, slice preemption, the balance trigger, the NOHZ kick) and the utilization average.
+//! (accounting and PELT of the running task, slice preemption, the balance trigger with the
+//! blocked-average update, queuing the NOHZ kick).
 
 use super::*;
 use crate::coherence::Op;
@@ -35,25 +36,6 @@ impl TickState {
             } else {
                 0
             },
-        }
-    }
-}
-
-/// A CPU's busy time since the last tick and the utilization average built from it.
-pub(crate) struct CpuStats {
-    /// Utilization estimate, 0..1024 (an integer PELT-like average updated each tick).
-    pub(super) util: u32,
-    /// Non-idle time charged since the last update_util (every charge adds to it).
-    pub(super) busy_since_tick: u64,
-    last_util_update: u64,
-}
-
-impl CpuStats {
-    pub(super) fn new() -> Self {
-        CpuStats {
-            util: 0,
-            busy_since_tick: 0,
-            last_util_update: 0,
         }
     }
 }
@@ -97,15 +79,13 @@ impl Engine {
     /// sched_tick(): accounting, preemption, and the balance trigger.
     pub(super) fn sched_tick(&mut self, c: usize) {
         let jiffies = self.jiffies();
-        self.update_util(c);
-        self.update_curr(c);
+        // task_tick_fair → entity_tick: update_curr (a consumed request reschedules), PELT
+        if self.update_curr(c) {
+            self.cpus[c].rq.need_resched = true;
+        }
         let idle = self.cpus[c].is_idle();
         if let Some(t) = self.cpus[c].rq.curr {
-            if self.now - self.cpus[c].rq.picked_at >= SLICE_NS
-                && !self.cpus[c].rq.queued.is_empty()
-            {
-                self.cpus[c].rq.need_resched = true;
-            }
+            self.update_load_avg(c, t, true, false, false);
             let mm = self.tasks[t as usize].process;
             self.task_tick_cache(c, mm);
         }
@@ -122,26 +102,15 @@ impl Engine {
         }
         if softirq {
             self.metrics.count(Counter::Softirqs);
+            // sched_balance_softirq(): the blocked averages first, under the local rq lock
+            self.sched_balance_update_blocked_averages(c);
+            self.cpus[c].exec.jobs.push_back(Job::Compute(
+                Sym::SchedBalanceUpdateBlockedAverages,
+                UPDATE_BLOCKED_NS,
+            ));
             let w = Walk::new(self, c, idle);
             self.cpus[c].exec.jobs.push_back(Job::Balance(w));
         }
         self.kcharge(c, Sym::SchedTick, TICK_NS);
-    }
-
-    /// Integer PELT-like utilization: a 1/32-per-tick moving average of the busy share (≈ 22 ms half-life).
-    fn update_util(&mut self, c: usize) {
-        let now = self.now;
-        let cpu = &mut self.cpus[c];
-        let elapsed = now - cpu.stats.last_util_update;
-        if elapsed == 0 {
-            return;
-        }
-        let ticks = (elapsed / self.tick_ns).clamp(1, 64);
-        let busy = (cpu.stats.busy_since_tick.min(elapsed) * 1024 / elapsed) as u32;
-        for _ in 0..ticks {
-            cpu.stats.util = cpu.stats.util - cpu.stats.util / 32 + busy / 32;
-        }
-        cpu.stats.busy_since_tick = 0;
-        cpu.stats.last_util_update = now;
     }
 }

@@ -27,6 +27,10 @@ impl Engine {
             }
         }
         self.metrics.count(Counter::Wakeups);
+        if self.tasks[t as usize].se.sched_delayed {
+            self.ttwu_runnable(t, waker_cpu, waker);
+            return;
+        }
         if let Some((w, lines)) = waker {
             self.record_wakee(w, t);
             if lines > 0 {
@@ -66,6 +70,35 @@ impl Engine {
         if sis_ns > 0 {
             self.kcharge(waker_cpu, Sym::SelectIdleSibling, sis_ns);
         }
+        self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
+        self.run_cpu(waker_cpu);
+    }
+
+    /// ttwu_runnable(): the task is still queued (DELAY_DEQUEUE), so it wakes where it is: no
+    /// select_task_rq, the delayed entity is requeued under the rq lock of its CPU.
+    fn ttwu_runnable(&mut self, t: TaskId, waker_cpu: usize, waker: Option<(TaskId, u32)>) {
+        if let Some((w, lines)) = waker {
+            self.record_wakee(w, t);
+            if lines > 0 {
+                self.tasks[t as usize].handoff = Some((waker_cpu as u32, lines));
+            }
+        }
+        self.tasks[t as usize].woken_at = Some(self.now);
+        let target = self.tasks[t as usize].cpu as usize;
+        let ttwu_ns = TTWU_NS
+            + if target != waker_cpu {
+                self.topo.xfer_ns(waker_cpu, target) as u64
+            } else {
+                0
+            };
+        if self.cpus[waker_cpu].exec.mode == Mode::Kernel {
+            let jobs = &mut self.cpus[waker_cpu].exec.jobs;
+            jobs.push_back(Job::Compute(Sym::TryToWakeUp, ttwu_ns));
+            self.requeue_delayed(t, waker_cpu);
+            return;
+        }
+        self.enter_kernel(waker_cpu);
+        self.requeue_delayed(t, waker_cpu);
         self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
         self.run_cpu(waker_cpu);
     }

@@ -1,0 +1,836 @@
+//! The body of sched_balance_rq() (kernel/sched/fair.c, v6.18) on PELT: update_sd_lb_stats /
+//! update_sg_lb_stats with group_classify, update_sd_pick_busiest, sched_balance_find_src_group,
+//! calculate_imbalance (migrate_task / migrate_util / migrate_load), sched_balance_find_src_rq,
+//! detach_tasks with loop_max and can_migrate_task (delayed, ineligible on dst, running,
+//! cache hot by sysctl_sched_migration_cost), the all-pinned redo, and attach_task. The walk that
+//! calls it (sched_balance_domains, should_we_balance, newidle) is in `balance.rs`.
+
+use super::balance::IdleType;
+use super::*;
+use crate::domains::{SD_NUMA, SD_PREFER_SIBLING, SD_SHARE_CPUCAPACITY, SD_SHARE_LLC};
+
+/// SCHED_CAPACITY_SCALE: every CPU's capacity (no asymmetric capacity, no rt/irq pressure).
+const CAPACITY: u64 = 1024;
+/// NUMA_IMBALANCE_MIN (fair.c).
+const NUMA_IMBALANCE_MIN: u64 = 2;
+
+/// `enum group_type`, in the kernel's order (a higher type is busier). group_misfit_task needs a
+/// CPU of reduced or asymmetric capacity, group_asym_packing SD_ASYM_PACKING, group_imbalanced an
+/// affinity-pinned task (LBF_SOME_PINNED): none exists in the model, so they never arise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum GroupType {
+    #[default]
+    HasSpare,
+    FullyBusy,
+    /// An SMT group with more than one runnable task, seen by an idle CPU.
+    SmtBalance,
+    Overloaded,
+}
+
+/// `enum migration_type` (migrate_misfit never arises, see GroupType).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum MigrationType {
+    Load,
+    Util,
+    Task,
+}
+
+/// `struct sg_lb_stats`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct GroupStats {
+    pub avg_load: u64,
+    pub group_load: u64,
+    pub group_capacity: u64,
+    pub group_util: u64,
+    pub group_runnable: u64,
+    pub sum_nr_running: u64,
+    pub sum_h_nr_running: u64,
+    pub idle_cpus: u64,
+    pub group_weight: u64,
+    pub cores: u64,
+    pub ty: GroupType,
+    /// The group's flags (its child domain's) include SD_SHARE_CPUCAPACITY.
+    pub smt: bool,
+    /// A CPU of the group runs more than one task (sg_overloaded, read at the root domain).
+    pub overloaded_cpu: bool,
+}
+
+/// group_has_capacity(): spare capacity left.
+fn group_has_capacity(pct: u64, s: &GroupStats) -> bool {
+    if s.sum_nr_running < s.group_weight {
+        return true;
+    }
+    if s.group_capacity * pct < s.group_runnable * 100 {
+        return false;
+    }
+    s.group_capacity * 100 > s.group_util * pct
+}
+
+/// group_is_overloaded(): more tasks than CPUs and no capacity left.
+fn group_is_overloaded(pct: u64, s: &GroupStats) -> bool {
+    if s.sum_nr_running <= s.group_weight {
+        return false;
+    }
+    s.group_capacity * 100 < s.group_util * pct || s.group_capacity * pct < s.group_runnable * 100
+}
+
+/// group_classify().
+pub(super) fn group_classify(pct: u64, s: &GroupStats, smt_balance: bool) -> GroupType {
+    if group_is_overloaded(pct, s) {
+        GroupType::Overloaded
+    } else if smt_balance {
+        GroupType::SmtBalance
+    } else if !group_has_capacity(pct, s) {
+        GroupType::FullyBusy
+    } else {
+        GroupType::HasSpare
+    }
+}
+
+/// update_sd_pick_busiest(): does `sg` replace `busiest` (None: no busiest yet)?
+pub(super) fn update_sd_pick_busiest(busiest: Option<&GroupStats>, sg: &GroupStats) -> bool {
+    if sg.sum_h_nr_running == 0 {
+        return false;
+    }
+    // sds->busiest_stat starts as { idle_cpus = UINT_MAX, group_has_spare }
+    let none = GroupStats {
+        idle_cpus: u64::MAX,
+        ..Default::default()
+    };
+    let b = busiest.unwrap_or(&none);
+    if sg.ty != b.ty {
+        return sg.ty > b.ty;
+    }
+    let has_spare_rule = |b: &GroupStats| {
+        // (smt_vs_nonsmt_groups is false: all groups of a domain have the same flags here)
+        !(sg.idle_cpus > b.idle_cpus
+            || (sg.idle_cpus == b.idle_cpus && sg.sum_nr_running <= b.sum_nr_running))
+    };
+    match sg.ty {
+        GroupType::Overloaded => sg.avg_load > b.avg_load,
+        GroupType::SmtBalance if sg.idle_cpus != 0 || b.idle_cpus != 0 => has_spare_rule(b),
+        GroupType::SmtBalance | GroupType::FullyBusy => {
+            // avg_load is 0 unless overloaded: equal, so the later group replaces a non-SMT one
+            !(sg.avg_load < b.avg_load
+                || (sg.avg_load == b.avg_load && busiest.is_some_and(|b| b.smt)))
+        }
+        GroupType::HasSpare => has_spare_rule(b),
+    }
+}
+
+/// sibling_imbalance(): tasks to move so that both groups have the same tasks per core (×2, the
+/// caller halves it).
+fn sibling_imbalance(idle: bool, busiest: &GroupStats, local: &GroupStats) -> u64 {
+    if !idle || busiest.sum_nr_running == 0 {
+        return 0;
+    }
+    let (nb, nl) = (busiest.cores, local.cores);
+    if nb == nl {
+        return busiest.sum_nr_running.saturating_sub(local.sum_nr_running);
+    }
+    let mut imb = (nl * busiest.sum_nr_running).saturating_sub(nb * local.sum_nr_running);
+    imb = (2 * imb + nl + nb) / (nl + nb);
+    if imb <= 1 && local.sum_nr_running == 0 && busiest.sum_nr_running > 1 {
+        imb = 2;
+    }
+    imb
+}
+
+/// The domain-wide part of `struct sd_lb_stats` that the decisions read.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SdStats {
+    pub total_load: u64,
+    pub total_capacity: u64,
+    pub prefer_sibling: bool,
+    pub flags: u32,
+    pub imbalance_pct: u64,
+    pub imb_numa_nr: u64,
+}
+
+/// sched_balance_find_src_group()'s decision and calculate_imbalance(): the migration type and
+/// the imbalance, or None when balanced.
+pub(super) fn find_imbalance(
+    sds: &SdStats,
+    local: &mut GroupStats,
+    busiest: &GroupStats,
+    idle: bool,
+) -> Option<(MigrationType, u64)> {
+    if busiest.sum_h_nr_running == 0 || local.ty > busiest.ty {
+        return None;
+    }
+    let sds_avg = || CAPACITY * sds.total_load / sds.total_capacity.max(1);
+    if local.ty == GroupType::Overloaded
+        && (local.avg_load >= busiest.avg_load
+            || local.avg_load >= sds_avg()
+            || 100 * busiest.avg_load <= sds.imbalance_pct * local.avg_load)
+    {
+        return None;
+    }
+    let sib_force = sds.prefer_sibling
+        && local.ty == GroupType::HasSpare
+        && sibling_imbalance(idle, busiest, local) > 1;
+    // (an smt_balance busiest is forced only against a group of other flags: never here)
+    if !sib_force
+        && busiest.ty != GroupType::Overloaded
+        && (!idle
+            || (busiest.group_weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1)
+            || busiest.sum_h_nr_running == 1)
+    {
+        return None;
+    }
+    // calculate_imbalance()
+    if busiest.ty == GroupType::SmtBalance {
+        return Some((MigrationType::Task, 1));
+    }
+    if local.ty == GroupType::HasSpare {
+        if busiest.ty > GroupType::FullyBusy && sds.flags & SD_SHARE_LLC == 0 {
+            let imb = local.group_capacity.max(local.group_util) - local.group_util;
+            if idle && imb == 0 {
+                return Some((MigrationType::Task, 1));
+            }
+            return (imb > 0).then_some((MigrationType::Util, imb));
+        }
+        let mut imb = if busiest.group_weight == 1 || sds.prefer_sibling {
+            sibling_imbalance(idle, busiest, local)
+        } else {
+            local.idle_cpus.saturating_sub(busiest.idle_cpus)
+        };
+        if sds.flags & SD_NUMA != 0 {
+            // adjust_numa_imbalance(imb, local nr + 1, imb_numa_nr)
+            let dst_running = local.sum_nr_running + 1;
+            if dst_running <= sds.imb_numa_nr && imb <= NUMA_IMBALANCE_MIN {
+                imb = 0;
+            }
+        }
+        imb >>= 1;
+        return (imb > 0).then_some((MigrationType::Task, imb));
+    }
+    let avg = sds_avg();
+    if local.ty < GroupType::Overloaded {
+        local.avg_load = CAPACITY * local.group_load / local.group_capacity.max(1);
+        if local.avg_load >= busiest.avg_load || local.avg_load >= avg {
+            return None;
+        }
+    }
+    let imb = ((busiest.avg_load.saturating_sub(avg)) * busiest.group_capacity)
+        .min(avg.saturating_sub(local.avg_load) * local.group_capacity)
+        / CAPACITY;
+    (imb > 0).then_some((MigrationType::Load, imb))
+}
+
+impl Engine {
+    /// update_sg_lb_stats() for one group of `dom_id` (its CPUs not in `excluded`); returns the
+    /// stats, adding the cost of the rq reads to `stats_ns`.
+    #[allow(clippy::too_many_arguments)]
+    fn update_sg_lb_stats(
+        &self,
+        dom_id: usize,
+        gi: usize,
+        excluded: &[usize],
+        idle: bool,
+        child_flags: u32,
+        exec: usize,
+        stats_ns: &mut u64,
+    ) -> GroupStats {
+        let d = &self.sd.domains[dom_id];
+        let g = &d.groups[gi];
+        let mut s = GroupStats {
+            smt: child_flags & SD_SHARE_CPUCAPACITY != 0,
+            ..Default::default()
+        };
+        for &cpu in &g.cpus {
+            let i = cpu as usize;
+            if excluded.contains(&i) {
+                continue;
+            }
+            *stats_ns += self.topo.xfer_ns(exec, i) as u64;
+            let rq = &self.cpus[i].rq;
+            s.group_weight += 1;
+            s.group_capacity += CAPACITY;
+            if !self
+                .topo
+                .smt_siblings(i)
+                .any(|sib| sib < i && g.span.contains(sib))
+            {
+                s.cores += 1;
+            }
+            s.group_load += rq.avg.load_avg; // cpu_load()
+            s.group_util += rq.avg.util_avg.min(CAPACITY); // cpu_util_cfs()
+            s.group_runnable += rq.avg.runnable_avg; // cpu_runnable()
+            let nr = self.cpus[i].nr_running() as u64;
+            s.sum_nr_running += nr;
+            s.sum_h_nr_running += nr - rq.nr_delayed as u64;
+            if nr == 0 {
+                s.idle_cpus += 1;
+            } else if nr > 1 {
+                s.overloaded_cpu = true;
+            }
+        }
+        let local = gi == 0;
+        let smt_balance = !local && idle && s.smt && s.sum_h_nr_running > 1;
+        s.ty = group_classify(d.imbalance_pct as u64, &s, smt_balance);
+        if s.ty == GroupType::Overloaded {
+            s.avg_load = s.group_load * CAPACITY / s.group_capacity.max(1);
+        }
+        s
+    }
+
+    /// The body of sched_balance_rq() after should_we_balance (and the serialization): group stats,
+    /// busiest group and queue, imbalance, detach_tasks, with the all-pinned redo. Returns the
+    /// number of tasks pulled to `dst`.
+    pub(super) fn balance_core(
+        &mut self,
+        exec: usize,
+        dst: usize,
+        level: usize,
+        it: IdleType,
+    ) -> usize {
+        let dom_id = self.sd.per_cpu[dst][level] as usize;
+        let idle = it != IdleType::NotIdle;
+        let child_flags = if level > 0 {
+            self.sd.domains[self.sd.per_cpu[dst][level - 1] as usize].flags
+        } else {
+            0
+        };
+        let mut excluded: Vec<usize> = Vec::new();
+        let mut first = true;
+        loop {
+            // update_sd_lb_stats(): every CPU's rq of the domain is read (lines other CPUs modify).
+            let mut stats_ns = 0u64;
+            let ngroups = self.sd.domains[dom_id].groups.len();
+            let dom = &self.sd.domains[dom_id];
+            let mut sds = SdStats {
+                flags: dom.flags,
+                imbalance_pct: dom.imbalance_pct as u64,
+                imb_numa_nr: dom.imb_numa_nr as u64,
+                ..Default::default()
+            };
+            let mut local = GroupStats::default();
+            let mut busiest: Option<(usize, GroupStats)> = None;
+            let mut sum_util = 0u64;
+            let mut sg_overloaded = false;
+            for gi in 0..ngroups {
+                let s = self.update_sg_lb_stats(
+                    dom_id,
+                    gi,
+                    &excluded,
+                    idle,
+                    child_flags,
+                    exec,
+                    &mut stats_ns,
+                );
+                sds.total_load += s.group_load;
+                sds.total_capacity += s.group_capacity;
+                sum_util += s.group_util;
+                sg_overloaded |= s.overloaded_cpu;
+                if gi == 0 {
+                    local = s;
+                } else if update_sd_pick_busiest(busiest.as_ref().map(|b| &b.1), &s) {
+                    busiest = Some((gi, s));
+                }
+            }
+            sds.prefer_sibling = busiest.is_some() && child_flags & SD_PREFER_SIBLING != 0;
+            if level + 1 == self.sd.per_cpu[dst].len() {
+                // the root domain: set_rd_overloaded(rd, sg_overloaded), the only place it clears
+                self.rd_overloaded = sg_overloaded;
+            }
+            self.kcharge(exec, Sym::UpdateSdLbStats, stats_ns / STATS_MLP);
+            if first {
+                self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);
+                self.update_idle_cpu_scan(dst, dom_id, it, sum_util);
+                first = false;
+            }
+            // Cache-aware llc_balance(): at the first level above the LLC, group_llc_balance ranks
+            // above every type but overloaded; pull one task that prefers dst's LLC.
+            let flags = sds.flags;
+            let first_above_llc =
+                flags & SD_SHARE_LLC == 0 && level > 0 && child_flags & SD_SHARE_LLC != 0;
+            if self.patches.cache_aware
+                && first_above_llc
+                && it != IdleType::NewlyIdle
+                && busiest.is_none_or(|(_, b)| b.ty < GroupType::Overloaded)
+            {
+                let span = self.sd.domains[dom_id].cpus.clone();
+                if let Some((src, i)) = self.llc_balance_pull(dst, &span) {
+                    self.migrate_task(exec, src, dst, i);
+                    self.kcharge(
+                        exec,
+                        Sym::DetachTasks,
+                        2 * self.topo.xfer_ns(exec, src) as u64 + 300,
+                    );
+                    let min_interval = self.sd.domains[dom_id].min_interval;
+                    let d = &mut self.cpus[dst].balance.doms[level];
+                    d.nr_balance_failed = 0;
+                    d.balance_interval = min_interval;
+                    return 1;
+                }
+            }
+            let Some((bi, b)) = busiest else {
+                self.out_balanced(dst, level, it);
+                return 0;
+            };
+            let Some((mt, imbalance)) = find_imbalance(&sds, &mut local, &b, idle) else {
+                self.out_balanced(dst, level, it);
+                return 0;
+            };
+            let Some(src) = self.find_src_rq(dom_id, bi, &excluded, dst, mt, imbalance) else {
+                self.out_balanced(dst, level, it);
+                return 0;
+            };
+            let (moved, all_pinned) = if self.cpus[src].nr_running() > 1 {
+                self.detach_tasks(exec, src, dst, level, dom_id, it, mt, imbalance)
+            } else {
+                (0, false)
+            };
+            if all_pinned {
+                // LBF_ALL_PINNED: try the others unless only the local group is left
+                excluded.push(src);
+                let d = &self.sd.domains[dom_id];
+                let local_mask = &d.groups[0].balance_cpus;
+                let rest = d
+                    .cpus
+                    .iter()
+                    .any(|&c| !excluded.contains(&(c as usize)) && !local_mask.contains(&c));
+                if rest {
+                    continue;
+                }
+                self.cpus[dst].balance.doms[level].nr_balance_failed = 0; // out_all_pinned
+                self.out_balanced(dst, level, it);
+                return 0;
+            }
+            let dom = &self.sd.domains[dom_id];
+            let (min_interval, cache_nice_tries) = (dom.min_interval, dom.cache_nice_tries);
+            let d = &mut self.cpus[dst].balance.doms[level];
+            if moved == 0 {
+                if it != IdleType::NewlyIdle {
+                    d.nr_balance_failed += 1;
+                }
+                // need_active_balance(): migrate_task kept failing; the stopper of src pushes
+                let need = mt == MigrationType::Task && d.nr_balance_failed > cache_nice_tries + 2;
+                if need && self.cpus[src].rq.curr.is_some() && !self.cpus[src].rq.active_balance {
+                    self.cpus[src].rq.active_balance = true;
+                    // stop_one_cpu_nowait(): queue the stopper work and IPI src
+                    let ns = TTWU_NS + self.topo.xfer_ns(exec, src) as u64;
+                    self.kcharge(exec, Sym::SchedBalanceRq, ns);
+                    self.push_job(src, Job::ActiveBalance(dst as u32));
+                }
+            } else {
+                d.nr_balance_failed = 0;
+            }
+            self.cpus[dst].balance.doms[level].balance_interval = min_interval;
+            return moved;
+        }
+    }
+
+    /// update_idle_cpu_scan() (SIS_UTIL): balancing inside the LLC refreshes its nr_idle_scan.
+    fn update_idle_cpu_scan(&mut self, dst: usize, dom_id: usize, it: IdleType, sum_util: u64) {
+        let dom = &self.sd.domains[dom_id];
+        let llc_size = self.sd.llc_size[dst] as usize;
+        if it != IdleType::NewlyIdle && dom.cpus.len() == llc_size && dom.has(SD_SHARE_LLC) {
+            let x = sum_util / llc_size as u64; // 0..1024
+            let pct = dom.imbalance_pct as u64;
+            let tmp = (x * x * pct * pct / (10_000 * 1024)).min(1024);
+            let llc = self.topo.cpus[dst].llc as usize;
+            self.llc_nr_idle_scan[llc] = ((1024 - tmp) * llc_size as u64 / 1024) as u32;
+        }
+    }
+
+    /// sched_balance_find_src_rq(): the busiest queue of the busiest group for the migration type.
+    fn find_src_rq(
+        &self,
+        dom_id: usize,
+        gi: usize,
+        excluded: &[usize],
+        dst: usize,
+        mt: MigrationType,
+        imbalance: u64,
+    ) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        let (mut best_load, mut best_cap, mut best_util, mut best_nr) = (0u64, 1u64, 0u64, 0u64);
+        for &cpu in &self.sd.domains[dom_id].groups[gi].cpus {
+            let i = cpu as usize;
+            if i == dst || excluded.contains(&i) {
+                continue;
+            }
+            let rq = &self.cpus[i].rq;
+            let nr = (self.cpus[i].nr_running() - rq.nr_delayed) as u64; // h_nr_runnable
+            if nr == 0 {
+                continue;
+            }
+            match mt {
+                MigrationType::Load => {
+                    let load = rq.avg.load_avg;
+                    // one task heavier than the imbalance on a CPU of full capacity: leave it
+                    if nr == 1 && load > imbalance {
+                        continue;
+                    }
+                    if load * best_cap > best_load * CAPACITY {
+                        (best_load, best_cap, best) = (load, CAPACITY, Some(i));
+                    }
+                }
+                MigrationType::Util => {
+                    // cpu_util_cfs_boost(): util boosted by runnable, capped at capacity
+                    let util = rq.avg.util_avg.max(rq.avg.runnable_avg).min(CAPACITY);
+                    if nr <= 1 {
+                        continue;
+                    }
+                    if best_util < util {
+                        (best_util, best) = (util, Some(i));
+                    }
+                }
+                MigrationType::Task => {
+                    if best_nr < nr {
+                        (best_nr, best) = (nr, Some(i));
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// detach_tasks() + attach_tasks(): from the tail of src's tasks (the queue in enqueue order,
+    /// then the running task), at most loop_max = min(sysctl_sched_nr_migrate, nr_running)
+    /// looked at. Returns (tasks moved, LBF_ALL_PINNED still set).
+    #[allow(clippy::too_many_arguments)]
+    fn detach_tasks(
+        &mut self,
+        exec: usize,
+        src: usize,
+        dst: usize,
+        level: usize,
+        dom_id: usize,
+        it: IdleType,
+        mt: MigrationType,
+        imbalance: u64,
+    ) -> (usize, bool) {
+        let now = self.now;
+        let d = &self.sd.domains[dom_id];
+        let (flags, cache_nice_tries) = (d.flags, d.cache_nice_tries);
+        let failed = self.cpus[dst].balance.doms[level].nr_balance_failed;
+        let loop_max = NR_MIGRATE.min(self.cpus[src].nr_running());
+        let mut imbalance = imbalance as i64;
+        let mut all_pinned = true;
+        let (mut moved, mut i, mut examined) = (0usize, 0usize, 0usize);
+        let dst_has_queued = !self.cpus[dst].is_idle();
+        while imbalance > 0 {
+            if it != IdleType::NotIdle && self.cpus[src].nr_running() <= 1 {
+                break;
+            }
+            examined += 1;
+            if examined > loop_max {
+                break;
+            }
+            // the queue from its tail, then the running task (the head of cfs_tasks)
+            let running = i >= self.cpus[src].rq.queued.len();
+            let Some(t) = self.cpus[src]
+                .rq
+                .queued
+                .get(i)
+                .copied()
+                .or(self.cpus[src].rq.curr)
+            else {
+                break;
+            };
+            // can_migrate_task()
+            let se = &self.tasks[t as usize].se;
+            if se.sched_delayed && mt != MigrationType::Load {
+                i += 1;
+                continue;
+            }
+            if failed == 0 && dst_has_queued && !self.entity_eligible(src, t) {
+                i += 1; // task_is_ineligible_on_dst_cpu (PLACE_LAG)
+                continue;
+            }
+            all_pinned = false;
+            if running {
+                break; // task_on_cpu: the running task is not detached (and it is the last)
+            }
+            let hot = flags & SD_SHARE_CPUCAPACITY == 0
+                && now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS;
+            // migrate_degrades_llc(): cache-aware keeps tasks in their preferred LLC until balancing failed
+            let llc_pinned = failed <= cache_nice_tries && self.llc_forbids_migration(t, src, dst);
+            if (hot && failed <= cache_nice_tries) || llc_pinned {
+                i += 1;
+                continue;
+            }
+            let amount = match mt {
+                MigrationType::Load => se.avg.load_avg.max(1), // task_h_load
+                MigrationType::Util => se.avg.util_avg,        // task_util_est (no util_est)
+                MigrationType::Task => 1,
+            };
+            if mt != MigrationType::Task && (amount >> failed.min(63)) as i64 > imbalance {
+                i += 1;
+                continue;
+            }
+            imbalance -= amount as i64;
+            self.migrate_task(exec, src, dst, i);
+            self.kcharge(
+                exec,
+                Sym::DetachTasks,
+                2 * self.topo.xfer_ns(exec, src) as u64 + 300,
+            );
+            moved += 1;
+            if it == IdleType::NewlyIdle {
+                break; // CONFIG_PREEMPTION: a newidle pass stops after one task
+            }
+        }
+        (moved, all_pinned && moved == 0)
+    }
+
+    /// active_load_balance_cpu_stop() on `src` (its stopper preempts the running task): the first
+    /// migratable task from the tail of cfs_tasks moves to `target` (LBF_ACTIVE_LB: cache-hot
+    /// tasks too; detach_one_task), and the lowest domain of `target` spanning `src` forgets its
+    /// failures.
+    pub(super) fn active_load_balance_cpu_stop(&mut self, src: usize, target: usize) {
+        self.cpus[src].rq.active_balance = false;
+        // the switch to the stopper thread, and back through schedule() afterwards
+        self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, SWITCH_NS);
+        if let Some(t) = self.cpus[src].rq.curr {
+            self.put_prev(src, t);
+            self.cpus[src].rq.need_resched = true;
+        }
+        let Some(level) = (0..self.sd.per_cpu[target].len()).find(|&l| {
+            self.sd.domains[self.sd.per_cpu[target][l] as usize]
+                .span
+                .contains(src)
+        }) else {
+            return;
+        };
+        if self.cpus[src].nr_running() == 0 {
+            return;
+        }
+        let failed = self.cpus[target].balance.doms[level].nr_balance_failed;
+        let dst_has_queued = !self.cpus[target].is_idle();
+        let idx = (0..self.cpus[src].rq.queued.len()).find(|&i| {
+            let t = self.cpus[src].rq.queued[i];
+            // can_migrate_task() under LBF_ACTIVE_LB (migrate_load: delayed tasks may move)
+            !(failed == 0 && dst_has_queued && !self.entity_eligible(src, t))
+        });
+        if let Some(i) = idx {
+            self.migrate_task(src, src, target, i);
+            let ns = 2 * self.topo.xfer_ns(src, target) as u64 + 300;
+            self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, ns);
+            self.metrics.count(Counter::ActiveBalances);
+            self.cpus[target].balance.doms[level].nr_balance_failed = 0;
+        }
+    }
+
+    /// detach_task + attach_task: move the queued task at `rq[idx]` of `src` to `dst`, by CPU
+    /// `exec`: dequeued without sleep (lag and relative deadline kept, PELT detached), placed and
+    /// attached on `dst`, then wakeup_preempt(dst).
+    pub(super) fn migrate_task(&mut self, exec: usize, src: usize, dst: usize, idx: usize) {
+        let t = self.cpus[src].rq.queued[idx];
+        self.dequeue_entity(src, t, exec);
+        let resched = self.enqueue_entity(dst, t, exec, rq::Enq::Migrated);
+        self.metrics.count(Counter::Migrations);
+        self.wakeup_preempt(dst, t, exec, resched);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A group of `w` CPUs (SMT off) with `nr` tasks and the given PELT sums.
+    fn group(w: u64, nr: u64, idle: u64, util: u64, runnable: u64, load: u64) -> GroupStats {
+        GroupStats {
+            group_weight: w,
+            group_capacity: w * CAPACITY,
+            cores: w,
+            sum_nr_running: nr,
+            sum_h_nr_running: nr,
+            idle_cpus: idle,
+            group_util: util,
+            group_runnable: runnable,
+            group_load: load,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn group_classify_follows_capacity_util_and_runnable() {
+        let pct = 117;
+        // idle CPUs: has spare
+        let s = group(4, 2, 2, 2048, 2048, 2048);
+        assert_eq!(group_classify(pct, &s, false), GroupType::HasSpare);
+        // as many tasks as CPUs, each near full util: fully busy
+        let s = group(4, 4, 0, 4000, 4000, 4096);
+        assert_eq!(group_classify(pct, &s, false), GroupType::FullyBusy);
+        // as many tasks as CPUs but little util and runnable: still spare capacity
+        let s = group(4, 4, 0, 1000, 1000, 4096);
+        assert_eq!(group_classify(pct, &s, false), GroupType::HasSpare);
+        // more tasks than CPUs and runnable above capacity·pct: overloaded
+        let s = group(4, 6, 0, 4000, 6000, 6144);
+        assert_eq!(group_classify(pct, &s, false), GroupType::Overloaded);
+        // more tasks than CPUs, but short sleepers: neither util nor runnable says overloaded
+        let s = group(4, 6, 0, 2000, 3000, 6144);
+        assert_eq!(group_classify(pct, &s, false), GroupType::HasSpare);
+        // an SMT group with 2 runnable tasks, seen by an idle CPU
+        assert_eq!(
+            group_classify(pct, &group(2, 2, 0, 900, 900, 2048), true),
+            GroupType::SmtBalance
+        );
+    }
+
+    #[test]
+    fn the_busiest_group_is_the_highest_type_then_its_tie_break() {
+        let spare_a = group(4, 2, 2, 2048, 2048, 2048);
+        let spare_b = group(4, 3, 1, 3000, 3000, 3072);
+        assert!(update_sd_pick_busiest(None, &spare_a));
+        assert!(
+            update_sd_pick_busiest(Some(&spare_a), &spare_b),
+            "fewer idle CPUs"
+        );
+        assert!(!update_sd_pick_busiest(Some(&spare_b), &spare_a));
+        let mut over = group(4, 6, 0, 4000, 6000, 6144);
+        over.ty = GroupType::Overloaded;
+        over.avg_load = 1536;
+        assert!(update_sd_pick_busiest(Some(&spare_b), &over));
+        let mut over2 = over;
+        over2.avg_load = 1200;
+        assert!(
+            !update_sd_pick_busiest(Some(&over), &over2),
+            "lower avg_load"
+        );
+        assert!(
+            !update_sd_pick_busiest(None, &group(4, 0, 4, 0, 0, 0)),
+            "no tasks"
+        );
+    }
+
+    #[test]
+    fn imbalance_by_type() {
+        let sds = SdStats {
+            total_load: 0,
+            total_capacity: 8 * CAPACITY,
+            prefer_sibling: true,
+            flags: SD_SHARE_LLC,
+            imbalance_pct: 117,
+            imb_numa_nr: 2,
+        };
+        // prefer_sibling inside an LLC, an idle dst: half the task difference, as tasks
+        let mut local = group(4, 0, 4, 0, 0, 0);
+        let busiest = group(4, 4, 0, 4000, 4000, 4096);
+        let busiest = GroupStats {
+            ty: GroupType::FullyBusy,
+            ..busiest
+        };
+        assert_eq!(
+            find_imbalance(&sds, &mut local, &busiest, true),
+            Some((MigrationType::Task, 2))
+        );
+        // a busy dst never pulls from a group that is not overloaded
+        assert_eq!(find_imbalance(&sds, &mut local, &busiest, false), None);
+        // across LLCs, from an overloaded group to one with spare capacity: fill it by util
+        let sds_pkg = SdStats { flags: 0, ..sds };
+        let mut local = group(4, 2, 2, 1500, 1500, 2048);
+        let mut over = group(4, 8, 0, 4096, 8192, 8192);
+        over.ty = GroupType::Overloaded;
+        assert_eq!(
+            find_imbalance(&sds_pkg, &mut local, &over, true),
+            Some((MigrationType::Util, 4096 - 1500))
+        );
+        // both overloaded: move load down to the domain average
+        let mut l = group(4, 6, 0, 4096, 6144, 6144);
+        l.ty = GroupType::Overloaded;
+        l.avg_load = 1536;
+        over.avg_load = 2048;
+        let sds_load = SdStats {
+            total_load: 6144 + 8192,
+            ..sds_pkg
+        };
+        // sds avg = 1024·14336/8192 = 1792; min((2048−1792)·4096, (1792−1536)·4096)/1024 = 1024
+        assert_eq!(
+            find_imbalance(&sds_load, &mut l, &over, false),
+            Some((MigrationType::Load, 1024))
+        );
+    }
+}
+
+#[cfg(test)]
+mod engine_tests {
+    use crate::sched::rq::tests::engine;
+
+    /// Eight spinners piled on CPU 0 of a 4-CPU machine spread to two per CPU, and stay there.
+    #[test]
+    fn balancing_by_pelt_spreads_spinners_piled_on_one_cpu() {
+        let mut e = engine(4, 8);
+        for c in 1..4 {
+            if let Some(t) = e.cpus[c].rq.curr {
+                e.put_prev(c, t);
+            }
+            while !e.cpus[c].rq.queued.is_empty() {
+                e.migrate_task(0, c, 0, 0);
+            }
+        }
+        assert_eq!(e.cpus[0].nr_running(), 8);
+        e.run_until(300_000_000, u64::MAX);
+        e.check_invariants().unwrap();
+        let per_cpu: Vec<usize> = (0..4).map(|c| e.cpus[c].nr_running()).collect();
+        assert_eq!(per_cpu, vec![2, 2, 2, 2]);
+        for c in 0..4 {
+            let a = e.cpus[c].rq.avg;
+            assert!((1900..=2060).contains(&a.load_avg), "CPU {c}: {a:?}");
+        }
+    }
+
+    /// rd->overloaded is set when a queue reaches two tasks, stays set when it drops back, and is
+    /// cleared only by a balance pass at the root domain that finds no CPU with two tasks.
+    #[test]
+    fn rd_overloaded_is_sticky_until_a_root_level_balance() {
+        use crate::sched::balance::IdleType;
+        let mut e = engine(4, 4);
+        assert!(!e.rd_overloaded);
+        let t = e.cpus[1].rq.curr.unwrap();
+        e.put_prev(1, t);
+        e.migrate_task(0, 1, 0, 0);
+        assert!(e.rd_overloaded && e.cpus[0].nr_running() == 2);
+        let i = e.cpus[0].rq.queued.iter().position(|&q| q == t).unwrap();
+        e.migrate_task(0, 0, 1, i);
+        assert_eq!(e.cpus[0].nr_running(), 1);
+        assert!(e.rd_overloaded, "sub_nr_running never clears it");
+        // a balance below the root leaves it alone; one at the root clears it
+        let top = e.sd.per_cpu[0].len() - 1;
+        if top > 0 {
+            e.balance_core(0, 0, 0, IdleType::NotIdle);
+            assert!(e.rd_overloaded);
+        }
+        e.balance_core(0, 0, top, IdleType::NotIdle);
+        assert!(!e.rd_overloaded);
+    }
+
+    /// Two spinners on the SMT siblings of core 0, core 1 idle: CPU 1's idle balancing at the MC
+    /// level finds an smt_balance group but a source with only its running task, fails, and once
+    /// its failure count passes cache_nice_tries + 2 the stopper of the source pushes its running
+    /// task over.
+    #[test]
+    fn active_balance_moves_a_running_task_when_balancing_keeps_failing() {
+        use crate::sched::Counter;
+        use crate::sched::balance::IdleType;
+        use crate::sched::rq::tests::engine_smt;
+        let mut e = engine_smt(2, 2, 2); // CPUs 0, 2 on core 0; 1, 3 on core 1
+        let t = e.cpus[1].rq.curr.unwrap();
+        e.put_prev(1, t);
+        e.migrate_task(1, 1, 2, 0); // onto CPU 0's sibling
+        e.run_until(1_500_000, u64::MAX); // between ticks: no CPU in the kernel
+        assert!(e.cpus[0].rq.curr.is_some() && e.cpus[2].rq.curr.is_some());
+        assert!(e.cpus[1].is_idle() && e.cpus[3].is_idle());
+        let mc = 1; // SMT is level 0
+        let tries = e.sd.domains[e.sd.per_cpu[1][mc] as usize].cache_nice_tries;
+        for k in 1..=tries + 2 {
+            assert_eq!(e.balance_core(1, 1, mc, IdleType::Idle), 0);
+            assert_eq!(e.cpus[1].balance.doms[mc].nr_balance_failed, k);
+            assert!(e.cpus[1].is_idle(), "no push before the failures pile up");
+        }
+        assert_eq!(e.metrics.counters[Counter::ActiveBalances as usize], 0);
+        assert_eq!(e.balance_core(1, 1, mc, IdleType::Idle), 0);
+        assert_eq!(e.metrics.counters[Counter::ActiveBalances as usize], 1);
+        assert_eq!(
+            e.cpus[1].nr_running(),
+            1,
+            "the stopper pushed a running task to CPU 1"
+        );
+        assert_eq!(e.cpus[1].balance.doms[mc].nr_balance_failed, 0);
+        e.check_invariants().unwrap();
+    }
+}
