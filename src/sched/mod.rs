@@ -218,7 +218,7 @@ impl Engine {
         let mut lines = Coherence::new(&topo);
         lines.set_rmw_hold_ns(topo.spec.rmw_hold_ns as u64);
         let line_sbr = lines.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
-        let nohz = NohzState::new(&mut lines, n, topo.spec.cpumask_offstack, &patches);
+        let nohz = NohzState::new(&topo, &mut lines, &patches);
         let line_jiffies = lines.add_line("jiffies_64", &[(0, "jiffies_64")]);
         let cpus = (0..n)
             .map(|c| Cpu {

@@ -34,10 +34,14 @@ pub(crate) struct NohzState {
     pub(super) next_balance: u64,
     /// nohz.ilb_cpu_last (patch 2/2 of "Reduce nohz_idle_balance CPU overhead").
     ilb_cpu_last: usize,
+    /// Per LLC: the `sd_llc_shared` line and its `nr_busy_cpus` (CPUs whose tick is not stopped).
+    llc_shared_lines: Vec<LineId>,
+    nr_busy_cpus: Vec<u32>,
 }
 
 impl NohzState {
-    pub(super) fn new(lines: &mut Coherence, nr_cpus: usize, offstack: bool, p: &Patches) -> Self {
+    pub(super) fn new(topo: &Topology, lines: &mut Coherence, p: &Patches) -> Self {
+        let (nr_cpus, offstack) = (topo.nr_cpus(), topo.spec.cpumask_offstack);
         // field offsets: off-stack, relative to the struct; inline, relative to its line at 0x400
         let mut fields: Vec<(u32, &'static str)> = Vec::new();
         let mut add = |off: u32, name: &'static str| {
@@ -64,8 +68,20 @@ impl NohzState {
                 lines.add_line(format!("{mask_name} {first}-{last}"), &[(0, "bits")])
             })
             .collect();
+        let llc_shared_lines = (0..topo.nr_llcs)
+            .map(|l| {
+                let name = format!("sd_llc_shared(llc{l})");
+                lines.add_line(name, &[(0, "nr_busy_cpus")])
+            })
+            .collect();
+        // sd_init(): nr_busy_cpus starts at the LLC's weight
+        let nr_busy_cpus = (0..topo.nr_llcs)
+            .map(|l| topo.llc_cpus[l].weight() as u32)
+            .collect();
         NohzState {
             line,
+            llc_shared_lines,
+            nr_busy_cpus,
             mask_lines,
             f_mask_ptr,
             f_nr_cpus,
@@ -97,9 +113,12 @@ pub(crate) enum NohzStep {
     MaskBit,
     /// atomic_inc / atomic_dec of nohz.nr_cpus (gone with `nohz-no-nr-cpus`).
     NrCpus,
+    /// set_cpu_sd_state_idle / _busy: atomic_dec / atomic_inc of the LLC's nr_busy_cpus.
+    NrBusyCpus,
 }
 
-/// nohz_balancer_kick(), run from a busy CPU's tick.
+/// nohz_balancer_kick(), run from a busy CPU's tick (v6.18 order; the checks for reduced capacity,
+/// asym packing and misfit cannot fire on the model's equal-capacity CPUs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum KickStep {
     /// v6.18: `atomic_read(&nohz.nr_cpus)`, then `time_before(now, nohz.next_balance)` (same line).
@@ -107,6 +126,10 @@ pub(crate) enum KickStep {
     ReadNohz,
     /// `nohz-no-nr-cpus`: `cpumask_empty(nohz.idle_cpus_mask)`.
     MaskEmpty,
+    /// Kick when this CPU has two or more tasks; else read the LLC's nr_busy_cpus.
+    NrRunning,
+    /// `atomic_read(&sds->nr_busy_cpus) > 1`: kick.
+    LlcBusy,
     /// kick_ilb(): `nohz.next_balance = jiffies + 1`, find_new_ilb(), the IPI.
     Kick,
 }
@@ -161,7 +184,10 @@ impl Engine {
             }
             NohzStep::MaskBit => {
                 let line = n.mask_lines[c / CPUS_PER_MASK_LINE];
-                let next = n.f_nr_cpus.map(|_| NohzStep::NrCpus);
+                let next = Some(
+                    n.f_nr_cpus
+                        .map_or(NohzStep::NrBusyCpus, |_| NohzStep::NrCpus),
+                );
                 self.kaccess(c, line, Op::Atomic, 0, sym);
                 let nohz = &mut self.nohz;
                 if nohz.idle[c] != enter {
@@ -181,6 +207,13 @@ impl Engine {
             NohzStep::NrCpus => {
                 let f = n.f_nr_cpus.expect("nr_cpus present");
                 self.kaccess(c, n.line, Op::Atomic, f, sym);
+                Some(NohzStep::NrBusyCpus)
+            }
+            NohzStep::NrBusyCpus => {
+                let llc = self.topo.cpus[c].llc as usize;
+                self.kaccess(c, n.llc_shared_lines[llc], Op::Atomic, 0, sym);
+                let busy = &mut self.nohz.nr_busy_cpus[llc];
+                *busy = if enter { *busy - 1 } else { *busy + 1 };
                 None
             }
         }
@@ -200,7 +233,7 @@ impl Engine {
                 Some(f) => {
                     // if (likely(!atomic_read(&nohz.nr_cpus))) return; then the time check
                     self.kaccess(c, line, Op::Load, f, Sym::SchedTick);
-                    (!nothing_idle && !not_due).then_some(KickStep::Kick)
+                    (!nothing_idle && !not_due).then_some(KickStep::NrRunning)
                 }
                 None => {
                     let f = n.f_next_balance;
@@ -213,7 +246,17 @@ impl Engine {
                 // line only when CPUs 0-511 are all busy; not priced)
                 let first = n.mask_lines[0];
                 self.kaccess(c, first, Op::Load, 0, Sym::SchedTick);
-                (!nothing_idle).then_some(KickStep::Kick)
+                (!nothing_idle).then_some(KickStep::NrRunning)
+            }
+            KickStep::NrRunning => Some(if self.cpus[c].nr_running() >= 2 {
+                KickStep::Kick
+            } else {
+                KickStep::LlcBusy
+            }),
+            KickStep::LlcBusy => {
+                let llc = self.topo.cpus[c].llc as usize;
+                self.kaccess(c, n.llc_shared_lines[llc], Op::Load, 0, Sym::SchedTick);
+                (self.nohz.nr_busy_cpus[llc] > 1).then_some(KickStep::Kick)
             }
             KickStep::Kick => {
                 self.kick_ilb(c);
@@ -225,9 +268,6 @@ impl Engine {
     /// kick_ilb() with find_new_ilb(): the first idle CPU of the mask in ascending order, or with
     /// `nohz-ilb-round-robin` the first after `nohz.ilb_cpu_last`.
     fn kick_ilb(&mut self, c: usize) {
-        if self.cpus[c].nr_running() < 2 {
-            return;
-        }
         let n = self.cpus.len();
         let from = match self.nohz.f_ilb_cpu_last {
             Some(_) => self.nohz.ilb_cpu_last + 1,
