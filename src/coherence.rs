@@ -33,7 +33,7 @@ pub enum Op {
 /// Cost of an access that hits the requester's own cache, ns (stated assumption: L1 hit ~1 ns;
 /// a locked instruction on an owned line ~20 cycles).
 const HIT_NS: u64 = 1;
-const LOCKED_HIT_NS: u64 = 8;
+pub const LOCKED_HIT_NS: u64 = 8;
 /// How long a core keeps a line after a locked read-modify-write before the next queued request
 /// is served (stated assumption: no published measurement, HARDWARE.md §6 and docs/MODEL.md).
 pub const RMW_HOLD_NS: u64 = 20;

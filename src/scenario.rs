@@ -434,6 +434,7 @@ impl Experiment {
             unreachable!("a machine error was reported above")
         };
         let topo = Topology::new(spec)?;
+        workload::check_machine(&self.workload.name, &knobs, &topo)?;
         Ok(RunSpec {
             topo,
             patches,

@@ -52,6 +52,7 @@ fn invariants_hold_for_every_workload() {
         ("hackbench", vec![("groups", 4), ("fds", 8)]),
         ("schbench", vec![]),
         ("spin", vec![("threads", 96)]),
+        ("atomics", vec![("threads", 96)]),
     ] {
         let mut e = exp("custom", w, 0.05);
         custom(&mut e, 2, 16, 2);

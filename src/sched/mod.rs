@@ -8,7 +8,8 @@
 //! - `tick.rs`: the tick (sched_tick) and the utilization average;
 //! - `nohz.rs`: stopping and restarting the tick, nohz_balance_enter_idle / exit_idle;
 //! - `idle.rs`: idle entry and exit (newidle, avg_idle, the cpuidle prediction, idle cores);
-//! - `task.rs`: the workload driver (a task's script steps);
+//! - `task.rs`: the workload driver (a task's script steps); `user_lines.rs`: the workload's own
+//!   cache lines and its tasks' accesses to them;
 //! - `balance.rs`, `wakeup.rs`, `cache_aware.rs`: load balancing, wakeup placement, cache-aware
 //!   scheduling;
 //! - `checks.rs`: run-time invariant checks and read-outs; `metrics.rs`: what a run measures.
@@ -26,6 +27,7 @@ mod pelt;
 mod rq;
 mod task;
 mod tick;
+mod user_lines;
 mod wakeup;
 
 pub use metrics::{Counter, Metrics, Series, Sym};
@@ -46,6 +48,7 @@ use pelt::UPDATE_BLOCKED_NS;
 use rq::RunQueue;
 use std::collections::VecDeque;
 use tick::{TickState, TickStep};
+use user_lines::UserLines;
 
 /// Kernel defaults and cost assumptions (sources in docs/MODEL.md).
 pub mod consts {
@@ -173,6 +176,8 @@ pub struct Engine {
     line_jiffies: LineId,
     /// tick_do_timer_cpu: the CPU whose tick advances jiffies (none while every tick is stopped).
     tick_do_timer_cpu: Option<u32>,
+    /// The workload's own lines (`Step::Access`).
+    user: UserLines,
     pub(crate) cpus: Vec<Cpu>,
     pub(crate) tasks: Vec<Task>,
     q: EventQueue<Ev>,
@@ -220,6 +225,7 @@ impl Engine {
         let line_sbr = lines.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
         let nohz = NohzState::new(&topo, &mut lines, &patches);
         let line_jiffies = lines.add_line("jiffies_64", &[(0, "jiffies_64")]);
+        let user = UserLines::new(&mut lines, workload.lines(), workload.tasks().len());
         let cpus = (0..n)
             .map(|c| Cpu {
                 exec: ExecState::new(),
@@ -279,6 +285,7 @@ impl Engine {
             line_sbr,
             line_jiffies,
             tick_do_timer_cpu: None,
+            user,
             cpus,
             tasks,
             q: EventQueue::default(),
@@ -301,6 +308,11 @@ impl Engine {
             topo,
         };
         e.init_cache_aware();
+        for t in 0..e.tasks.len() {
+            if let Some(c) = e.workload.initial_cpu(t as TaskId, &e.topo) {
+                (e.tasks[t].cpu, e.tasks[t].last_ran_cpu) = (c, c);
+            }
+        }
         for t in 0..e.tasks.len() {
             // wake_up_new_task(): ENQUEUE_INITIAL placement
             let c = e.tasks[t].cpu as usize;

@@ -20,6 +20,7 @@ impl Engine {
     /// Runs task `t`'s script on CPU `c` (in the kernel) until it has CPU work or blocks.
     pub(super) fn advance_script(&mut self, c: usize, t: TaskId, now: u64) {
         loop {
+            self.user_served(t);
             match self.workload.next(t, now, &mut self.rng) {
                 Step::Run { ns, shared_lines } => {
                     let mut extra = std::mem::take(&mut self.tasks[t as usize].pending_extra);
@@ -30,6 +31,12 @@ impl Engine {
                         self.metrics.charge_stat(c, shared);
                         extra += shared;
                     }
+                    self.tasks[t as usize].remaining = ns.max(1) + extra;
+                    return;
+                }
+                Step::Access { line, op } => {
+                    let extra = std::mem::take(&mut self.tasks[t as usize].pending_extra);
+                    let ns = self.user_access(c, t, line, op, now);
                     self.tasks[t as usize].remaining = ns.max(1) + extra;
                     return;
                 }

@@ -5,6 +5,7 @@
 //! unit, knobs with default, range and unit, builder, task count), its `mod` line below, and `INFO`
 //! appended to `WORKLOADS`. Knob descriptions are generated from the defaults.
 
+mod atomics;
 mod hackbench;
 mod oltp;
 mod schbench;
@@ -12,6 +13,7 @@ mod spin;
 
 use crate::error::{FieldError, Invalid};
 use crate::sim::SimRng;
+use crate::topology::Topology;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -32,6 +34,55 @@ pub enum Step {
     Complete { latency_ns: u64 },
     /// The task exits.
     Exit,
+    /// A user-space access to line `line` of the workload's own lines (`Workload::lines`), priced
+    /// by the cache-line model at the task's CPU and charged as user time. A load or an atomic's
+    /// outcome (the value the line held when it was served) reaches `Workload::served` before the
+    /// task's next `next()`.
+    Access { line: u32, op: LineOp },
+}
+
+/// An operation of `Step::Access` on a 64-bit value in a workload's line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineOp {
+    /// `mov` from the line.
+    Load,
+    /// `mov` to the line. The task waits until it commits: in these loops the next op is either
+    /// locked (which drains the store buffer) or another store to the line (a full store buffer
+    /// goes at the rate its stores commit).
+    Store(u64),
+    /// `lock xadd`.
+    FetchAdd(u64),
+    /// `xchg` (a test-and-set).
+    Swap(u64),
+    /// `lock cmpxchg`: stores `new` if the line holds `old` when it is served (success is the value
+    /// found == `old`).
+    CompareExchange { old: u64, new: u64 },
+}
+
+impl LineOp {
+    /// The value the line holds after the op, given the value it held when the op was served.
+    pub fn apply(self, found: u64) -> u64 {
+        match self {
+            LineOp::Load => found,
+            LineOp::Store(v) | LineOp::Swap(v) => v,
+            LineOp::FetchAdd(d) => found.wrapping_add(d),
+            LineOp::CompareExchange { old, new } => {
+                if found == old {
+                    new
+                } else {
+                    found
+                }
+            }
+        }
+    }
+}
+
+/// A cache line a workload's tasks access (`Step::Access`): one named line with one 64-bit field
+/// at offset 0, shown in the report's c2c table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UserLine {
+    pub name: &'static str,
+    pub field: &'static str,
 }
 
 #[derive(Clone, Debug)]
@@ -51,6 +102,20 @@ pub trait Workload {
     /// workers); sysbench-style "events (avg/stddev)" is taken over these tasks only.
     fn counts_units(&self, _task: TaskId) -> bool {
         true
+    }
+    /// The lines `Step::Access` names, by index (created with the engine).
+    fn lines(&self) -> &[UserLine] {
+        &[]
+    }
+    /// The value the line held when `task`'s last load or atomic was served.
+    fn served(&mut self, _task: TaskId, _value: u64) {}
+    /// The CPU `task` starts on (default: task i on CPU i % CPUs).
+    fn initial_cpu(&self, _task: TaskId, _topo: &Topology) -> Option<u32> {
+        None
+    }
+    /// Knob values the machine cannot honour (field-named, with what it allows).
+    fn machine_errors(&self, _topo: &Topology) -> Vec<FieldError> {
+        Vec::new()
     }
 }
 
@@ -164,7 +229,13 @@ pub struct WorkloadInfo {
 }
 
 /// Workloads, append-only names and knobs.
-pub const WORKLOADS: &[WorkloadInfo] = &[oltp::INFO, hackbench::INFO, schbench::INFO, spin::INFO];
+pub const WORKLOADS: &[WorkloadInfo] = &[
+    oltp::INFO,
+    hackbench::INFO,
+    schbench::INFO,
+    spin::INFO,
+    atomics::INFO,
+];
 
 pub fn info(name: &str) -> Option<&'static WorkloadInfo> {
     WORKLOADS.iter().find(|w| w.name == name)
@@ -267,6 +338,16 @@ pub fn build(name: &str, knobs: &Knobs, nr_cpus: usize) -> Result<Box<dyn Worklo
         knobs,
         nr_cpus: nr_cpus as u64,
     }))
+}
+
+/// Knob values the machine cannot honour (`Workload::machine_errors`). Knobs must have been validated.
+pub fn check_machine(name: &str, knobs: &Knobs, topo: &Topology) -> Result<(), Invalid> {
+    let errs = build(name, knobs, topo.nr_cpus())?.machine_errors(topo);
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(Invalid(errs))
+    }
 }
 
 /// Number of tasks a workload would create (checked against limits before anything is allocated).
