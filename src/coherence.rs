@@ -35,8 +35,10 @@ pub enum Op {
 const HIT_NS: u64 = 1;
 pub const LOCKED_HIT_NS: u64 = 8;
 /// How long a core keeps a line after a locked read-modify-write before the next queued request
-/// is served (stated assumption: no published measurement, HARDWARE.md §6 and docs/MODEL.md).
-pub const RMW_HOLD_NS: u64 = 20;
+/// is served. No direct measurement exists (HARDWARE.md §6); the CAS ping-pong tables bound it: a
+/// same-CCX one-way of 23-27 ns is the L3 transfer (13-16 ns) plus the locked op (~8), leaving
+/// about nothing for a hold (docs/MODEL.md §5). A machine can set another (`rmw_hold_ns`).
+pub const RMW_HOLD_NS: u64 = 0;
 
 #[derive(Clone, Debug, Default)]
 pub struct FieldStats {
@@ -476,13 +478,15 @@ mod tests {
     fn release_store_commits_in_place_only_while_the_line_is_still_held() {
         let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
         let xfer = t.xfer_ns(0, 1) as u64;
-        for (release_after, in_place) in [(RMW_HOLD_NS - 5, true), (RMW_HOLD_NS + 5, false)] {
+        const HOLD: u64 = 20;
+        for (release_after, in_place) in [(HOLD - 5, true), (HOLD + 5, false)] {
             let mut c = Coherence::new(&t);
+            c.set_rmw_hold_ns(HOLD);
             let l = c.add_line("flag", &[(0, "flag")]);
             c.access(&t, l, 0, Op::Store, 0, 0);
             let win = c.access(&t, l, 1, Op::Atomic, 0, 1000); // CPU 1 takes it
             let waiter = c.access(&t, l, 2, Op::Atomic, 0, 1000); // CPU 2 queues behind
-            assert_eq!(waiter.done, win.done + RMW_HOLD_NS + xfer + LOCKED_HIT_NS);
+            assert_eq!(waiter.done, win.done + HOLD + xfer + LOCKED_HIT_NS);
             let rel = c.access(&t, l, 1, Op::Store, 0, win.done + release_after);
             assert_eq!(
                 rel.done,
@@ -492,7 +496,7 @@ mod tests {
             if in_place {
                 assert_eq!(rel.visible, rel.done, "committed before the hand-off");
             } else {
-                assert_eq!(rel.visible, waiter.done + RMW_HOLD_NS + xfer + HIT_NS);
+                assert_eq!(rel.visible, waiter.done + HOLD + xfer + HIT_NS);
             }
         }
     }

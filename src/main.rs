@@ -275,7 +275,7 @@ Examples:
         #[arg(long, allow_hyphen_values = true)]
         cores_per_llc: Option<String>,
         /// ns a core keeps a line after a locked RMW before serving the next request, 0..=1000
-        /// (default 20: a stated assumption, no published measurement).
+        /// (default 0: no direct measurement; the CAS ping-pong tables leave no room for more).
         #[arg(long, allow_hyphen_values = true)]
         rmw_hold_ns: Option<String>,
         /// Kernel CONFIG_CPUMASK_OFFSTACK: on (default, distribution kernels) or off.

@@ -169,7 +169,7 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         min: *topology::RMW_HOLD_NS.start(),
         max: *topology::RMW_HOLD_NS.end(),
         words: &[],
-        description: "ns a core keeps a line after a locked RMW before the next request is served (no published measurement; default 20)",
+        description: "ns a core keeps a line after a locked RMW before the next request is served (no direct measurement; default 0, bounded by the CAS ping-pong tables)",
         get: |o| o.rmw_hold_ns,
         set: |o, v| o.rmw_hold_ns = v,
     },

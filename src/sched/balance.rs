@@ -575,7 +575,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::SbrFlag;
-    use crate::coherence::{Coherence, Op, RMW_HOLD_NS};
+    use crate::coherence::{Coherence, Op};
     use crate::topology::{Topology, preset};
 
     /// k CPUs try the free flag at once: the first served wins. Its release, issued `after` ns
@@ -584,8 +584,10 @@ mod tests {
     #[test]
     fn kth_of_k_cmpxchgs_on_a_free_flag_and_the_release() {
         let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
-        for (after, next_wins) in [(2, true), (RMW_HOLD_NS + 5, false)] {
+        const HOLD: u64 = 20;
+        for (after, next_wins) in [(2, true), (HOLD + 5, false)] {
             let mut c = Coherence::new(&t);
+            c.set_rmw_hold_ns(HOLD);
             let l = c.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
             let mut flag = SbrFlag::default();
             let served: Vec<u64> = (0..8)
