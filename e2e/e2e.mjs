@@ -150,6 +150,183 @@ test('bad link values: field messages, rest loads', async () => {
   await page.close();
 });
 
+const linkOf = (page) => page.evaluate(() => location.search.replace(/^\?/, ''));
+const errText = (page, f) => page.evaluate((f) => [...document.querySelectorAll(`[data-error-for="${f}"] .msg-text`)].map((e) => e.textContent).join(' | '), f);
+
+test('results carry their link; an edit marks them out of date; Export is the run\'s own experiment', async () => {
+  const { page, problems } = await openPage();
+  // the landing scenario is an A≠B comparison (the first story), its link not yet in the address bar
+  const a = await page.evaluate(() => [...document.querySelectorAll('input.patch-a:checked')].map((e) => e.dataset.patch).join());
+  const b = await page.evaluate(() => [...document.querySelectorAll('input.patch-b:checked')].map((e) => e.dataset.patch).join());
+  assert.notEqual(a, b, 'landing A and B differ');
+  assert.ok(await page.isVisible('#story-claim'));
+  await page.fill('#seconds', SECONDS);
+  await page.waitForFunction(() => /seconds=/.test(location.search), null, { timeout: 5000 });
+  await runAB(page);
+  const link = await linkOf(page);
+  assert.equal(await page.textContent('#results-link'), link, 'results show their canonical link');
+  assert.ok(await page.isHidden('#stale'));
+  await page.fill('#seed', '99');
+  await page.waitForSelector('#stale:not([hidden])', { timeout: 5000 });
+  assert.equal(await page.getAttribute('section.results', 'data-stale'), '1');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  const exported = JSON.parse(readFileSync(await dl.path(), 'utf8'));
+  assert.ok(exported.link.endsWith(`?${link}`), `export link is the run's: ${exported.link}`);
+  assert.notEqual(exported.experiment.seed, 99);
+  const [dl2] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const csv = readFileSync(await dl2.path(), 'utf8');
+  assert.ok(csv.includes(`experiment,experiment,link,,${exported.link}`), 'CSV names the experiment');
+  assert.doesNotMatch(csv, /c2c_offset,[^,]*\+(?!0x)\d/, 'CSV offsets in hex like the page');
+  // back to the run's values: no longer out of date
+  await page.fill('#seed', String(exported.experiment.seed));
+  await page.waitForSelector('#stale[hidden]', { state: 'attached', timeout: 5000 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a story during a run cancels the run first; its results are the story\'s', async () => {
+  const { page, problems } = await openPage();
+  await page.fill('#seconds', '5');
+  await page.click('#run');
+  await page.waitForSelector('body[data-state="running"]');
+  await page.click('[data-testid="story-cache-aware-false-sharing"]');
+  await page.waitForSelector('body[data-state="done"]', { timeout: RUN_TIMEOUT });
+  const link = await linkOf(page);
+  assert.match(link, /machine=milan-2s/);
+  assert.equal(await page.textContent('#results-link'), link);
+  assert.equal(await page.textContent('#summary-b-patches'), '(cache-aware, cas-skip-many-threads)');
+  assert.ok(await page.isHidden('#stale'));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('field errors: all at once, each under its own field, not a number vs out of range, dismissible, Share refuses', async () => {
+  const { page, problems } = await openPage('?v=1&machine=gnr-2s-96c-snc3&workload=oltp&seconds=0.1&seed=1');
+  const before = await page.evaluate(() => ['#seconds', '#seed', '#repeats', '#warmup', '#sockets', '#smt'].map((q) => document.querySelector(q).getBoundingClientRect().x));
+  await page.fill('#seed', '1.5');
+  await page.fill('#seconds', '-1');
+  await page.fill('#repeats', 'abc');
+  await page.fill('#nodes_per_socket', '9');
+  await page.waitForFunction(() => document.querySelector('[data-error-for="nodes_per_socket"]').textContent !== '', null, { timeout: 5000 });
+  assert.match(await errText(page, 'seed'), /1\.5/);
+  assert.match(await errText(page, 'seconds'), /out of range/);
+  assert.match(await errText(page, 'repeats'), /not a number/);
+  assert.match(await errText(page, 'nodes_per_socket'), /out of range/);
+  assert.equal(await errText(page, 'smt'), '', 'nothing under SMT');
+  assert.equal(await page.textContent('#other-errors'), '', 'nothing in a general area');
+  // each message sits in its own field's box; no field moved sideways
+  for (const f of ['seed', 'seconds', 'repeats', 'nodes_per_socket']) {
+    assert.ok(await page.evaluate((f) => {
+      const box = document.querySelector(`[data-error-for="${f}"]`).parentElement;
+      return box.contains(document.getElementById(f));
+    }, f), `${f}: message next to its field`);
+  }
+  const after = await page.evaluate(() => ['#seconds', '#seed', '#repeats', '#warmup', '#sockets', '#smt'].map((q) => document.querySelector(q).getBoundingClientRect().x));
+  assert.deepEqual(after, before, 'no field moved sideways');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: join(OUT, 'field-errors-1280x800.png') });
+  // Share refuses and says why
+  await page.click('#share');
+  await page.waitForFunction(() => /not shared/.test(document.getElementById('status').textContent), null, { timeout: 5000 });
+  assert.match(await page.textContent('#status'), /seconds/);
+  assert.ok(await page.isHidden('#share-box'));
+  await page.click('#run');
+  assert.match(await page.textContent('#status'), /fix the marked fields/);
+  // every message can be dismissed
+  await page.click('[data-error-for="seed"] button.dismiss');
+  assert.equal(await errText(page, 'seed'), '');
+  assert.match(await errText(page, 'seconds'), /out of range/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('bad link: the value used instead is named, the address bar keeps the link until an edit, messages dismiss', async () => {
+  const q = '?v=2&machine=milan-2s&seconds=abc&seed=7&foo=1';
+  const { page, problems } = await openPage(q);
+  assert.match(await errText(page, 'seconds'), /not a number/);
+  assert.match(await page.textContent('[data-error-for="seconds"] .msg-used'), /using [\d.]+/);
+  assert.equal(await page.inputValue('#seed'), '7');
+  assert.ok(page.url().endsWith(q), `address bar kept: ${page.url()}`);
+  for (const f of ['foo', 'v']) {
+    const n = await page.locator(`[data-error-for="${f}"] button.dismiss`).count();
+    assert.ok(n > 0, `${f} message has a dismiss button`);
+    await page.locator(`[data-error-for="${f}"] button.dismiss`).first().click();
+    assert.equal(await page.locator(`[data-error-for="${f}"] .msg`).count(), 0, `${f} dismissed`);
+  }
+  await page.fill('#seed', '8');
+  await page.waitForFunction(() => /seed=8/.test(location.search), null, { timeout: 5000 });
+  assert.ok(!page.url().includes('foo='), 'the canonical link after an edit');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('contrast: WCAG AA for the page\'s colour pairs, light and dark', async () => {
+  const { page, problems } = await openPage();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(100);
+    const pairs = await page.evaluate(() => {
+      const rgb = (s) => (s.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+      const lum = (c) => {
+        const [r, g, b] = c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const ratio = (x, y) => { const [a, b] = [lum(rgb(x)), lum(rgb(y))].sort((p, q) => q - p); return (a + 0.05) / (b + 0.05); };
+      // the background an element is drawn on: the first ancestor with an opaque background
+      const bgOf = (el) => {
+        for (let e = el; e; e = e.parentElement) {
+          const c = getComputedStyle(e).backgroundColor;
+          if (!/rgba\(.*, 0\)$/.test(c) && c !== 'transparent') return c;
+        }
+        return 'rgb(255, 255, 255)';
+      };
+      const cs = (q) => getComputedStyle(document.querySelector(q));
+      const text = (q, min = 4.5) => ({ what: `text ${q}`, ratio: ratio(cs(q).color, bgOf(document.querySelector(q))), min });
+      const fill = (q, on, min = 3) => ({ what: `graphic ${q} on ${on}`, ratio: ratio(cs(q).backgroundColor, bgOf(document.querySelector(on))), min });
+      return [
+        text('#run'), text('#sweep-run'), text('h1'), text('.tagline'), text('#status'), text('#machine-desc'),
+        text('.patch-desc'), text('.patch-name'), text('legend'), text('#sweep-note'), text('.card dt'),
+        text('.card dd'), text('#results-link'),
+        fill('.swatch-a', '.panel'), fill('.swatch-b', '.panel'), fill('.bar-b, .swatch-b', '.cards .card'),
+      ];
+    });
+    for (const p of pairs) assert.ok(p.ratio >= p.min, `${scheme}: ${p.what} ${p.ratio.toFixed(2)}:1 < ${p.min}:1`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the Run box never covers the form: every patch and story visible at 1280×800', async () => {
+  const { page, problems } = await openPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  for (const sel of ['#stories button.story', '#patches input.patch-a', '#patches input.patch-b', '#patches .patch-desc']) {
+    const n = await page.locator(sel).count();
+    for (let i = 0; i < n; i++) {
+      const el = page.locator(sel).nth(i);
+      await el.scrollIntoViewIfNeeded();
+      const hit = await el.evaluate((e) => {
+        const r = e.getBoundingClientRect();
+        const top = document.elementFromPoint(r.x + r.width / 2, r.y + Math.min(r.height / 2, 6));
+        return e === top || e.contains(top);
+      });
+      assert.ok(hit, `${sel} #${i} is covered`);
+    }
+  }
+  const [body, run] = await page.evaluate(() => ['.scenario-body', '.run-box'].map((q) => document.querySelector(q).getBoundingClientRect()));
+  assert.ok(run.top >= body.bottom - 0.5, 'the Run box sits below the form body');
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: join(OUT, `landing-1280x800-${scheme}.png`) });
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: join(OUT, `landing-390x844-${scheme}.png`), fullPage: true });
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('hz=300 link: the HZ list is the engine\'s, and the link runs', async () => {
   const { page, problems } = await openPage(`?v=1&machine=milan-2s&hz=300&seconds=${SECONDS}&seed=5`);
   const hz = await page.evaluate(() => [...document.querySelectorAll('#hz option')].map((o) => o.value));
@@ -271,7 +448,7 @@ test('presets: every patch of src/patches.rs and 2 stories in the page', async (
   const checked = (cls) => page.evaluate((c) => [...document.querySelectorAll(`input.${c}:checked`)].map((e) => e.dataset.patch).sort(), cls);
   assert.deepEqual(await checked('patch-a'), ['cache-aware']);
   assert.deepEqual(await checked('patch-b'), ['cache-aware', 'cas-skip-many-threads']);
-  assert.match(await page.textContent('#status'), /cache-aware false sharing on Milan/);
+  assert.match(await page.textContent('#story-claim'), /cache-aware false sharing on Milan/);
   const listed = await page.evaluate(() => [...document.querySelectorAll('#patches tbody tr:not([data-extra])')].map((r) => r.dataset.patch));
   // the engine's table is the one source: the page lists exactly its entries
   const table = [...readFileSync(new URL('../src/patches.rs', import.meta.url), 'utf8').matchAll(/^\s+name: "([^"]+)",$/gm)].map((m) => m[1]);

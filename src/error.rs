@@ -20,6 +20,17 @@ impl FieldError {
     }
 }
 
+/// `out_of_range` (a "... is out of range: ..." message) for text that is a number, and the same
+/// message saying "is not a number" for text that is none (`abc`, empty): the page and the CLI tell
+/// a typo from a value outside the allowed range.
+pub fn range_or_nan(raw: &str, out_of_range: String) -> String {
+    if raw.trim().parse::<f64>().is_ok_and(f64::is_finite) {
+        out_of_range
+    } else {
+        out_of_range.replacen("is out of range", "is not a number", 1)
+    }
+}
+
 /// One or more field errors.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invalid(pub Vec<FieldError>);

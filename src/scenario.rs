@@ -2,7 +2,7 @@
 //! validation (every field, all errors at once, limits checked before anything is allocated), and
 //! the share-link codec (versioned, readable keys, append-only).
 
-use crate::error::{FieldError, Invalid};
+use crate::error::{FieldError, Invalid, range_or_nan};
 use crate::patches::Patches;
 use crate::topology::{self, LayoutOverrides, MachineSpec, Topology};
 use crate::workload::{self, Knobs};
@@ -72,7 +72,10 @@ impl MachineKey {
             .map(|&(_, v)| v);
         match word.or_else(|| t.parse::<u32>().ok()) {
             Some(v) => self.check(v),
-            None => Err(FieldError::new(self.key, self.allowed(&format!("{raw:?}")))),
+            None => Err(FieldError::new(
+                self.key,
+                range_or_nan(raw, self.allowed(&format!("{raw:?}"))),
+            )),
         }
     }
 
@@ -688,7 +691,12 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             Ok(x) if x.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&x) => e.seconds = x,
             _ => errs.push(FieldError::new(
                 "seconds",
-                format!("{s:?} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds"),
+                range_or_nan(
+                    &s,
+                    format!(
+                        "{s:?} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds"
+                    ),
+                ),
             )),
         }
     }
@@ -697,20 +705,30 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             Ok(x) => e.seed = x,
             _ => errs.push(FieldError::new(
                 "seed",
-                format!("{s:?} is not an integer in 0..={}", u64::MAX),
+                if s.trim().parse::<f64>().is_ok_and(f64::is_finite) {
+                    format!("{s:?} is not an integer in 0..={}", u64::MAX)
+                } else {
+                    format!("{s:?} is not a number: an integer in 0..={}", u64::MAX)
+                },
             )),
         }
     }
     if let Some(s) = get("repeats") {
         match s.parse::<u32>() {
             Ok(x) if (MIN_REPEATS..=MAX_REPEATS).contains(&x) => e.repeats = x,
-            _ => errs.push(repeats_error(&format!("{s:?}"))),
+            _ => errs.push(FieldError {
+                message: range_or_nan(&s, repeats_error(&format!("{s:?}")).message),
+                ..repeats_error("")
+            }),
         }
     }
     if let Some(s) = get("warmup") {
         match s.parse::<f64>() {
             Ok(x) if warmup_ok(x, e.seconds) => e.warmup = x,
-            _ => errs.push(warmup_error(&format!("{s:?}"), e.seconds)),
+            _ => errs.push(FieldError {
+                message: range_or_nan(&s, warmup_error(&format!("{s:?}"), e.seconds).message),
+                ..warmup_error("", e.seconds)
+            }),
         }
     }
     (e, errs)
@@ -891,7 +909,7 @@ mod tests {
         assert_eq!(
             msgs,
             vec![
-                "sockets: \"x\" is out of range: allowed 1..=8 (sockets (packages))",
+                "sockets: \"x\" is not a number: allowed 1..=8 (sockets (packages))",
                 "smt: 3 is not allowed: off or on, or the count 1..=2"
             ]
         );

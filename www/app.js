@@ -7,7 +7,7 @@
 // the pool never changes a figure.
 // The A/B run and the scaling sweep are both engine *jobs* (engine.js): one at a time, starting one
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
-import { $, setText } from './dom.js';
+import { $, h, clear, setText, fmtInt } from './dom.js';
 import { Engine, PROTOCOL } from './engine.js';
 import { ScenarioForm, showErrors } from './form.js';
 import { Charts } from './charts.js';
@@ -19,9 +19,12 @@ import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
 const { MSG, ERROR_KINDS } = PROTOCOL;
 
 let form = null;
-let linkErrors = []; // decode_link errors; each stays until its field is edited
-let validateErrors = [];
-let last = null; // the last finished run: {id, exp, reports, compare, topo: {a, b}}
+let linkErrors = []; // decode_link errors of the page's link; each stays until its field is edited
+let validateErrors = []; // the form's errors (decode_link of the typed text, then validate)
+const dismissed = new Set(); // `field\0message` of messages the user closed (until the field changes)
+let userEdited = false; // the address bar keeps the link it was opened with until the user edits
+let currentLink = null; // canonical link (encode_link) of the form while it is valid, else null
+let last = null; // the last finished run: {id, exp, link, reports, compare, topo: {a, b}}
 let selectedCpu = null;
 
 const charts = new Charts();
@@ -51,7 +54,11 @@ async function onReady(presets) {
     form = new ScenarioForm(presets, onFormChange);
     wireStories(presets);
     try {
-      await loadLink(location.search.replace(/^\?/, ''));
+      const query = location.search.replace(/^\?/, '');
+      // the landing scenario is an A≠B comparison: the first story (its claim shown, not run)
+      const first = (presets.stories || [])[0];
+      if (!query && first) { form.set(first.experiment); showStory(first); await syncNow(); storyLinks.set(first.name, currentLink); }
+      else await loadLink(query);
     } catch (e) {
       setText('status', `could not read the link: ${e.message}`);
     }
@@ -67,26 +74,35 @@ async function loadLink(query) {
   const r = await engine.call(MSG.decode_link, { query });
   form.set(r.experiment);
   sweepNote();
-  linkErrors = (r.errors || []).map((e) => ({ field: String(e.field), message: String(e.message) }));
+  // a bad value was replaced by the engine's default: say which value the form now uses
+  linkErrors = (r.errors || []).map((e) => ({ field: String(e.field), message: String(e.message), used: form.shownValue(String(e.field)) }));
   validateErrors = [];
   refreshErrors();
   await syncNow();
 }
 
+const errorKey = (e) => `${e.field}\u0000${e.message}`;
+
 function refreshErrors() {
   const seen = new Set();
   const all = [];
   for (const e of [...linkErrors, ...validateErrors]) {
-    const k = `${e.field}\u0000${e.message}`;
-    if (!seen.has(k)) { seen.add(k); all.push(e); }
+    const k = errorKey(e);
+    if (!seen.has(k) && !dismissed.has(k)) { seen.add(k); all.push(e); }
   }
-  showErrors(all);
+  showErrors(all, (e) => {
+    dismissed.add(errorKey(e));
+    linkErrors = linkErrors.filter((x) => errorKey(x) !== errorKey(e));
+    refreshErrors();
+  });
 }
 
 let syncTimer = null;
 let syncPromise = Promise.resolve();
 
 function onFormChange(field) {
+  userEdited = true;
+  for (const k of [...dismissed]) if (!field || k.startsWith(`${field}\u0000`)) dismissed.delete(k);
   if (field) {
     linkErrors = linkErrors.filter((e) => e.field !== field);
     if (field === 'machine') linkErrors = linkErrors.filter((e) => !form.machineKeys.some((k) => k.key === e.field));
@@ -102,21 +118,64 @@ async function flushSync() {
   await syncPromise;
 }
 
-/** Address bar <- canonical link of the form (encode_link); field messages <- validate. */
+/**
+ * Field messages <- the engine reads the typed text (decode_link: every field, all at once) and then
+ * checks the whole experiment (validate: limits across fields). Address bar <- canonical link
+ * (encode_link), once the user changed something. Marks the results out of date when the form no
+ * longer is their experiment.
+ */
 async function syncNow() {
   if (!form) return;
-  const experiment = form.get();
+  currentLink = null;
   try {
+    const d = await engine.call(MSG.decode_link, { query: form.rawQuery() });
+    let errors = (d.errors || []).map((e) => ({ field: String(e.field), message: String(e.message) }));
+    const experiment = errors.length ? d.experiment : form.get();
     const v = await engine.call(MSG.validate, { experiment });
-    validateErrors = v.errors;
-    if (v.ok) {
-      const { link } = await engine.call(MSG.encode_link, { experiment });
-      history.replaceState(null, '', `${location.pathname}?${link}`);
+    errors = errors.concat((v.errors || []).filter((e) => !errors.some((x) => x.field === e.field)));
+    validateErrors = errors;
+    if (!errors.length) {
+      currentLink = (await engine.call(MSG.encode_link, { experiment })).link;
+      if (userEdited) history.replaceState(null, '', `${location.pathname}?${currentLink}`);
     }
   } catch (e) {
     validateErrors = e.errors?.length ? e.errors : [{ field: 'experiment', message: e.message }];
   }
   refreshErrors();
+  markStale();
+}
+
+/** The results shown are "out of date" when the form is not (or no longer) their experiment. */
+function markStale() {
+  if (!last) return;
+  const stale = currentLink !== last.link;
+  $('stale').hidden = !stale;
+  document.querySelector('section.results').dataset.stale = stale ? '1' : '0';
+}
+
+const absoluteLink = (link) => `${location.origin}${location.pathname}?${link}`;
+
+/** The results' experiment: its canonical link, as a link. */
+function showResultsOf(label, link) {
+  $('results-of').hidden = false;
+  setText('results-of-label', label);
+  const a = $('results-link');
+  a.href = `?${link}`;
+  a.textContent = link;
+}
+
+const storyLinks = new Map(); // story name -> canonical link of its experiment
+let storyShown = null; // the story whose claim is shown, until its results are in
+
+function showStory(s) {
+  storyShown = s;
+  const box = $('story-claim');
+  box.hidden = !s;
+  if (!s) return;
+  clear(box);
+  box.append(h('strong', {}, s.title || s.name), s.claim ? h('span', {}, ` — ${s.claim}`) : null,
+    s.look_at ? h('div', {}, `Look at: ${s.look_at}`) : null,
+    s.source ? h('div', {}, 'Source: ', h('a', { href: s.source, rel: 'noopener noreferrer', target: '_blank' }, s.source)) : null);
 }
 
 function wireStories(presets) {
@@ -124,11 +183,17 @@ function wireStories(presets) {
     btn.addEventListener('click', async () => {
       const s = (presets.stories || []).find((x) => x.name === btn.dataset.story);
       if (!s) return;
+      stopAll('restart'); // the old run ends before the story's form is shown
       form.set(s.experiment);
       sweepNote();
       linkErrors = [];
+      dismissed.clear();
+      userEdited = true;
+      showStory(s);
       await (syncPromise = syncNow());
-      setText('status', `loaded story: ${s.title || s.name}`);
+      storyLinks.set(s.name, currentLink);
+      setText('status', `story: ${s.title || s.name}`);
+      startRun(s);
     });
   }
 }
@@ -141,15 +206,17 @@ function stopAll(reason) {
   engine.cancelJob(engine.job, reason);
 }
 
-async function startRun() {
+async function startRun(story = null) {
   if (!engine.ready || !form) return;
   stopAll(engine.job?.kind === 'ab' ? 'restart' : 'replaced');
   await flushSync();
   const exp = form.get();
-  if (validateErrors.length) {
-    setState('error', 'fix the marked fields first');
+  if (validateErrors.length || !currentLink) {
+    setState('error', `fix the marked fields first (${validateErrors.map((e) => e.field).join(', ')})`);
     return;
   }
+  if (!story && storyShown && currentLink !== storyLinks.get(storyShown.name)) showStory(null);
+  const link = currentLink;
   const n = Math.max(1, Number(exp.repeats) || 1);
   let seeds = [exp.seed];
   if (n > 1) {
@@ -163,6 +230,8 @@ async function startRun() {
   const job = engine.startJob({
     kind: 'ab',
     exp,
+    link,
+    story: storyShown,
     seeds,
     reports: {},
     runs: {},
@@ -181,6 +250,13 @@ async function startRun() {
   renderRepeatTable(null);
   for (const s of ['a', 'b']) renderFlag(s, null);
   setPatchLists(exp);
+  last = null;
+  $('export-json').disabled = true;
+  $('export-csv').disabled = true;
+  $('stale').hidden = true;
+  document.querySelector('section.results').dataset.stale = '0';
+  $('story-figure').hidden = true;
+  showResultsOf('Running', link);
   job.frac = {};
   $('progress').value = 0;
   setText('progress-label', 'A 0% · B 0%');
@@ -242,8 +318,10 @@ async function onDone(job, msg) {
   }
   if (!engine.isCurrent(job)) return; // cancelled, superseded or crashed meanwhile
   engine.finishJob(job);
-  const r = { id: job.id, exp: job.exp, reports: job.reports, compare, topo: {} };
+  const r = { id: job.id, exp: job.exp, link: job.link, reports: job.reports, compare, topo: {} };
   last = r;
+  showResultsOf('Results of', r.link);
+  markStale();
   renderDelta(r.compare);
   renderRepeatTable(table);
   r.table = table;
@@ -254,7 +332,7 @@ async function onDone(job, msg) {
   setText('progress-label', 'done');
   $('export-json').disabled = false;
   $('export-csv').disabled = false;
-  setState('done', `done: ${r.reports.a.events ?? '?'} + ${r.reports.b.events ?? '?'} events${compareError}`);
+  setState('done', `done: ${fmtInt(r.reports.a.events)} + ${fmtInt(r.reports.b.events)} events${compareError}`);
 }
 
 function onRunError(err, side) {
@@ -576,7 +654,15 @@ for (const id of ['side-a', 'side-b']) $(id).addEventListener('change', () => { 
 
 async function share() {
   await flushSync();
-  const url = location.href;
+  if (!currentLink) {
+    // never a link to another experiment than the form's
+    $('share-box').hidden = true;
+    delete $('share').dataset.link;
+    const why = validateErrors.map((e) => `${e.field}: ${e.message}`).join('; ');
+    setText('status', `not shared: the form has invalid fields (${why || 'see the marked fields'})`);
+    return;
+  }
+  const url = absoluteLink(currentLink);
   const box = $('share-url');
   $('share-box').hidden = false;
   box.value = url;
@@ -595,7 +681,8 @@ async function share() {
 
 function bundle() {
   if (!last) return null;
-  return { schedplay: 1, link: location.href, experiment: last.exp, a: last.reports.a, b: last.reports.b, compare: last.compare };
+  // the run's own experiment and link, whatever the form says now
+  return { schedplay: 1, link: absoluteLink(last.link), experiment: last.exp, a: last.reports.a, b: last.reports.b, compare: last.compare };
 }
 
 $('share').addEventListener('click', share);

@@ -31,16 +31,13 @@ export function setText(id, text) {
   return el;
 }
 
-/** Number formatting for tables and cards. */
+/** Number formatting for tables and cards: grouped digits (1,234,567.8), never a k/M suffix, so a
+ * column reads in one unit. Integers print without decimals. */
 export function fmt(x, digits = 2) {
   if (x === null || x === undefined || Number.isNaN(x)) return '–';
   if (typeof x !== 'number') return String(x);
-  const a = Math.abs(x);
-  if (a >= 1e9) return (x / 1e9).toFixed(digits) + 'G';
-  if (a >= 1e6) return (x / 1e6).toFixed(digits) + 'M';
-  if (a >= 1e4) return (x / 1e3).toFixed(digits) + 'k';
-  if (Number.isInteger(x)) return String(x);
-  return x.toFixed(digits);
+  if (!Number.isFinite(x)) return '–';
+  return x.toLocaleString('en-US', { minimumFractionDigits: Number.isInteger(x) ? 0 : digits, maximumFractionDigits: digits });
 }
 
 export function fmtInt(x) {

@@ -28,9 +28,22 @@ function cell(v) {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** A cache-line offset as the page prints it (+0x40). */
+export const offsetText = (o) => (typeof o === 'number' ? `+0x${o.toString(16)}` : `+${String(o)}`);
+
 export function toCSV(bundle) {
   const rows = [['side', 'section', 'name', 'field', 'value']];
   const add = (...r) => rows.push(r);
+  // the experiment these results belong to
+  const e = bundle.experiment || {};
+  add('experiment', 'experiment', 'link', '', bundle.link);
+  add('experiment', 'experiment', 'machine', '', e.machine?.preset);
+  add('experiment', 'experiment', 'hz', '', e.hz);
+  add('experiment', 'experiment', 'seed', '', e.seed);
+  add('experiment', 'experiment', 'seconds', '', e.seconds);
+  add('experiment', 'experiment', 'workload', '', e.workload?.name);
+  add('experiment', 'experiment', 'patches_a', '', (e.a || []).join(' '));
+  add('experiment', 'experiment', 'patches_b', '', (e.b || []).join(' '));
   for (const side of ['a', 'b']) {
     const r = bundle[side];
     if (!r) continue;
@@ -49,7 +62,7 @@ export function toCSV(bundle) {
     for (const cl of r.cachelines || []) {
       for (const f of ['loads', 'stores', 'atomics', 'hitm_local', 'hitm_remote', 'avg_stall_ns']) add(side, 'c2c', cl.name, f, cl[f]);
       for (const o of cl.offsets || []) {
-        for (const f of ['loads', 'stores', 'atomics', 'hitm']) add(side, 'c2c_offset', `${cl.name}+${o.offset} ${o.field ?? ''}`.trim(), f, o[f]);
+        for (const f of ['loads', 'stores', 'atomics', 'hitm']) add(side, 'c2c_offset', `${cl.name}${offsetText(o.offset)} ${o.field ?? ''}`.trim(), f, o[f]);
       }
     }
     for (const [k, v] of Object.entries(r.counters || {})) add(side, 'counter', k, '', v);

@@ -27,7 +27,7 @@ export class ScenarioForm {
       const field = (k.words || []).length
         ? h('select', { id: k.key, name: k.key, title: k.description },
           k.words.map(([word, value]) => h('option', { value: String(value) }, word)))
-        : h('input', { id: k.key, name: k.key, type: 'number', step: '1', min: k.min, max: k.max, title: `${k.description} (${k.min}..${k.max})` });
+        : h('input', { id: k.key, name: k.key, type: 'text', inputmode: 'numeric', min: k.min, max: k.max, title: `${k.description} (${k.min}..${k.max})` });
       keys.append(h('div', { class: 'machine-key' },
         h('label', { title: k.description }, k.key.replace(/_/g, ' '), ' ', field),
         h('div', { class: 'field-error', 'data-error-for': k.key })));
@@ -99,14 +99,16 @@ export class ScenarioForm {
         input.value = v === undefined || v === null ? '' : String(v);
       } else {
         input = h('input', {
-          id: `knob-${k.name}`, name: k.name, type: 'number', step: '1',
+          id: `knob-${k.name}`, name: k.name, type: 'text', inputmode: 'numeric',
           min: k.min ?? undefined, max: k.max ?? undefined, dataset: { knob: k.name },
           placeholder: k.default === undefined || k.default === null ? defaultHint(k.description) : undefined,
         });
         input.value = v === undefined || v === null ? '' : String(v);
       }
-      box.append(h('label', { title: k.description || '' }, k.name.replace(/_/g, ' '), ' ', input));
-      box.append(h('div', { class: 'field-error', 'data-error-for': k.name }));
+      // label and its message in one grid cell: a message never moves the other fields
+      box.append(h('div', { class: 'field' },
+        h('label', { title: k.description || '' }, k.name.replace(/_/g, ' '), ' ', input),
+        h('div', { class: 'field-error', 'data-error-for': k.name })));
     }
   }
 
@@ -148,6 +150,37 @@ export class ScenarioForm {
       have.add(n);
       tbody.append(patchRow({ name: n, description: 'not in the engine\'s patch list (presets)', commit: '' }, true));
     }
+  }
+
+  /**
+   * The form as a link query of the text typed in each field, for the engine to read (decode_link):
+   * its errors are per field, all at once, and tell "not a number" from "out of range".
+   */
+  rawQuery() {
+    const q = [['v', String(this.template?.v ?? 1)], ['machine', $('machine').value]];
+    const mp = this.machinePreset($('machine').value) || {};
+    for (const k of this.machineKeys) {
+      const t = $(k.key).value.trim();
+      if (t !== '' && t !== String(mp[k.key])) q.push([k.link, t]);
+    }
+    q.push(['hz', $('hz').value], ['workload', $('workload').value]);
+    for (const k of this.knobs) {
+      const t = $(`knob-${k.name}`)?.value.trim() ?? '';
+      if (t !== '') q.push([k.name, t]);
+    }
+    const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked).map((e) => e.dataset.patch);
+    q.push(['a', checked('patch-a').join(',')], ['b', checked('patch-b').join(',')]);
+    q.push(['seconds', $('seconds').value.trim()], ['seed', $('seed').value.trim()]);
+    for (const id of ['repeats', 'warmup']) if ($(id).value.trim() !== '') q.push([id, $(id).value.trim()]);
+    return q.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  }
+
+  /** What a field shows now, as words ("on", "250", "default: number of CPUs"). */
+  shownValue(field) {
+    const el = fieldInput(field);
+    if (!el) return null;
+    if (el.tagName === 'SELECT') return el.selectedOptions[0]?.textContent ?? null;
+    return el.value !== '' ? el.value : (el.placeholder || null);
   }
 
   /** Current form -> Experiment (value types follow the last experiment set). */
@@ -194,7 +227,8 @@ export class ScenarioForm {
 
 /** One row of the patches table: A and B checkboxes, name, commit, description. */
 function patchRow(pt, extra = false) {
-  const desc = h('div', { class: 'patch-desc', title: pt.description || '' }, pt.description || '');
+  // the description is printed in full (no tooltip-only text: touch screens have no hover)
+  const desc = h('div', { class: 'patch-desc' }, pt.description || '');
   const commit = pt.commit ? h('code', { class: 'commit', title: 'upstream commit' }, pt.commit) : null;
   return h('tr', { dataset: extra ? { patch: pt.name, extra: '1' } : { patch: pt.name } },
     h('td', {}, h('input', { type: 'checkbox', class: 'patch-a', 'aria-label': `A: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-a-${pt.name}` } })),
@@ -217,28 +251,34 @@ export function fieldOf(el) {
   return el.name || el.id || null;
 }
 
-/** Show [{field, message}] next to fields (elements with data-error-for); unknown fields go to #other-errors. */
-export function showErrors(errors) {
+/**
+ * Show [{field, message, used?}] under their fields (elements with data-error-for; a link key with
+ * no field of its own goes to #other-errors). Each message has a dismiss button that calls
+ * onDismiss(error).
+ */
+export function showErrors(errors, onDismiss) {
   const all = [...document.querySelectorAll('[data-error-for]')];
   const other = $('other-errors');
   for (const el of all) {
     if (other.contains(el)) continue;
-    el.textContent = '';
+    clear(el);
     el.classList.remove('shown');
   }
   clear(other);
   for (const el of document.querySelectorAll('#scenario [aria-invalid="true"]')) el.removeAttribute('aria-invalid');
   for (const e of errors || []) {
     const field = String(e.field ?? '');
-    const msg = String(e.message ?? '');
     let target = all.find((el) => el.dataset.errorFor === field && !other.contains(el) && el.isConnected);
+    const text = target ? String(e.message ?? '') : `${field}: ${String(e.message ?? '')}`;
     if (!target) {
-      target = h('div', { class: 'field-error shown', 'data-error-for': field }, `${field}: ${msg}`);
+      target = h('div', { class: 'field-error', 'data-error-for': field });
       other.append(target);
-    } else {
-      target.textContent = target.textContent ? `${target.textContent}; ${msg}` : msg;
-      target.classList.add('shown');
     }
+    target.classList.add('shown');
+    target.append(h('div', { class: 'msg', dataset: { field } },
+      h('span', { class: 'msg-text' }, text),
+      e.used !== undefined && e.used !== null ? h('span', { class: 'msg-used' }, ` — using ${String(e.used)}`) : null,
+      h('button', { type: 'button', class: 'dismiss', 'aria-label': `dismiss the message about ${field}`, title: 'dismiss', onclick: () => onDismiss?.(e) }, '×')));
     const input = fieldInput(field);
     if (input) input.setAttribute('aria-invalid', 'true');
   }

@@ -1,5 +1,6 @@
 // Result views: summary cards (A, B, Δ%), perf-report bars, perf-c2c table, counters.
 import { $, h, clear, fmt, fmtInt, fmtPct } from './dom.js';
+import { offsetText } from './export.js';
 
 const METRICS = ['throughput', 'contention', 'lat-avg', 'lat-p95', 'lat-max'];
 
@@ -165,7 +166,7 @@ export function renderC2C(r, sideLabel) {
       h('td', { class: 'num' }, fmtInt(cl.hitm_remote)),
       h('td', { class: 'num' }, fmt(cl.avg_stall_ns, 1))));
     for (const o of cl.offsets || []) {
-      const off = typeof o.offset === 'number' ? `+0x${o.offset.toString(16)}` : String(o.offset);
+      const off = offsetText(o.offset);
       const row = h('tr', { class: 'off-row' },
         h('td', {}),
         h('td', {}, h('code', {}, `${off} ${o.field ?? ''}`)),

@@ -277,9 +277,12 @@ pub fn validate_knobs(name: &str, knobs: &Knobs) -> Vec<FieldError> {
                 Ok(x) if (kn.min..=kn.max).contains(&x) => {}
                 _ => errs.push(FieldError::new(
                     k,
-                    format!(
-                        "{v:?} is out of range: an integer in {}..={}",
-                        kn.min, kn.max
+                    crate::error::range_or_nan(
+                        v,
+                        format!(
+                            "{v:?} is out of range: an integer in {}..={}",
+                            kn.min, kn.max
+                        ),
                     ),
                 )),
             },
