@@ -335,7 +335,12 @@ impl Coherence {
                         None => topo.xfer_ns(line.last as usize, cpu),
                     },
                 } as u64;
-                let visible = start + cost.max(1) + locked(op);
+                // a figure measured by CAS ping-pong already contains the locked instruction
+                let op_ns = match owner {
+                    Some(o) if op == Op::Atomic && topo.cas_measured(o as usize, cpu) => 0,
+                    _ => locked(op),
+                };
+                let visible = start + cost.max(1) + op_ns;
                 line.free_at = visible;
                 if op == Op::Atomic {
                     // the core keeps a line it has just done a locked RMW on a little while

@@ -44,7 +44,21 @@ pub struct LatencyTable {
     pub node_far: u32,
     pub socket: u32,
     pub source: &'static str,
+    /// The classes whose figure is a CAS ping-pong one-way time (core-to-core-latency): it
+    /// contains the locked instruction, so an atomic that fetches the line adds nothing to it;
+    /// the others are load (HITM) latencies, and an atomic adds the locked op.
+    pub cas_measured: &'static [LatencyClass],
 }
+
+/// Every class of a table measured with core-to-core-latency (CAS ping-pong).
+const ALL_CAS: &[LatencyClass] = &[
+    LatencyClass::Smt,
+    LatencyClass::Cluster,
+    LatencyClass::Llc,
+    LatencyClass::NodeNear,
+    LatencyClass::NodeFar,
+    LatencyClass::Socket,
+];
 
 /// Everything a preset or a custom machine is made from.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,6 +109,7 @@ const LAT_GNR_SNC3: LatencyTable = LatencyTable {
     node_far: 132,
     socket: 412,
     source: "Intel MLC c2c HITM on 2S Xeon 6980P SNC3 (ik_llama.cpp #201): 81 / 99-110 / 125-140 / 372-452, midpoints",
+    cas_measured: &[LatencyClass::Smt],
 };
 const LAT_GNR_FLAT: LatencyTable = LatencyTable {
     smt: 8,
@@ -104,6 +119,7 @@ const LAT_GNR_FLAT: LatencyTable = LatencyTable {
     node_far: 180,
     socket: 423,
     source: "Intel MLC HITM on 2S Xeon 6980P SNC off (ik_llama.cpp #201): 180 / 413-433 midpoint",
+    cas_measured: &[LatencyClass::Smt],
 };
 const LAT_SPR: LatencyTable = LatencyTable {
     smt: 8,
@@ -113,6 +129,12 @@ const LAT_SPR: LatencyTable = LatencyTable {
     node_far: 51,
     socket: 141,
     source: "no SPR measurement found, so proxies: Ice Lake 8375C on-die 51 (core-to-core-latency; same mesh generation), Cascade Lake SNC2 cross-socket 107-175 midpoint (Intel MLC, plantegg); docs/MODEL.md Sources",
+    cas_measured: &[
+        LatencyClass::Smt,
+        LatencyClass::Llc,
+        LatencyClass::NodeNear,
+        LatencyClass::NodeFar,
+    ],
 };
 const LAT_MILAN: LatencyTable = LatencyTable {
     smt: 10,
@@ -122,6 +144,7 @@ const LAT_MILAN: LatencyTable = LatencyTable {
     node_far: 108,
     socket: 197,
     source: "CAS ping-pong on 2S Milan 7R13 (core-to-core-latency): 9.8 / 22.7 / 107.6 / 197",
+    cas_measured: ALL_CAS,
 };
 const LAT_GENOA: LatencyTable = LatencyTable {
     smt: 10,
@@ -131,6 +154,7 @@ const LAT_GENOA: LatencyTable = LatencyTable {
     node_far: 95,
     socket: 193,
     source: "core-to-core-latency #132 on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
+    cas_measured: ALL_CAS,
 };
 
 const LAT_SRF: LatencyTable = LatencyTable {
@@ -141,6 +165,7 @@ const LAT_SRF: LatencyTable = LatencyTable {
     node_far: 81,
     socket: 412,
     source: "no Sierra Forest measurement: module 50 (Gracemont 12900K CAS), one compute die 81 and cross-socket 412 from 2S 6980P SNC3 MLC HITM (same Intel 3 mesh and Birch Stream UPI); SMT unused",
+    cas_measured: &[LatencyClass::Smt, LatencyClass::Cluster],
 };
 const LAT_CWF: LatencyTable = LatencyTable {
     smt: 8,
@@ -150,6 +175,7 @@ const LAT_CWF: LatencyTable = LatencyTable {
     node_far: 132,
     socket: 412,
     source: "no Clearwater Forest measurement: module 50 (Gracemont 12900K CAS), node / near / far / socket 81 / 105 / 132 / 412 from 2S 6980P SNC3 MLC HITM (3 dies per socket likewise); SMT unused",
+    cas_measured: &[LatencyClass::Smt, LatencyClass::Cluster],
 };
 
 const LAT_ZEN4C: LatencyTable = LatencyTable {
@@ -160,6 +186,7 @@ const LAT_ZEN4C: LatencyTable = LatencyTable {
     node_far: 110,
     socket: 204,
     source: "no Turin Dense measurement: 2S Bergamo 9754 core-to-core-latency (fwyzard): 12.7 / 32.5 / 109.7 / 203.6 (Zen 4c, same SP5 fabric)",
+    cas_measured: ALL_CAS,
 };
 const LAT_CLX: LatencyTable = LatencyTable {
     smt: 8,
@@ -169,6 +196,7 @@ const LAT_CLX: LatencyTable = LatencyTable {
     node_far: 45,
     socket: 141,
     source: "Cascade Lake SNC2 MLC (plantegg): 45 in the LLC, 107-175 across sockets (midpoint; one class for 1 and 2 UPI hops); SMT 8 from Ice Lake 8375C",
+    cas_measured: &[LatencyClass::Smt],
 };
 
 /// 8 sockets, 3 UPI links each, wired as a Moebius ladder (socket i to i+1, i-1, i+4): 1 hop = 21,
@@ -806,6 +834,12 @@ impl Topology {
     /// One-way cache-line transfer latency between two CPUs, ns.
     pub fn xfer_ns(&self, a: usize, b: usize) -> u32 {
         self.class_ns(self.class(a, b))
+    }
+
+    /// Whether the transfer figure between `a` and `b` is a CAS ping-pong time (it then contains a
+    /// locked instruction; see `LatencyTable::cas_measured`).
+    pub fn cas_measured(&self, a: usize, b: usize) -> bool {
+        self.spec.latency.cas_measured.contains(&self.class(a, b))
     }
 
     /// Transfer latency of a latency class, ns.

@@ -37,6 +37,8 @@ pub(crate) struct NohzState {
     /// Per LLC: the `sd_llc_shared` line and its `nr_busy_cpus` (CPUs whose tick is not stopped).
     llc_shared_lines: Vec<LineId>,
     nr_busy_cpus: Vec<u32>,
+    /// Per CPU, `sd_llc->nohz_idle`: already subtracted from its LLC's nr_busy_cpus.
+    sd_nohz_idle: Vec<bool>,
 }
 
 impl NohzState {
@@ -82,6 +84,7 @@ impl NohzState {
             line,
             llc_shared_lines,
             nr_busy_cpus,
+            sd_nohz_idle: vec![false; nr_cpus],
             mask_lines,
             f_mask_ptr,
             f_nr_cpus,
@@ -210,9 +213,15 @@ impl Engine {
                 Some(NohzStep::NrBusyCpus)
             }
             NohzStep::NrBusyCpus => {
+                // set_cpu_sd_state_idle / _busy: only when sd->nohz_idle changes
+                if n.sd_nohz_idle[c] == enter {
+                    return None;
+                }
                 let llc = self.topo.cpus[c].llc as usize;
                 self.kaccess(c, n.llc_shared_lines[llc], Op::Atomic, 0, sym);
-                let busy = &mut self.nohz.nr_busy_cpus[llc];
+                let nohz = &mut self.nohz;
+                nohz.sd_nohz_idle[c] = enter;
+                let busy = &mut nohz.nr_busy_cpus[llc];
                 *busy = if enter { *busy - 1 } else { *busy + 1 };
                 None
             }
