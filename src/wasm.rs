@@ -270,7 +270,10 @@ pub fn validation_plan(seconds: f64, repeats: u32) -> Result<JsValue, JsValue> {
         crate::validation::plan(crate::validation::ROWS, &s).map_err(|i| invalid(&i))?;
     let out: Vec<serde_json::Value> = jobs
         .iter()
-        .map(|(e, side)| serde_json::json!({ "experiment": e, "side": side }))
+        .map(|(e, side)| {
+            let side = if *side == Side::A { "a" } else { "b" }; // the worker's side names
+            serde_json::json!({ "experiment": e, "side": side })
+        })
         .collect();
     Ok(to_js(&out))
 }

@@ -26,9 +26,11 @@ mod pelt;
 mod rq;
 mod task;
 mod tick;
+mod trace;
 mod wakeup;
 
 pub use metrics::{Counter, Metrics, Series, Sym};
+pub use trace::TRACE_MAX_EVENTS;
 
 use crate::coherence::{Coherence, LineId, Op};
 use crate::domains::SchedDomains;
@@ -200,6 +202,8 @@ pub struct Engine {
     pub events: u64,
     /// Nesting of run_cpu (a CPU's work can start another CPU's).
     run_depth: u32,
+    /// The trace being recorded, if any (`trace.rs`; off: None).
+    tracer: Option<Box<trace::Tracer>>,
 }
 
 impl Engine {
@@ -298,6 +302,7 @@ impl Engine {
             ws_lines,
             events: 0,
             run_depth: 0,
+            tracer: None,
             topo,
         };
         e.init_cache_aware();
