@@ -71,9 +71,10 @@ Examples:
   schedplay run --machine milan-2s --workload hackbench --set groups=4 --seconds 0.5
   schedplay run --machine gnr-2s-snc3 --patch skip-not-due,skew-tick --json
   schedplay run --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware'
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.json --trace-from 0.01 --trace-to 0.02
 
 Without --link the scenario runs unpatched unless --patch is given; with --link it runs the link's
-side B (the change under test).")]
+side B (the change under test). --trace writes Chrome JSON trace events for Perfetto (docs/TRACE.md).")]
         Run {
             #[command(flatten)]
             s: ScenarioArgs,

@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use schedplay::scenario::{Experiment, Side};
-use schedplay::sched::{Sym, TRACE_MAX_EVENTS};
+use schedplay::sched::{Counter, Sym, TRACE_MAX_EVENTS};
 use schedplay::{Run, run, run_traced};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -112,7 +112,18 @@ fn whole_run_trace_has_a_track_per_cpu_and_accounts_for_the_profile() {
             .any(|e| e["name"] == "waiters" && e["args"].get("sched_balance_running").is_some()),
         "no waiters counter for sched_balance_running"
     );
-    assert!(ev.iter().any(|e| e["ph"] == "i"), "no instants");
+    let instants = |name: &str| {
+        ev.iter()
+            .filter(|e| e["ph"] == "i" && e["name"] == name)
+            .count() as u64
+    };
+    let counter = |c: Counter| eng.metrics.counters[c as usize];
+    assert!(counter(Counter::Softirqs) > 0 && counter(Counter::SbrCmpxchgFailed) > 0);
+    assert_eq!(instants("raise SCHED_SOFTIRQ"), counter(Counter::Softirqs));
+    assert_eq!(
+        instants("cmpxchg sched_balance_running failed"),
+        counter(Counter::SbrCmpxchgFailed)
+    );
     assert!(ev.iter().any(|e| e["ph"] == "s") && ev.iter().any(|e| e["ph"] == "f"));
 
     let tracks = slices(&ev);

@@ -158,7 +158,33 @@ impl Tracer {
         }
     }
 
+    /// A stall `[start, end)` on `line` charged to `sym`: the wait slice nests in the symbol's, and
+    /// the line's waiters counter counts it.
+    #[cold]
+    #[inline(never)]
+    fn wait(&mut self, c: usize, sym: Sym, line: Option<LineId>, start: u64, end: u64) {
+        if start >= end {
+            return;
+        }
+        self.charge(c, sym, start, end - start);
+        let name = line.map_or(Name::StoreBuffer, Name::Wait);
+        self.slice(c, 2, name, start, end);
+        if let Some(l) = line
+            && end > self.from
+            && start < self.to
+        {
+            if self.count + 2 > self.cap {
+                self.overflow = true;
+            } else {
+                self.count += 2;
+                self.waits.push((l, start.max(self.from), end.min(self.to)));
+            }
+        }
+    }
+
     /// Kernel time `[start, start + ns)` charged to `sym` (adjacent charges to one symbol merge).
+    #[cold]
+    #[inline(never)]
     fn charge(&mut self, c: usize, sym: Sym, start: u64, ns: u64) {
         if ns == 0 {
             return;
@@ -227,6 +253,8 @@ impl Tracer {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn instant(&mut self, c: usize, t: u64, name: &'static str) {
         if self.in_window(t) {
             self.push(
@@ -304,13 +332,15 @@ impl Engine {
         }
     }
 
+    #[inline]
     pub(super) fn trace_charge(&mut self, c: usize, sym: Sym, start: u64, ns: u64) {
         if let Some(t) = self.tracer.as_deref_mut() {
             t.charge(c, sym, start, ns);
         }
     }
 
-    /// A stall `[start, end)` on `line` charged to `sym` (the wait slice nests in the symbol's).
+    /// A stall `[start, end)` on `line` (None: the store buffer) charged to `sym`.
+    #[inline]
     pub(super) fn trace_wait(
         &mut self,
         c: usize,
@@ -320,50 +350,55 @@ impl Engine {
         end: u64,
     ) {
         if let Some(t) = self.tracer.as_deref_mut() {
-            if start >= end {
-                return;
-            }
-            t.charge(c, sym, start, end - start);
-            let name = line.map_or(Name::StoreBuffer, Name::Wait);
-            t.slice(c, 2, name, start, end);
-            if let Some(l) = line
-                && end > t.from
-                && start < t.to
-            {
-                if t.count + 2 > t.cap {
-                    t.overflow = true;
-                } else {
-                    t.count += 2;
-                    t.waits.push((l, start.max(t.from), end.min(t.to)));
-                }
-            }
+            t.wait(c, sym, line, start, end);
         }
     }
 
     /// CPU `c` switches to kernel, idle or user mode at `t`.
+    #[inline]
     pub(super) fn trace_mode(&mut self, c: usize, t: u64) {
-        if let Some(tr) = self.tracer.as_deref_mut() {
-            let cpu = &self.cpus[c];
-            let mode = match cpu.exec.mode {
-                Mode::Kernel => Name::Kernel,
-                Mode::Idle if cpu.tick.stopped => Name::NohzIdle,
-                Mode::Idle => Name::Idle,
-                Mode::User => Name::Task(cpu.rq.curr.unwrap_or(0)),
-            };
-            tr.switch(c, mode, t);
-            if let Name::Task(task) = mode {
-                tr.flow_end(c, task, t);
-            }
+        if self.tracer.is_some() {
+            self.trace_mode_on(c, t);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trace_mode_on(&mut self, c: usize, t: u64) {
+        let Some(tr) = self.tracer.as_deref_mut() else {
+            return;
+        };
+        let cpu = &self.cpus[c];
+        let mode = match cpu.exec.mode {
+            Mode::Kernel => Name::Kernel,
+            Mode::Idle if cpu.tick.stopped => Name::NohzIdle,
+            Mode::Idle => Name::Idle,
+            Mode::User => Name::Task(cpu.rq.curr.unwrap_or(0)),
+        };
+        tr.switch(c, mode, t);
+        if let Name::Task(task) = mode {
+            tr.flow_end(c, task, t);
         }
     }
 
     /// CPU `c`'s nr_running may have changed (enqueue, dequeue).
+    #[inline]
     pub(super) fn trace_nr_running(&mut self, c: usize) {
-        if let Some(t) = self.tracer.as_deref_mut() {
-            t.nr_running(c, self.now, self.cpus[c].nr_running() as u32);
+        if self.tracer.is_some() {
+            self.trace_nr_running_on(c);
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn trace_nr_running_on(&mut self, c: usize) {
+        let Some(t) = self.tracer.as_deref_mut() else {
+            return;
+        };
+        t.nr_running(c, self.now, self.cpus[c].nr_running() as u32);
+    }
+
+    #[inline]
     pub(super) fn trace_instant(&mut self, c: usize, name: &'static str) {
         if let Some(t) = self.tracer.as_deref_mut() {
             t.instant(c, self.now, name);
@@ -371,10 +406,20 @@ impl Engine {
     }
 
     /// A wakeup (`wakeup`) or a migration (`migrate`) of `task` by CPU `c`: an arrow to where it runs next.
+    #[inline]
     pub(super) fn trace_flow(&mut self, c: usize, task: TaskId, name: &'static str) {
-        if let Some(t) = self.tracer.as_deref_mut() {
-            t.flow_start(c, task, self.now, name);
+        if self.tracer.is_some() {
+            self.trace_flow_on(c, task, name);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trace_flow_on(&mut self, c: usize, task: TaskId, name: &'static str) {
+        let Some(t) = self.tracer.as_deref_mut() else {
+            return;
+        };
+        t.flow_start(c, task, self.now, name);
     }
 
     /// The trace so far as Chrome JSON trace events (`{"traceEvents": [...]}`), or an error naming
