@@ -32,6 +32,12 @@ fn events(text: &str) -> Vec<Value> {
     v["traceEvents"].as_array().expect("traceEvents").clone()
 }
 
+/// The CPU of a thread-scoped event: the machine is pid 1, CPU n is tid n + 1.
+fn cpu_of(e: &Value) -> u64 {
+    assert_eq!(e["pid"], 1, "{e}");
+    e["tid"].as_u64().unwrap() - 1
+}
+
 /// Trace µs (3 decimals) back to whole ns.
 fn ns(v: &Value) -> u64 {
     (v.as_f64().expect("a number") * 1000.0).round() as u64
@@ -44,9 +50,7 @@ fn slices(ev: &[Value]) -> BTreeMap<u64, Vec<(u64, u64, String)>> {
         let (s, d) = (ns(&e["ts"]), ns(&e["dur"]));
         assert!(d > 0, "empty slice {e}");
         let name = e["name"].as_str().unwrap().to_string();
-        m.entry(e["tid"].as_u64().unwrap())
-            .or_default()
-            .push((s, s + d, name));
+        m.entry(cpu_of(e)).or_default().push((s, s + d, name));
     }
     for v in m.values_mut() {
         v.sort_by_key(|&(s, e, _)| (s, std::cmp::Reverse(e)));
@@ -93,7 +97,10 @@ fn whole_run_trace_has_a_track_per_cpu_and_accounts_for_the_profile() {
     let threads: Vec<u64> = ev
         .iter()
         .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
-        .map(|e| e["tid"].as_u64().unwrap())
+        .map(|e| {
+            assert_eq!(e["args"]["name"], format!("CPU {}", cpu_of(e)));
+            cpu_of(e)
+        })
         .collect();
     assert_eq!(threads, (0..n as u64).collect::<Vec<_>>());
     let counters: Vec<&Value> = ev.iter().filter(|e| e["ph"] == "C").collect();

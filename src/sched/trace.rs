@@ -4,12 +4,12 @@
 //! `exec.rs`), so its slices are exactly what the profile counts, and it never changes the engine's
 //! state (the report hash is the same with tracing on). Off, it is one `None` test per hook.
 //!
-//! Tracks: one thread per CPU (pid 0 = the machine, tid = CPU) with nested slices — depth 0 the CPU's
-//! mode (the running task's user time, `idle`, `idle (nohz)`, `kernel`), depth 1 the kernel symbol
-//! charged, depth 2 the stall on a named cache line (`wait <line>`) or the store-buffer drain;
-//! counters for each CPU's nr_running and the number of CPUs waiting on each line; instants for
-//! SCHED_SOFTIRQ raises and failed cmpxchgs; flows from a waker (or a migrating CPU) to the CPU
-//! where the task next runs.
+//! Tracks: one thread per CPU (pid 1 = the machine, tid = CPU + 1, named `CPU n`) with nested
+//! slices — depth 0 the CPU's mode (the running task's user time, `idle`, `idle (nohz)`, `kernel`),
+//! depth 1 the kernel symbol charged, depth 2 the stall on a named cache line (`wait <line>`) or
+//! the store-buffer drain; counters for each CPU's nr_running and the number of CPUs waiting on
+//! each line; instants for SCHED_SOFTIRQ raises and failed cmpxchgs; flows from a waker (or a
+//! migrating CPU) to the CPU where the task next runs.
 
 use super::*;
 use crate::error::{FieldError, Invalid};
@@ -301,6 +301,12 @@ impl Tracer {
     }
 }
 
+/// The machine is process 1 and CPU n is thread n + 1: Perfetto gives pid/tid 0 the kernel's
+/// swapper meaning (its maintainers advise synthetic traces to start at 1); tracks are named `CPU n`.
+fn tid(cpu: u32) -> u32 {
+    cpu + 1
+}
+
 /// ns as the trace's µs with 3 decimals (exact: no float formatting).
 fn us(ns: u64) -> String {
     format!("{}.{:03}", ns / 1000, ns % 1000)
@@ -469,7 +475,7 @@ impl Engine {
         out.push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
         let _ = write!(
             out,
-            "{{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{{\"name\":{}}}}}",
+            "{{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{{\"name\":{}}}}}",
             q(&format!(
                 "{} ({} CPUs)",
                 self.topo.spec.name,
@@ -479,8 +485,10 @@ impl Engine {
         for c in 0..self.cpus.len() {
             let _ = write!(
                 out,
-                ",\n{{\"ph\":\"M\",\"pid\":0,\"tid\":{c},\"name\":\"thread_name\",\"args\":{{\"name\":\"CPU {c}\"}}}}\
-                 ,\n{{\"ph\":\"M\",\"pid\":0,\"tid\":{c},\"name\":\"thread_sort_index\",\"args\":{{\"sort_index\":{c}}}}}"
+                ",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":\"CPU {c}\"}}}}\
+                 ,\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_sort_index\",\"args\":{{\"sort_index\":{c}}}}}",
+                tid(c as u32),
+                tid(c as u32)
             );
         }
         // Stable order: by time, a parent before the slices it holds (then the longer first).
@@ -523,7 +531,8 @@ impl Engine {
                     };
                     let _ = write!(
                         out,
-                        "{{\"ph\":\"X\",\"pid\":0,\"tid\":{cpu},\"ts\":{},\"dur\":{},\"name\":{}{args}}}",
+                        "{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{}{args}}}",
+                        tid(cpu),
                         us(start),
                         us(end - start),
                         q(&label)
@@ -532,14 +541,15 @@ impl Engine {
                 Rec::NrRunning { cpu, t, n } => {
                     let _ = write!(
                         out,
-                        "{{\"ph\":\"C\",\"pid\":0,\"ts\":{},\"name\":\"nr_running\",\"args\":{{\"CPU {cpu}\":{n}}}}}",
+                        "{{\"ph\":\"C\",\"pid\":1,\"ts\":{},\"name\":\"nr_running\",\"args\":{{\"CPU {cpu}\":{n}}}}}",
                         us(t)
                     );
                 }
                 Rec::Instant { cpu, t, name } => {
                     let _ = write!(
                         out,
-                        "{{\"ph\":\"i\",\"s\":\"t\",\"pid\":0,\"tid\":{cpu},\"ts\":{},\"name\":{}}}",
+                        "{{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":{},\"ts\":{},\"name\":{}}}",
+                        tid(cpu),
                         us(t),
                         q(name)
                     );
@@ -554,7 +564,8 @@ impl Engine {
                     let ph = if end { "\"f\",\"bp\":\"e\"" } else { "\"s\"" };
                     let _ = write!(
                         out,
-                        "{{\"ph\":{ph},\"pid\":0,\"tid\":{cpu},\"ts\":{},\"id\":{id},\"cat\":\"{name}\",\"name\":\"{name}\"}}",
+                        "{{\"ph\":{ph},\"pid\":1,\"tid\":{},\"ts\":{},\"id\":{id},\"cat\":\"{name}\",\"name\":\"{name}\"}}",
+                        tid(cpu),
                         us(t)
                     );
                 }
@@ -579,7 +590,7 @@ impl Engine {
                 }
                 let _ = write!(
                     out,
-                    ",\n{{\"ph\":\"C\",\"pid\":0,\"ts\":{},\"name\":\"waiters\",\"args\":{{{}:{depth}}}}}",
+                    ",\n{{\"ph\":\"C\",\"pid\":1,\"ts\":{},\"name\":\"waiters\",\"args\":{{{}:{depth}}}}}",
                     us(t),
                     q(&self.lines.lines[l].name)
                 );
