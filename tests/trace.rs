@@ -131,7 +131,20 @@ fn whole_run_trace_has_a_track_per_cpu_and_accounts_for_the_profile() {
         instants("cmpxchg sched_balance_running failed"),
         counter(Counter::SbrCmpxchgFailed)
     );
-    assert!(ev.iter().any(|e| e["ph"] == "s") && ev.iter().any(|e| e["ph"] == "f"));
+    // every arrow's end has its start, earlier or at the same time
+    let starts: BTreeMap<u64, u64> = ev
+        .iter()
+        .filter(|e| e["ph"] == "s")
+        .map(|e| (e["id"].as_u64().unwrap(), ns(&e["ts"])))
+        .collect();
+    let ends: Vec<&Value> = ev.iter().filter(|e| e["ph"] == "f").collect();
+    assert!(!starts.is_empty() && !ends.is_empty());
+    for f in ends {
+        let s = starts[&f["id"].as_u64().unwrap()];
+        assert!(s <= ns(&f["ts"]), "{f}");
+    }
+    let named = |n: &str| ev.iter().any(|e| e["ph"] == "X" && e["name"] == n);
+    assert!(named("idle (nohz)") && named("wait sched_balance_running") && named("sched_tick"));
 
     let tracks = slices(&ev);
     assert_eq!(tracks.len(), n);
