@@ -110,6 +110,26 @@ test('story run: B beats A, live charts, no console errors', async () => {
   assert.deepEqual(problems, []);
 });
 
+test('Download trace saves the finished run as Chrome JSON trace events', async () => {
+  const page = state.page;
+  assert.ok(page, 'needs the first test');
+  await page.fill('#trace-to', '99');
+  await page.click('#download-trace');
+  await page.waitForFunction(() => /no trace: trace_to/.test(document.getElementById('trace-status').textContent), null, { timeout: 120000 });
+  await page.fill('#trace-from', '0.01');
+  await page.fill('#trace-to', '0.011');
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 120000 }), page.click('#download-trace')]);
+  assert.match(dl.suggestedFilename(), /-b\.trace\.json$/);
+  const t = JSON.parse(readFileSync(await dl.path(), 'utf8'));
+  assert.ok(Array.isArray(t.traceEvents) && t.traceEvents.length > 0, 'traceEvents');
+  assert.ok(t.traceEvents.some((e) => e.ph === 'M' && e.name === 'thread_name' && e.args.name === 'CPU 0'), 'a CPU track');
+  assert.ok(t.traceEvents.some((e) => e.ph === 'X' && e.name === 'kernel'), 'kernel slices');
+  assert.ok(t.traceEvents.some((e) => e.ph === 'C' && e.name === 'nr_running'), 'nr_running counters');
+  assert.match(await page.textContent('#trace-status'), /trace saved/);
+  await page.fill('#trace-from', '');
+  await page.fill('#trace-to', '');
+});
+
 test('share link reproduces identical numbers', async () => {
   const page = state.page;
   assert.ok(page, 'needs the first test');

@@ -143,6 +143,47 @@ impl Run {
         &self.engine
     }
 
+    /// Records a trace of simulated time [from_s, to_s) (seconds from the start, warm-up included;
+    /// `None`: the whole run), at most `sched::TRACE_MAX_EVENTS` events. Call before the first step.
+    pub fn enable_trace(&mut self, from_s: Option<f64>, to_s: Option<f64>) -> Result<(), Invalid> {
+        if self.engine.events > 0 {
+            return Err(
+                error::FieldError::new("trace", "enable the trace before the run starts").into(),
+            );
+        }
+        let end_s = self.end_ns as f64 / 1e9;
+        let from = from_s.unwrap_or(0.0);
+        let to = to_s.unwrap_or(end_s);
+        let mut errs = Vec::new();
+        if !(from.is_finite() && (0.0..end_s).contains(&from)) {
+            errs.push(error::FieldError::new(
+                "trace_from",
+                format!("{from} is out of range: seconds in [0, {end_s}) (the run's length)"),
+            ));
+        }
+        if !(to.is_finite() && to > from && to <= end_s) {
+            errs.push(error::FieldError::new(
+                "trace_to",
+                format!("{to} is out of range: seconds in (trace_from = {from}, {end_s}]"),
+            ));
+        }
+        if !errs.is_empty() {
+            return Err(Invalid(errs));
+        }
+        // Without an end the trace also holds the kernel work charged past the end (a CPU's last
+        // pass), as the profile does.
+        let to_ns = to_s.map_or(u64::MAX, |t| (t * 1e9) as u64);
+        let from_ns = (from * 1e9) as u64;
+        self.engine
+            .set_tracer(from_ns, to_ns, sched::TRACE_MAX_EVENTS);
+        Ok(())
+    }
+
+    /// The recorded trace as Chrome JSON trace events (docs/TRACE.md); an error names the cap.
+    pub fn trace_json(&self) -> Result<String, Invalid> {
+        self.engine.trace_json()
+    }
+
     /// Charges open intervals up to now (so per-CPU time can be checked mid-run).
     pub fn flush(&mut self) {
         self.engine.flush_accounting();
@@ -165,6 +206,21 @@ pub fn run_ab(exp: &Experiment) -> (Result<Report, Invalid>, Result<Report, Inva
     {
         (run(exp, Side::A), run(exp, Side::B))
     }
+}
+
+/// Runs one side of an experiment to the end with a trace of [from_s, to_s) (`Run::enable_trace`):
+/// the report (the same as `run`'s) and the trace's JSON text.
+pub fn run_traced(
+    exp: &Experiment,
+    side: Side,
+    from_s: Option<f64>,
+    to_s: Option<f64>,
+) -> Result<(Report, String), Invalid> {
+    let mut r = Run::new(exp, side)?;
+    r.enable_trace(from_s, to_s)?;
+    while !r.step(1 << 20) {}
+    let report = r.report();
+    Ok((report, r.trace_json()?))
 }
 
 /// Runs one side of an experiment to the end.

@@ -71,9 +71,10 @@ Examples:
   schedplay run --machine milan-2s --workload hackbench --set groups=4 --seconds 0.5
   schedplay run --machine gnr-2s-snc3 --patch skip-not-due,skew-tick --json
   schedplay run --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware'
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.json --trace-from 0.01 --trace-to 0.02
 
 Without --link the scenario runs unpatched unless --patch is given; with --link it runs the link's
-side B (the change under test).")]
+side B (the change under test). --trace writes Chrome JSON trace events for Perfetto (docs/TRACE.md).")]
         Run {
             #[command(flatten)]
             s: ScenarioArgs,
@@ -83,6 +84,15 @@ side B (the change under test).")]
             /// Print the report as JSON (fields: docs/SCHEMA.md).
             #[arg(long)]
             json: bool,
+            /// Write a trace of the run to FILE (Chrome JSON trace events: open it in ui.perfetto.dev; docs/TRACE.md).
+            #[arg(long, value_name = "FILE")]
+            trace: Option<String>,
+            /// Trace window start, seconds of simulated time from the start (default 0).
+            #[arg(long, value_name = "S", allow_hyphen_values = true, requires = "trace")]
+            trace_from: Option<String>,
+            /// Trace window end, seconds (default: the end of the run).
+            #[arg(long, value_name = "S", allow_hyphen_values = true, requires = "trace")]
+            trace_to: Option<String>,
         },
         /// Run A and B and show the change.
         #[command(after_help = "\
@@ -479,6 +489,29 @@ Examples:
         }
     }
 
+    /// An optional seconds value of a flag; a bad one names the field.
+    fn seconds_arg(field: &str, v: &Option<String>) -> Result<Option<f64>, FieldError> {
+        match v {
+            None => Ok(None),
+            Some(s) => match s.trim().parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(Some(x)),
+                _ => Err(FieldError::new(
+                    field,
+                    format!("{s:?} is not a number of seconds"),
+                )),
+            },
+        }
+    }
+
+    fn print_report(r: &Report, json: bool) -> ExitCode {
+        if json {
+            println!("{}", serde_json::to_string_pretty(r).unwrap_or_default());
+        } else {
+            print!("{}", r.to_text());
+        }
+        ExitCode::SUCCESS
+    }
+
     fn run_side(e: &Experiment, side: Side) -> Result<Report, Invalid> {
         schedplay::run(e, side)
     }
@@ -623,7 +656,14 @@ Examples:
                 }
                 ExitCode::SUCCESS
             }
-            Cmd::Run { s, patches, json } => {
+            Cmd::Run {
+                s,
+                patches,
+                json,
+                trace,
+                trace_from,
+                trace_to,
+            } => {
                 // A link's B is the side `run --link` runs (the change under test); --patch overrides it.
                 let given = (!patches.is_empty()).then(|| {
                     patches
@@ -640,6 +680,30 @@ Examples:
                     Ok(t) => t,
                     Err(e) => return fail(e),
                 };
+                if let Some(file) = &trace {
+                    if e.repeats > 1 {
+                        return fail(
+                            FieldError::new("trace", "a trace is of one run: repeats must be 1")
+                                .into(),
+                        );
+                    }
+                    let (from, to) = match (
+                        seconds_arg("trace_from", &trace_from),
+                        seconds_arg("trace_to", &trace_to),
+                    ) {
+                        (Ok(f), Ok(t)) => (f, t),
+                        (Err(a), Err(b)) => return fail(Invalid(vec![a, b])),
+                        (Err(a), _) | (_, Err(a)) => return fail(a.into()),
+                    };
+                    let (r, text) = match schedplay::run_traced(&e, side, from, to) {
+                        Ok(x) => x,
+                        Err(e) => return fail(e),
+                    };
+                    if let Err(err) = std::fs::write(file, text) {
+                        return fail(FieldError::new("trace", format!("{file}: {err}")).into());
+                    }
+                    return print_report(&r, json);
+                }
                 if e.repeats > 1 {
                     return print_table(&e, &[side], threads, json);
                 }

@@ -179,6 +179,22 @@ impl Sim {
     }
 }
 
+/// Runs one side to the end with a trace of simulated seconds [from_s, to_s) (absent: from the
+/// start / to the end) and returns the trace: Chrome JSON trace-event text for Perfetto
+/// (docs/TRACE.md). A bad window or too many events is an `InvalidInput` naming the field.
+#[wasm_bindgen]
+pub fn run_trace(
+    experiment_js: JsValue,
+    side_name: &str,
+    from_s: Option<f64>,
+    to_s: Option<f64>,
+) -> Result<String, JsValue> {
+    let e = experiment(experiment_js)?;
+    crate::run_traced(&e, side(side_name)?, from_s, to_s)
+        .map(|(_, text)| text)
+        .map_err(|i| invalid(&i))
+}
+
 /// The A/B change between two reports (as returned by `Sim.report`): `Delta::between`, the same
 /// figures as the CLI's `compare`.
 #[wasm_bindgen]
@@ -271,7 +287,7 @@ pub fn validation_plan(seconds: f64, repeats: u32) -> Result<JsValue, JsValue> {
     let out: Vec<serde_json::Value> = jobs
         .iter()
         .map(|(e, side)| {
-            let side = if *side == Side::A { "a" } else { "b" };
+            let side = if *side == Side::A { "a" } else { "b" }; // the worker's side names
             serde_json::json!({ "experiment": e, "side": side })
         })
         .collect();

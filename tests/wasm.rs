@@ -180,3 +180,23 @@ fn validation_plan_and_table_match_native() {
         .is_err()
     );
 }
+
+#[wasm_bindgen_test]
+fn run_trace_gives_chrome_json_and_names_a_bad_window() {
+    let e = serde_wasm_bindgen::to_value(&golden::experiment()).unwrap();
+    let text = wasm::run_trace(e.clone(), "b", Some(0.0), Some(0.001)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    assert!(ev.iter().any(|e| e["ph"] == "X" && e["name"] == "kernel"));
+    assert!(
+        ev.iter()
+            .any(|e| e["ph"] == "C" && e["name"] == "nr_running")
+    );
+    let err = wasm::run_trace(e, "b", Some(0.0), Some(1e9)).unwrap_err();
+    assert!(
+        get(&err, "message")
+            .as_string()
+            .unwrap()
+            .contains("trace_to")
+    );
+}

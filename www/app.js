@@ -15,6 +15,7 @@ import { clearSummary, setPatchLists, renderSide, renderDelta, renderProfile, re
 import { Heatmap, renderDomains } from './heatmap.js';
 import { exportJSON, exportCSV } from './export.js';
 import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
+import { setupTrace } from './trace.js';
 
 const { MSG, ERROR_KINDS } = PROTOCOL;
 
@@ -686,6 +687,7 @@ function bundle() {
 }
 
 $('share').addEventListener('click', share);
+setupTrace(engine, () => last?.exp ?? null);
 $('export-json').addEventListener('click', () => { const b = bundle(); if (b) exportJSON(b); });
 $('export-csv').addEventListener('click', () => { const b = bundle(); if (b) exportCSV(b); });
 $('scenario').addEventListener('submit', (ev) => { ev.preventDefault(); startRun(); });

@@ -198,6 +198,9 @@ function handle(msg) {
       return reply(msg, () => ({ runs: plain(wasm_bindgen.validation_plan(Number(msg.seconds), Number(msg.repeats) >>> 0)) }));
     case MSG.validation_table:
       return reply(msg, () => ({ rows: plain(wasm_bindgen.validation_table(Number(msg.seconds), Number(msg.repeats) >>> 0, msg.reports)) }));
+    case MSG.trace:
+      if (!isSide(msg.side)) return refuse({ id: msg.id }, 'side', 'allowed "a" or "b"');
+      return reply(msg, () => ({ text: String(wasm_bindgen.run_trace(msg.experiment, msg.side, msg.from ?? undefined, msg.to ?? undefined)) }));
     case MSG.repeat_table:
       return reply(msg, () => ({ table: plain(wasm_bindgen.repeat_table(msg.a, msg.b)) }));
     default:

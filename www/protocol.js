@@ -36,6 +36,9 @@
  *          -> {type, id, runs: {experiment: object, side: Side}[]}  the runs `schedplay validate` makes
  * @typedef {{type: 'validation_table', id: number, seconds: number, repeats: number, reports: object[]}} ValidationTableMsg
  *          -> {type, id, rows: object[]}  the validation rows (`validate --json`) from the runs' reports, in plan order
+ * @typedef {{type: 'trace', id: number, experiment: object, side: Side, from?: number, to?: number}} TraceMsg
+ *          -> {type, id, text: string}  the side run again with a trace of simulated seconds [from, to)
+ *             (absent: the whole run): Chrome JSON trace events for Perfetto (docs/TRACE.md)
  *
  * worker -> page
  * @typedef {{type: 'ready', presets: object}} ReadyMsg      once, after the wasm module is instantiated
@@ -51,7 +54,7 @@
 (function (g) {
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
     'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
-    'validation_table'];
+    'validation_table', 'trace'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;

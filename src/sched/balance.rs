@@ -260,7 +260,7 @@ impl Engine {
                     if self.must_wait(c) {
                         return Some(w);
                     }
-                    if !self.sbr_cmpxchg_succeeded() {
+                    if !self.sbr_cmpxchg_succeeded(c) {
                         w.phase = Phase::Track; // goto out: skip this level
                         continue;
                     }
@@ -315,7 +315,7 @@ impl Engine {
                     } else {
                         IdleType::NotIdle
                     };
-                    if self.sbr_cmpxchg_succeeded() {
+                    if self.sbr_cmpxchg_succeeded(c) {
                         w.held = true;
                         w.pulled = self.balance_core(c, rq, level, it) > 0;
                     } else {
@@ -368,10 +368,11 @@ impl Engine {
     }
 
     /// The outcome of the cmpxchg just served (now is its completion): the value the line holds.
-    fn sbr_cmpxchg_succeeded(&mut self) -> bool {
+    fn sbr_cmpxchg_succeeded(&mut self, c: usize) -> bool {
         let won = self.sbr.try_acquire(self.now);
         if !won {
             self.metrics.count(Counter::SbrCmpxchgFailed);
+            self.trace_instant(c, "cmpxchg sched_balance_running failed");
         }
         won
     }
@@ -500,7 +501,7 @@ impl Engine {
                     if self.must_wait(c) {
                         return Some(w);
                     }
-                    if self.sbr_cmpxchg_succeeded() {
+                    if self.sbr_cmpxchg_succeeded(c) {
                         w.held = true;
                         w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
                     }

@@ -81,6 +81,7 @@ impl Engine {
 
     pub(super) fn kcharge(&mut self, c: usize, sym: Sym, ns: u64) {
         self.metrics.charge(c, sym, ns);
+        self.trace_charge(c, sym, self.cpus[c].exec.cursor, ns);
         self.cpus[c].exec.cursor += ns;
     }
 
@@ -99,6 +100,7 @@ impl Engine {
         let stall = a.done - self.now;
         self.metrics.charge(c, sym, stall);
         self.metrics.stall(c, stall);
+        self.trace_wait(c, sym, Some(line), self.now, a.done);
         let exec = &mut self.cpus[c].exec;
         exec.cursor = a.done;
         if op == Op::Store && a.visible > exec.sb_drain_at {
@@ -111,12 +113,13 @@ impl Engine {
     /// A locked instruction drains the store buffer first: before CPU `c` issues an atomic, it
     /// waits (charged to `sym`) until its buffered stores have committed. Call before `must_wait`.
     pub(super) fn drain_store_buffer(&mut self, c: usize, sym: Sym) {
-        let cpu = &mut self.cpus[c];
-        let wait = cpu.exec.sb_drain_at.saturating_sub(cpu.exec.cursor);
+        let cursor = self.cpus[c].exec.cursor;
+        let wait = self.cpus[c].exec.sb_drain_at.saturating_sub(cursor);
         if wait > 0 {
             self.metrics.charge(c, sym, wait);
             self.metrics.stall(c, wait);
-            cpu.exec.cursor += wait;
+            self.trace_wait(c, sym, None, cursor, cursor + wait);
+            self.cpus[c].exec.cursor += wait;
         }
     }
 
@@ -145,6 +148,7 @@ impl Engine {
         cpu.exec.mode = Mode::Kernel;
         cpu.exec.cursor = t;
         cpu.exec.since = t;
+        self.trace_mode(c, t);
     }
 
     /// True when a job on `c` must wait for simulated time to reach its cursor before touching a
@@ -284,6 +288,7 @@ impl Engine {
         let cpu = &mut self.cpus[c];
         cpu.exec.mode = Mode::Idle;
         cpu.exec.since = now;
+        self.trace_mode(c, now);
         Exit::Left
     }
 
@@ -300,5 +305,6 @@ impl Engine {
         task.run_end = now + task.remaining;
         self.q
             .push(task.run_end, Ev::BurstEnd(c as u32, cpu.exec.burst_gen));
+        self.trace_mode(c, now);
     }
 }

@@ -27,10 +27,12 @@ mod pelt;
 mod rq;
 mod task;
 mod tick;
+mod trace;
 mod user_lines;
 mod wakeup;
 
 pub use metrics::{Counter, Metrics, Series, Sym};
+pub use trace::TRACE_MAX_EVENTS;
 
 use crate::coherence::{Coherence, LineId, Op};
 use crate::domains::SchedDomains;
@@ -205,6 +207,8 @@ pub struct Engine {
     pub events: u64,
     /// Nesting of run_cpu (a CPU's work can start another CPU's).
     run_depth: u32,
+    /// The trace being recorded, if any (`trace.rs`; off: None).
+    tracer: Option<Box<trace::Tracer>>,
 }
 
 impl Engine {
@@ -305,6 +309,7 @@ impl Engine {
             ws_lines,
             events: 0,
             run_depth: 0,
+            tracer: None,
             topo,
         };
         e.init_cache_aware();

@@ -98,6 +98,7 @@ impl Engine {
         rq.avg_vruntime += k * w;
         rq.avg_load += w;
         rq.queued.push(t);
+        self.trace_nr_running(c);
     }
 
     /// __dequeue_entity: out of the queue (keeping the order of the rest) and the sums.
@@ -108,6 +109,7 @@ impl Engine {
         rq.avg_load -= w;
         let i = rq.queued.iter().position(|&q| q == t).expect("queued");
         rq.queued.remove(i);
+        self.trace_nr_running(c);
     }
 
     /// The avg sums with curr included (what avg_vruntime and vruntime_eligible read).
@@ -292,6 +294,7 @@ impl Engine {
     pub(super) fn dequeue_curr(&mut self, c: usize) {
         let before = self.cpus[c].nr_running();
         self.cpus[c].rq.curr = None;
+        self.trace_nr_running(c);
         self.update_min_vruntime(c);
         self.update_overload(c, before);
     }
@@ -383,6 +386,7 @@ impl Engine {
         self.idle_exit(c, now);
         let cpu = &mut self.cpus[c];
         cpu.rq.curr = Some(t);
+        self.trace_nr_running(c);
         let task = &mut self.tasks[t as usize];
         task.state = TaskState::Running;
         task.cpu = c as u32;

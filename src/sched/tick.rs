@@ -102,6 +102,7 @@ impl Engine {
         }
         if softirq {
             self.metrics.count(Counter::Softirqs);
+            self.trace_instant(c, "raise SCHED_SOFTIRQ");
             // sched_balance_softirq(): the blocked averages first, under the local rq lock
             self.sched_balance_update_blocked_averages(c);
             self.cpus[c].exec.jobs.push_back(Job::Compute(

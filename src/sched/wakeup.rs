@@ -43,6 +43,7 @@ impl Engine {
         if target != prev {
             self.metrics.count(Counter::WakeMigrations);
         }
+        self.trace_flow(waker_cpu, t, "wakeup");
         // Remote enqueue: the target rq's lock/wakelist line comes to the waker.
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
