@@ -54,13 +54,6 @@ fn side(s: &str) -> Result<Side, JsValue> {
     }
 }
 
-#[derive(Serialize)]
-struct Story {
-    name: &'static str,
-    title: &'static str,
-    experiment: Experiment,
-}
-
 /// Machines, workloads, patches, the two seed stories, and the rules the form is built from: the
 /// HZ values, the machine override keys (key, link key, range, description) and the sweep's CPU
 /// counts.
@@ -76,17 +69,11 @@ pub fn presets() -> JsValue {
                 "cores_per_socket": m.cores_per_socket, "smt": m.smt,
                 "nodes_per_socket": m.nodes_per_socket, "cores_per_llc": m.cores_per_llc,
                 "cores_per_cluster": m.cores_per_cluster,
+                "rmw_hold_ns": m.rmw_hold_ns, "cpumask_offstack": u32::from(m.cpumask_offstack),
             })
         })
         .collect();
-    let stories: Vec<Story> = crate::scenario::stories()
-        .into_iter()
-        .map(|(name, title, experiment)| Story {
-            name,
-            title,
-            experiment,
-        })
-        .collect();
+    let stories = crate::scenario::stories();
     to_js(&serde_json::json!({
         "machines": machines,
         "workloads": workload::WORKLOADS,

@@ -174,9 +174,10 @@ function showStory(s) {
   box.hidden = !s;
   if (!s) return;
   clear(box);
-  box.append(h('strong', {}, s.title || s.name), s.claim ? h('span', {}, ` — ${s.claim}`) : null,
+  const parts = [h('strong', {}, s.title || s.name), s.claim ? h('span', {}, ` — ${s.claim}`) : null,
     s.look_at ? h('div', {}, `Look at: ${s.look_at}`) : null,
-    s.source ? h('div', {}, 'Source: ', h('a', { href: s.source, rel: 'noopener noreferrer', target: '_blank' }, s.source)) : null);
+    s.source ? h('div', {}, `Source: ${s.source}`) : null];
+  box.append(...parts.filter((p) => p !== null));
 }
 
 function wireStories(presets) {
