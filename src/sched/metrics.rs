@@ -269,16 +269,26 @@ pub struct Measured {
     pub completions: u64,
 }
 
+/// ns charged to `sym` over all CPUs.
+fn total(cpu_sym: &[[u64; NSYM]], sym: Sym) -> u64 {
+    cpu_sym.iter().map(|s| s[sym as usize]).sum()
+}
+
+/// ns charged to anything but `[idle]` over all CPUs.
+fn non_idle_ns(cpu_sym: &[[u64; NSYM]]) -> u64 {
+    cpu_sym
+        .iter()
+        .map(|s| s.iter().sum::<u64>() - s[Sym::Idle as usize])
+        .sum()
+}
+
 impl Measured {
     pub fn total(&self, sym: Sym) -> u64 {
-        self.cpu_sym.iter().map(|s| s[sym as usize]).sum()
+        total(&self.cpu_sym, sym)
     }
 
     pub fn non_idle_ns(&self) -> u64 {
-        self.cpu_sym
-            .iter()
-            .map(|s| s.iter().sum::<u64>() - s[Sym::Idle as usize])
-            .sum()
+        non_idle_ns(&self.cpu_sym)
     }
 }
 
@@ -386,14 +396,11 @@ impl Metrics {
     }
 
     pub fn total(&self, sym: Sym) -> u64 {
-        self.cpu_sym.iter().map(|s| s[sym as usize]).sum()
+        total(&self.cpu_sym, sym)
     }
 
     pub fn non_idle_ns(&self) -> u64 {
-        self.cpu_sym
-            .iter()
-            .map(|s| s.iter().sum::<u64>() - s[Sym::Idle as usize])
-            .sum()
+        non_idle_ns(&self.cpu_sym)
     }
 
     /// Closes one series interval (the caller has flushed open accounting up to `now`).
