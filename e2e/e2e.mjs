@@ -216,6 +216,10 @@ test('a story during a run cancels the run first; its results are the story\'s',
   assert.equal(await page.textContent('#results-link'), link);
   assert.equal(await page.textContent('#summary-b-patches'), '(cache-aware, cas-skip-many-threads)');
   assert.ok(await page.isHidden('#stale'));
+  // the story's reported figure next to the model's
+  const figure = await page.textContent('#story-figure');
+  assert.match(figure, /Reported: about 10% slower/);
+  assert.match(figure, /Model \(this run\): account_mm_sched \d+\.\d\d% in A, \d+\.\d\d% in B; throughput B vs A [-+]\d/);
   assert.deepEqual(problems, []);
   await page.close();
 });

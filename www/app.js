@@ -180,6 +180,19 @@ function showStory(s) {
   box.append(...parts.filter((p) => p !== null));
 }
 
+/** The story's reported figures next to this run's: its symbol's share in A and B, and B vs A. */
+function showStoryFigure(story, r) {
+  const box = $('story-figure');
+  box.hidden = !(story && story.reported);
+  if (box.hidden) return;
+  const pct = (rep) => (rep.profile.find((p) => p.symbol === story.symbol)?.percent ?? 0).toFixed(2);
+  const d = r.compare?.throughput_pct;
+  const delta = Number.isFinite(d) ? `${d >= 0 ? '+' : ''}${d.toFixed(1)}%` : '–';
+  clear(box);
+  box.append(h('div', {}, `Reported: ${story.reported}.`),
+    h('div', {}, `Model (this run): ${story.symbol} ${pct(r.reports.a)}% in A, ${pct(r.reports.b)}% in B; throughput B vs A ${delta}. How close it comes, with intervals: "How close is the model?".`));
+}
+
 function wireStories(presets) {
   for (const btn of document.querySelectorAll('#stories button.story')) {
     btn.addEventListener('click', async () => {
@@ -329,6 +342,7 @@ async function onDone(job, msg) {
   r.table = table;
   renderProfile(r.reports.a, r.reports.b);
   renderCounters(r.reports.a, r.reports.b);
+  showStoryFigure(job.story, r);
   await showDetails();
   $('progress').value = 1;
   setText('progress-label', 'done');
