@@ -1,6 +1,6 @@
 // Report downloads: JSON (everything) and CSV (long format: side,section,name,field,value).
 
-function download(name, type, text) {
+export function download(name, type, text) {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const a = document.createElement('a');
   a.href = url;

@@ -3,18 +3,7 @@
 // the user's own Perfetto UI (docs/TRACE.md). No network call: the file is made in the page.
 
 import { $, setText } from './dom.js';
-import { fileStem } from './export.js';
-
-function download(name, text) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
-}
+import { download, fileStem } from './export.js';
 
 /** An optional seconds field: undefined when empty. */
 function seconds(id) {
@@ -40,7 +29,7 @@ export function setupTrace(engine, finished) {
     setText('trace-status', `tracing side ${side.toUpperCase()}…`);
     try {
       const reply = await engine.call('trace', { experiment: exp, side, from: seconds('trace-from'), to: seconds('trace-to') });
-      download(`${fileStem(exp)}-${side}.trace.json`, reply.text);
+      download(`${fileStem(exp)}-${side}.trace.json`, 'application/json', reply.text);
       setText('trace-status', `trace saved (${Math.round(reply.text.length / 1024)} KiB): open it in ui.perfetto.dev`);
     } catch (e) {
       // the engine's field errors (a bad window, or the event cap: `trace_to`), else its message
