@@ -351,6 +351,28 @@ test('the Run box never covers the form: every patch and story visible at 1280×
   await page.close();
 });
 
+test('machine summary: the topology the engine built, and a notice when a setting was adjusted', async () => {
+  // spr-2s-snc4 resized to 60 cores and 2 nodes per socket: the form's LLC field still shows the
+  // preset's 14, the engine derives one LLC per SNC node (4 × 30 cores) and the page says so
+  const { page, problems } = await openPage('?v=1&machine=spr-2s-snc4&cores_per_socket=60&nodes_per_socket=2&seconds=0.1&seed=1');
+  const sum = () => page.textContent('#machine-summary');
+  await page.waitForSelector('#machine-summary[data-llcs="4"]', { timeout: 5000 });
+  assert.match(await sum(), /240 CPUs .*4 NUMA nodes of 30 cores \(60 CPUs\) · 4 LLCs of 30 cores \(60 CPUs\)/);
+  assert.ok(await page.isVisible('#machine-adjusted'));
+  assert.match(await page.textContent('#machine-adjusted [data-field="cores_per_llc"]'), /cores per llc: 30 used, not 14 — Intel: the LLC is the socket, split per SNC node/);
+  // typing 14 (the preset's value) keeps it: 14 + 14 + 2 cores per node, nothing adjusted
+  await page.fill('#cores_per_llc', '14');
+  await page.waitForSelector('#machine-summary[data-llcs="12"]', { timeout: 5000 });
+  assert.match(await sum(), /12 LLCs: 8 × 14 cores \(28 CPUs\), 4 × 2 cores \(4 CPUs\)/);
+  assert.ok(await page.isHidden('#machine-adjusted'));
+  await page.waitForFunction(() => /cores_per_llc=14/.test(location.search), null, { timeout: 5000 });
+  // an invalid machine field: no summary of another machine
+  await page.fill('#nodes_per_socket', '9');
+  await page.waitForFunction(() => /fix nodes_per_socket/.test(document.getElementById('machine-summary').textContent), null, { timeout: 5000 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('hz=300 link: the HZ list is the engine\'s, and the link runs', async () => {
   const { page, problems } = await openPage(`?v=1&machine=milan-2s&hz=300&seconds=${SECONDS}&seed=5`);
   const hz = await page.evaluate(() => [...document.querySelectorAll('#hz option')].map((o) => o.value));

@@ -125,6 +125,17 @@ pub fn topology(experiment_js: JsValue, side_name: &str, cpu: usize) -> Result<J
     })))
 }
 
+/// The machine the engine builds from the experiment's machine choice (`machine_summary::summary`):
+/// CPUs, nodes, LLCs and clusters with their sizes, and every setting it used differently from the
+/// form (`adjusted`, with why). A bad machine is an `InvalidInput` naming its fields.
+#[wasm_bindgen]
+pub fn topology_summary(experiment_js: JsValue) -> Result<JsValue, JsValue> {
+    let e = experiment(experiment_js)?;
+    crate::machine_summary::summary(&e)
+        .map(|s| to_js(&s))
+        .map_err(|i| invalid(&i))
+}
+
 /// A run advanced in slices by the worker.
 #[wasm_bindgen]
 pub struct Sim {

@@ -200,3 +200,24 @@ fn run_trace_gives_chrome_json_and_names_a_bad_window() {
             .contains("trace_to")
     );
 }
+
+#[wasm_bindgen_test]
+fn topology_summary_is_the_built_machine() {
+    let d = wasm::decode_link("v=1&machine=spr-2s-snc4&cores_per_socket=60&nodes_per_socket=2");
+    let s = wasm::topology_summary(get(&d, "experiment")).unwrap();
+    assert_eq!(get(&s, "llcs").as_f64(), Some(4.0));
+    let adjusted = js_sys::Array::from(&get(&s, "adjusted"));
+    assert_eq!(
+        get(&adjusted.get(0), "field").as_string().as_deref(),
+        Some("cores_per_llc")
+    );
+    let bad = js_sys::JSON::parse(
+        r#"{"v":1,"machine":{"preset":"spr-2s-snc4","nodes_per_socket":9},"workload":{"name":"oltp"}}"#,
+    )
+    .unwrap();
+    let err = wasm::topology_summary(bad).unwrap_err();
+    assert_eq!(
+        get(&err, "name").as_string().as_deref(),
+        Some(wasm::INVALID_INPUT)
+    );
+}

@@ -9,7 +9,7 @@
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
 import { $, h, clear, setText, fmtInt } from './dom.js';
 import { Engine, PROTOCOL } from './engine.js';
-import { ScenarioForm, showErrors } from './form.js';
+import { ScenarioForm, showErrors, showMachineSummary } from './form.js';
 import { Charts } from './charts.js';
 import { clearSummary, setPatchLists, renderSide, renderDelta, renderProfile, renderC2C, renderCounters, renderFlag, renderRepeatTable } from './results.js';
 import { Heatmap, renderDomains } from './heatmap.js';
@@ -135,6 +135,7 @@ async function syncNow() {
     const v = await engine.call(MSG.validate, { experiment });
     errors = errors.concat((v.errors || []).filter((e) => !errors.some((x) => x.field === e.field)));
     validateErrors = errors;
+    await machineSummary(experiment, errors);
     if (!errors.length) {
       currentLink = (await engine.call(MSG.encode_link, { experiment })).link;
       if (userEdited) history.replaceState(null, '', `${location.pathname}?${currentLink}`);
@@ -144,6 +145,18 @@ async function syncNow() {
   }
   refreshErrors();
   markStale();
+}
+
+/** The machine summary is the engine's (topology_summary); none while a machine field is invalid. */
+async function machineSummary(experiment, errors) {
+  const machineFields = new Set(['machine', ...form.machineKeys.map((k) => k.key)]);
+  const bad = errors.filter((e) => machineFields.has(e.field));
+  if (bad.length) { showMachineSummary(null, `fix ${bad.map((e) => e.field).join(', ')}`); return; }
+  try {
+    showMachineSummary((await engine.call(MSG.topology_summary, { experiment })).summary);
+  } catch (e) {
+    showMachineSummary(null, e.errors?.length ? e.errors.map((x) => `${x.field}: ${x.message}`).join('; ') : e.message);
+  }
 }
 
 /** The results shown are "out of date" when the form is not (or no longer) their experiment. */

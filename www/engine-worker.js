@@ -181,6 +181,8 @@ function handle(msg) {
     case MSG.topology:
       if (!isSide(msg.side)) return refuse({ id: msg.id }, 'side', 'allowed "a" or "b"');
       return reply(msg, () => ({ topology: plain(wasm_bindgen.topology(msg.experiment, msg.side, msg.cpu)) }));
+    case MSG.topology_summary:
+      return reply(msg, () => ({ summary: plain(wasm_bindgen.topology_summary(msg.experiment)) }));
     case MSG.compare:
       return reply(msg, () => ({ result: plain(wasm_bindgen.compare(msg.a, msg.b)) }));
     case MSG.sweep_cpus:

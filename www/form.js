@@ -9,6 +9,7 @@ export class ScenarioForm {
     this.onChange = onChange;
     this.template = null; // last experiment set: keeps its unknown keys
     this.knobs = []; // knob descriptors of the current workload
+    this.touched = new Set(); // machine keys typed by the user or given by the link: always sent
     /** @type {{key: string, link: string, min: number, max: number, words: [string, number][], description: string}[]} */
     this.machineKeys = presets.machine_keys;
     this.renderStatic();
@@ -57,8 +58,8 @@ export class ScenarioForm {
       this.changed(fieldOf(ev.target));
     });
     for (const { key } of this.machineKeys) {
-      $(key).addEventListener('input', () => this.updateMachineSummary());
-      $(key).addEventListener('change', () => this.updateMachineSummary());
+      $(key).addEventListener('input', () => this.touched.add(key));
+      $(key).addEventListener('change', () => this.touched.add(key));
     }
   }
 
@@ -67,18 +68,9 @@ export class ScenarioForm {
   applyMachinePreset(name) {
     const m = this.machinePreset(name);
     $('machine-desc').textContent = m ? (m.description || '') : '';
-    if (!m || name === 'custom') { this.updateMachineSummary(); return; }
+    this.touched.clear();
+    if (!m || name === 'custom') return;
     for (const { key } of this.machineKeys) if (m[key] !== undefined) $(key).value = String(m[key]);
-    this.updateMachineSummary();
-  }
-
-  updateMachineSummary() {
-    const n = (id) => Number($(id)?.value) || 0;
-    const cpus = n('sockets') * n('cores_per_socket') * n('smt');
-    const nodes = n('sockets') * n('nodes_per_socket');
-    const llcs = n('cores_per_llc') ? Math.ceil(n('sockets') * n('cores_per_socket') / n('cores_per_llc')) : 0;
-    const m = this.machinePreset($('machine').value);
-    $('machine-summary').textContent = `${cpus} CPUs, ${nodes} NUMA nodes, ${llcs} LLCs` + (m && m.vendor ? ` (${m.vendor})` : '');
   }
 
   renderKnobs(workloadName, values) {
@@ -122,6 +114,7 @@ export class ScenarioForm {
     // machine keys are overrides of the preset: absent/null means "the preset's value"
     const val = (k) => (m[k] === undefined || m[k] === null ? mp[k] : m[k]);
     for (const { key } of this.machineKeys) $(key).value = val(key) === undefined || val(key) === null ? '' : String(val(key));
+    this.touched = new Set(this.machineKeys.map((k) => k.key).filter((k) => m[k] !== undefined && m[k] !== null));
     $('hz').value = String(exp.hz ?? this.presets.default_hz);
     const wl = exp.workload || {};
     $('workload').value = wl.name ?? '';
@@ -134,7 +127,6 @@ export class ScenarioForm {
     $('seed').value = String(exp.seed ?? '');
     $('repeats').value = String(exp.repeats ?? 1);
     $('warmup').value = String(exp.warmup ?? 0);
-    this.updateMachineSummary();
   }
 
   /**
@@ -161,7 +153,7 @@ export class ScenarioForm {
     const mp = this.machinePreset($('machine').value) || {};
     for (const k of this.machineKeys) {
       const t = $(k.key).value.trim();
-      if (t !== '' && t !== String(mp[k.key])) q.push([k.link, t]);
+      if (t !== '' && (t !== String(mp[k.key]) || this.touched.has(k.key))) q.push([k.link, t]);
     }
     q.push(['hz', $('hz').value], ['workload', $('workload').value]);
     for (const k of this.knobs) {
@@ -190,16 +182,16 @@ export class ScenarioForm {
       const s = $(id).value.trim();
       return s === '' ? null : Number(s);
     };
-    // Machine keys are sent as overrides only where the field differs from the preset, so a link
-    // made from the form names only what the user changed. The engine keeps every override it is
-    // given, even one equal to the preset (scenario.rs encode_link: an override can change derived
-    // values, e.g. the Intel LLC split), so leaving equal ones out is this form's choice.
+    // Machine keys are sent as overrides where the field differs from the preset or the user typed
+    // it (or the link gave it), so a link made from the form names only what the user set. An
+    // override equal to the preset still matters: it stops a derived value (the Intel LLC split
+    // per SNC node) from being derived (scenario.rs encode_link keeps it).
     const preset = $('machine').value;
     const mp = this.machinePreset(preset) || {};
     const machine = { preset };
     for (const { key } of this.machineKeys) {
       const v = num(key);
-      if (v !== null && v !== mp[key]) machine[key] = v;
+      if (v !== null && (v !== mp[key] || this.touched.has(key))) machine[key] = v;
     }
     const workload = { name: $('workload').value };
     for (const k of this.knobs) {
@@ -289,4 +281,35 @@ function fieldInput(field) {
   const direct = document.getElementById(field);
   if (direct && /^(INPUT|SELECT)$/.test(direct.tagName) && direct.closest('#scenario')) return direct;
   return document.getElementById(`knob-${field}`);
+}
+
+const plural = (n, word) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+
+/** "4 × 30 cores, 8 × 14 cores" or "of 30 cores" (one size): the engine's sets by size. */
+function sizesText(sizes, smt) {
+  const one = (x) => `${plural(x.cores, 'core')}${smt > 1 ? ` (${plural(x.cpus, 'CPU')})` : ''}`;
+  if (sizes.length === 1) return ` of ${one(sizes[0])}`;
+  return `: ${sizes.map((x) => `${x.count} × ${one(x)}`).join(', ')}`;
+}
+
+/**
+ * The machine summary: what the engine builds (topology_summary), not what the fields suggest, and
+ * a notice for every setting it used differently. `s` null: the machine is invalid (`why`).
+ */
+export function showMachineSummary(s, why = '') {
+  const box = $('machine-summary');
+  const notes = clear($('machine-adjusted'));
+  notes.hidden = true;
+  if (!s) { box.textContent = why ? `machine: ${why}` : ''; box.dataset.llcs = ''; return; }
+  const smt = s.smt > 1 ? `SMT ${s.smt}` : 'SMT off';
+  const cl = s.cluster_sizes.length && s.cluster_sizes[0].cores > 1 ? ` · ${plural(s.clusters, 'cluster')} ${sizesText(s.cluster_sizes, s.smt)}` : '';
+  box.textContent = `Built: ${plural(s.cpus, 'CPU')} (${plural(s.sockets, 'socket')}, ${smt}, ${s.vendor}) · `
+    + `${plural(s.nodes, 'NUMA node')}${sizesText(s.node_sizes, s.smt)} · ${plural(s.llcs, 'LLC')}${sizesText(s.llc_sizes, s.smt)}${cl}`;
+  box.dataset.llcs = String(s.llcs);
+  box.dataset.nodes = String(s.nodes);
+  for (const a of s.adjusted || []) {
+    const what = a.field === 'slit' ? 'node distances' : `${a.field.replace(/_/g, ' ')}: ${a.used} used, not ${a.asked}`;
+    notes.append(h('div', { dataset: { field: a.field } }, h('strong', {}, 'Adjusted '), `${what} — ${a.why}`));
+  }
+  notes.hidden = !notes.firstChild;
 }

@@ -19,6 +19,9 @@
  *          -> {type, id, ok: boolean, errors: FieldError[]} (always this shape; ok iff no errors)
  * @typedef {{type: 'topology', id: number, experiment: object, side: Side, cpu: number}} TopologyMsg
  *          -> {type, id, topology: object}
+ * @typedef {{type: 'topology_summary', id: number, experiment: object}} TopologySummaryMsg
+ *          -> {type, id, summary: object}  the machine the engine builds: nodes, LLCs, clusters and
+ *             their sizes, and the settings it adjusted (src/machine_summary.rs)
  * @typedef {{type: 'compare', id: number, a: object, b: object}} CompareMsg
  *          -> {type, id, result: object}  the engine's Delta::between(a, b)
  * @typedef {{type: 'sweep_cpus', id: number, text: string}} SweepCpusMsg
@@ -54,7 +57,7 @@
 (function (g) {
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
     'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
-    'validation_table', 'trace'];
+    'validation_table', 'trace', 'topology_summary'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;
