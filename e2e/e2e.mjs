@@ -373,6 +373,63 @@ test('machine summary: the topology the engine built, and a notice when a settin
   await page.close();
 });
 
+test('heatmap: one metric on a single-hue scale with a legend; arrow keys and Enter; the domain tree by keyboard', async () => {
+  const { page, problems } = await openPage(`?v=1&machine=milan-2s&workload=oltp&seconds=${SECONDS}&seed=3&a=&b=cache-aware`);
+  await runAB(page);
+  await page.waitForFunction(() => Number(document.getElementById('heatmap').dataset.cpus) > 0, null, { timeout: 10000 });
+  // one metric: the legend's scale and the cells' colours are of that metric only
+  assert.equal(await page.getAttribute('#heat-legend', 'data-metric'), 'busy');
+  assert.equal(await page.getAttribute('#heat-legend', 'data-max'), '1');
+  assert.deepEqual(await page.locator('#heat-legend-ticks span').allTextContents(), ['0%', '25%', '50%', '75%', '100%']);
+  await page.selectOption('#heat-metric', 'stall');
+  const max = Number(await page.getAttribute('#heat-legend', 'data-max'));
+  const stallTop = await page.evaluate(() => Math.max(...window.schedplay.lastReport('b').cpu_heat.stall));
+  assert.ok(max >= stallTop && max <= 1, `the stall scale (0..${max}) covers the largest stall share ${stallTop}`);
+  // single hue: every cell colour has the same hue (or is grey at the ends)
+  const hues = await page.evaluate(() => {
+    const cv = document.getElementById('heatmap');
+    const px = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+    const out = new Set();
+    for (let i = 0; i < px.length; i += 4 * 7) {
+      const [r, g, b] = [px[i], px[i + 1], px[i + 2]];
+      const mx = Math.max(r, g, b), mn = Math.min(r, g, b);
+      if (px[i + 3] < 255 || mx - mn < 25) continue; // text, borders, near-grey
+      let hh = mx === r ? (g - b) / (mx - mn) : mx === g ? 2 + (b - r) / (mx - mn) : 4 + (r - g) / (mx - mn);
+      out.add(Math.round(((hh * 60 + 360) % 360) / 10) * 10);
+    }
+    return [...out];
+  });
+  assert.ok(hues.length >= 1 && hues.every((x) => Math.abs(x - 265) <= 15), `one hue: ${JSON.stringify(hues)}`);
+  // keyboard: focus selects the first CPU, arrows move it, Enter opens its domains
+  await page.focus('#heatmap');
+  assert.equal(await page.getAttribute('#heatmap', 'data-selected'), '0');
+  await page.keyboard.press('ArrowRight');
+  const right = await page.getAttribute('#heatmap', 'data-selected');
+  assert.notEqual(right, '0');
+  assert.match(await page.textContent('#heat-tip'), new RegExp(`^CPU ${right}: socket`));
+  await page.keyboard.press('ArrowDown');
+  const down = await page.getAttribute('#heatmap', 'data-selected');
+  assert.ok(down !== right, 'ArrowDown moves to another CPU');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await page.getAttribute('#heatmap', 'data-selected'), right, 'ArrowUp comes back');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#domains li.domain', { timeout: 10000 });
+  assert.match(await page.textContent('#domains h4'), new RegExp(`^CPU ${right} \\(B\\)`));
+  assert.equal(await page.evaluate(() => document.activeElement === document.querySelector('#domains h4')), true, 'focus moves to the domain tree');
+  assert.equal(await page.getAttribute('body', 'data-state'), 'done', 'Enter on the map does not start a run');
+  // the tree: each level is a <summary> the keyboard closes and opens
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'SUMMARY');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.querySelector('#domains details').open), false);
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.querySelector('#domains details').open), true);
+  await page.locator('#heatmap').scrollIntoViewIfNeeded();
+  await page.locator('#heatmap').screenshot({ path: join(OUT, 'heatmap-stall.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('hz=300 link: the HZ list is the engine\'s, and the link runs', async () => {
   const { page, problems } = await openPage(`?v=1&machine=milan-2s&hz=300&seconds=${SECONDS}&seed=5`);
   const hz = await page.evaluate(() => [...document.querySelectorAll('#hz option')].map((o) => o.value));

@@ -29,11 +29,12 @@ let last = null; // the last finished run: {id, exp, link, reports, compare, top
 let selectedCpu = null;
 
 const charts = new Charts();
-const heatmap = new Heatmap($('heatmap'), (cpu) => { selectedCpu = cpu; showDomains(); });
+const heatmap = new Heatmap($('heatmap'), (cpu, o) => { selectedCpu = cpu; showDomains(o?.focus); });
 heatmap.clear();
+$('heat-metric').addEventListener('change', () => heatmap.setMetric($('heat-metric').value));
 const sweep = new SweepView();
 // For tests and the devtools console: the live uPlot instances.
-window.schedplay = { charts, sweep };
+window.schedplay = { charts, sweep, lastReport: (side) => last?.reports?.[side] ?? null };
 
 function setState(state, text) {
   document.body.dataset.state = state;
@@ -667,11 +668,11 @@ async function showDetails() {
   }
 }
 
-async function showDomains() {
+async function showDomains(focus = false) {
   if (!last || selectedCpu === null) return;
   const side = detailSide();
   try {
-    renderDomains(await topology(side, selectedCpu), selectedCpu, side.toUpperCase());
+    renderDomains(await topology(side, selectedCpu), selectedCpu, side.toUpperCase(), focus);
   } catch (e) {
     setText('heat-tip', `topology failed: ${e.message}`);
   }

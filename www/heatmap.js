@@ -1,8 +1,29 @@
 // CPU heatmap (canvas): CPUs grouped socket -> node -> LLC -> core (SMT threads stacked in a core
-// cell), coloured by busy / contention stall / idle. Clicking a CPU shows its sched-domain tree.
+// cell), coloured by ONE chosen metric (busy, stall share or idle: report.cpu_heat) on a single-hue
+// scale with a legend. Clicking a CPU, or Enter on the keyboard-selected one (arrow keys move it),
+// shows its sched-domain tree.
 import { $, h, clear } from './dom.js';
 
-const COL = { busy: [46, 160, 67], stall: [214, 39, 40], idle: [140, 140, 150] };
+/** The metrics of report.cpu_heat the map can show: label and the top of its scale (null: the
+ * smallest of NICE_MAX above the largest value, so that a 3% stall is not one pale shade). */
+export const HEAT_METRICS = {
+  busy: { label: 'busy', max: 1 },
+  stall: { label: 'stall share', max: null },
+  idle: { label: 'idle', max: 1 },
+};
+const NICE_MAX = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1];
+const HUE = 265; // one hue (violet), apart from the A (blue) and B (orange) colours
+
+const dark = () => matchMedia('(prefers-color-scheme: dark)').matches;
+
+/** Colour of a fraction t in 0..1 of the scale: light to dark (on a dark page: dark to light). */
+export function heatColor(t) {
+  const x = Math.max(0, Math.min(1, Number(t) || 0));
+  const l = dark() ? 20 + 55 * x : 95 - 65 * x;
+  return `hsl(${HUE}, ${dark() ? 60 : 55}%, ${l.toFixed(1)}%)`;
+}
+
+const pctText = (v) => `${(v * 100).toLocaleString('en-US', { maximumFractionDigits: v < 0.1 ? 1 : 0 })}%`;
 
 export class Heatmap {
   constructor(canvas, onSelect) {
@@ -12,10 +33,16 @@ export class Heatmap {
     this.heat = null;
     this.rects = []; // {cpu, x, y, w, h}
     this.selected = null;
+    this.metric = 'busy';
+    this.scaleMax = 1;
+    canvas.tabIndex = 0;
+    canvas.setAttribute('role', 'img');
     canvas.addEventListener('click', (ev) => {
       const r = this.hit(ev);
-      if (r) { this.selected = r.cpu; this.draw(); this.onSelect?.(r.cpu); }
+      if (r) { this.select(r.cpu); this.onSelect?.(r.cpu); }
     });
+    canvas.addEventListener('keydown', (ev) => this.key(ev));
+    canvas.addEventListener('focus', () => { if (this.selected === null && this.rects.length) this.select(this.rects[0].cpu); });
     canvas.addEventListener('mousemove', (ev) => {
       const r = this.hit(ev);
       $('heat-tip').textContent = r ? this.describe(r.cpu) : '';
@@ -35,12 +62,68 @@ export class Heatmap {
 
   clear() { this.set(null, null); }
 
+  setMetric(m) {
+    if (!HEAT_METRICS[m]) return;
+    this.metric = m;
+    this.draw();
+    if (this.selected !== null) $('heat-tip').textContent = this.describe(this.selected);
+  }
+
+  /** Keyboard-select a CPU: drawn with a ring and described in #heat-tip (a live region). */
+  select(cpu) {
+    this.selected = cpu;
+    this.draw();
+    $('heat-tip').textContent = this.describe(cpu);
+    this.canvas.dataset.selected = String(cpu);
+  }
+
+  /** Arrow keys move the selection (left/right: the nearest CPU in the same row; up/down: the
+   * nearest CPU in the row above/below), Home/End jump, Enter opens its sched domains. */
+  key(ev) {
+    if (!this.rects.length) return;
+    const i = Math.max(0, this.rects.findIndex((r) => r.cpu === this.selected));
+    const cur = this.rects[i];
+    let next = null;
+    if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
+      // the nearest CPU in the same row on that side; at the row's end, the next/previous as drawn
+      const right = ev.key === 'ArrowRight';
+      const cy = cur.y + cur.h / 2;
+      const row = this.rects.filter((r) => Math.abs(r.y + r.h / 2 - cy) < cur.h / 2 && (right ? r.x > cur.x : r.x < cur.x));
+      next = row.sort((p, q) => (right ? p.x - q.x : q.x - p.x))[0]
+        ?? this.rects[right ? Math.min(i + 1, this.rects.length - 1) : Math.max(i - 1, 0)];
+    }
+    else if (ev.key === 'Home') next = this.rects[0];
+    else if (ev.key === 'End') next = this.rects[this.rects.length - 1];
+    else if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+      const down = ev.key === 'ArrowDown';
+      const cy = cur.y + cur.h / 2, cx = cur.x + cur.w / 2;
+      const cands = this.rects.filter((r) => (down ? r.y >= cur.y + cur.h - 0.01 : r.y + r.h <= cur.y + 0.01));
+      // the nearest row first, then the nearest column in it
+      next = cands.reduce((best, r) => {
+        const dy = Math.abs(r.y + r.h / 2 - cy), dx = Math.abs(r.x + r.w / 2 - cx);
+        if (!best) return { r, dy, dx };
+        return dy < best.dy - 0.01 || (Math.abs(dy - best.dy) <= 0.01 && dx < best.dx) ? { r, dy, dx } : best;
+      }, null)?.r ?? cur;
+    } else if (ev.key === 'Enter' || ev.key === ' ') {
+      ev.preventDefault();
+      if (this.selected === null) this.select(cur.cpu);
+      this.onSelect?.(this.selected, { focus: true });
+      return;
+    } else return;
+    ev.preventDefault();
+    this.select(next.cpu);
+  }
+
   describe(cpu) {
     const c = this.byCpu?.get(cpu);
     if (!c) return '';
     const pct = (arr) => (arr && arr[cpu] !== undefined ? `${(arr[cpu] * 100).toFixed(1)}%` : '–');
     const ht = this.heat || {};
     return `CPU ${cpu}: socket ${c.socket}, node ${c.node}, LLC ${c.llc}, core ${c.core}, thread ${c.thread} — busy ${pct(ht.busy)}, stall ${pct(ht.stall)}, idle ${pct(ht.idle)}`;
+  }
+
+  value(cpu) {
+    return +(this.heat?.[this.metric]?.[cpu] ?? 0);
   }
 
   hit(ev) {
@@ -50,12 +133,24 @@ export class Heatmap {
   }
 
   color(cpu) {
-    const ht = this.heat;
-    if (!ht) return 'rgb(128,128,128)';
-    const busy = +(ht.busy?.[cpu] ?? 0), stall = +(ht.stall?.[cpu] ?? 0), idle = +(ht.idle?.[cpu] ?? 0);
-    const sum = busy + stall + idle || 1;
-    const mix = [0, 1, 2].map((i) => Math.round((busy * COL.busy[i] + stall * COL.stall[i] + idle * COL.idle[i]) / sum));
-    return `rgb(${mix[0]},${mix[1]},${mix[2]})`;
+    if (!this.heat) return 'rgb(128,128,128)';
+    return heatColor(this.value(cpu) / this.scaleMax);
+  }
+
+  /** The scale's top for the metric, and the legend under the metric selector. */
+  scale() {
+    const m = HEAT_METRICS[this.metric];
+    const vals = this.heat?.[this.metric] || [];
+    const top = vals.reduce((a, v) => Math.max(a, +v || 0), 0);
+    this.scaleMax = m.max ?? NICE_MAX.find((x) => x >= top - 1e-12) ?? 1;
+    const bar = $('heat-legend-bar');
+    if (!bar) return;
+    bar.style.background = `linear-gradient(to right, ${[0, 0.25, 0.5, 0.75, 1].map(heatColor).join(', ')})`;
+    const ticks = clear($('heat-legend-ticks'));
+    for (const t of [0, 0.25, 0.5, 0.75, 1]) ticks.append(h('span', {}, pctText(t * this.scaleMax)));
+    $('heat-legend').dataset.max = String(this.scaleMax);
+    $('heat-legend').dataset.metric = this.metric;
+    this.canvas.setAttribute('aria-label', `CPU heatmap of ${m.label}, 0 to ${pctText(this.scaleMax)} of each CPU's time. Arrow keys move the selected CPU, Enter shows its sched domains.`);
   }
 
   draw() {
@@ -66,6 +161,7 @@ export class Heatmap {
     this.rects = [];
     const fg = getComputedStyle(document.documentElement).getPropertyValue('--fg').trim() || '#222';
     const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || '#888';
+    this.scale();
     if (!this.cpuInfo || !this.cpuInfo.length) {
       cv.width = cssW * dpr; cv.height = 40 * dpr;
       cv.style.width = `${cssW}px`; cv.style.height = '40px';
@@ -133,8 +229,12 @@ export class Heatmap {
               ctx.fillRect(r.x, r.y, r.w, Math.max(1, r.h - (ti < th.length - 1 ? 0.5 : 0)));
               this.rects.push(r);
               if (t.cpu === this.selected) {
+                // a two-tone ring, visible on light and dark cells
                 ctx.strokeStyle = fg; ctx.lineWidth = 2;
-                ctx.strokeRect(r.x + 1, r.y + 1, r.w - 2, r.h - 2);
+                ctx.strokeRect(r.x - 1, r.y - 1, r.w + 2, r.h + 2);
+                ctx.strokeStyle = getComputedStyle(document.documentElement).getPropertyValue('--panel').trim() || '#fff';
+                ctx.lineWidth = 1;
+                ctx.strokeRect(r.x + 0.5, r.y + 0.5, r.w - 1, r.h - 1);
               }
             });
           });
@@ -147,27 +247,30 @@ export class Heatmap {
   }
 }
 
-/** Sched-domain tree of one CPU, from topology(experiment, side, cpu). */
-export function renderDomains(topo, cpu, sideLabel) {
+/** Sched-domain tree of one CPU, from topology(experiment, side, cpu): one <details> per domain
+ * (widest first, each nesting its child), so the keyboard opens and closes levels (Tab, Enter). */
+export function renderDomains(topo, cpu, sideLabel, focus = false) {
   const box = clear($('domains'));
   if (!topo) return;
   const info = (topo.cpu_info || []).find((c) => c.cpu === cpu);
-  box.append(h('h4', {}, `CPU ${cpu} (${sideLabel})` + (info ? `: socket ${info.socket}, node ${info.node}, LLC ${info.llc}, core ${info.core}, thread ${info.thread}` : '')));
+  const head = h('h4', { tabindex: '-1' }, `CPU ${cpu} (${sideLabel})` + (info ? `: socket ${info.socket}, node ${info.node}, LLC ${info.llc}, core ${info.core}, thread ${info.thread}` : ''));
+  box.append(head);
   const domains = [...(topo.domains || [])].sort((a, b) => (b.level ?? 0) - (a.level ?? 0));
   let parent = box;
   for (const d of domains) {
-    const li = h('li', { class: 'domain', dataset: { level: String(d.level), name: String(d.name) } },
-      h('div', {},
-        h('strong', {}, `${d.name}`), ` level ${d.level} · span `, h('code', {}, String(d.span)),
-        ` (${d.span_weight} CPUs)`),
+    const det = h('details', { open: true },
+      h('summary', {}, h('strong', {}, `${d.name}`), ` level ${d.level} · span `, h('code', {}, String(d.span)),
+        ` (${d.span_weight.toLocaleString('en-US')} CPUs)`),
       h('div', { class: 'desc' },
         `interval ${d.min_interval}–${d.max_interval} ms, busy_factor ${d.busy_factor}, imbalance_pct ${d.imbalance_pct}, cache_nice_tries ${d.cache_nice_tries}`),
       h('div', { class: 'flags' }, (d.flags || []).map((f) => h('code', { class: 'flag' }, String(f)))),
       h('div', { class: 'desc' }, `groups: `, (d.groups || []).map((g, i) => h('code', { class: i === 0 ? 'group local' : 'group' }, `{${g}}`))));
+    const li = h('li', { class: 'domain', dataset: { level: String(d.level), name: String(d.name) } }, det);
     const ul = h('ul', { class: 'domain-tree' }, li);
     parent.append(ul);
-    parent = li;
+    parent = det;
   }
+  if (focus) head.focus();
   if (Array.isArray(topo.node_distances) && topo.node_distances.length) {
     const t = h('table', { class: 'distances' },
       h('thead', {}, h('tr', {}, h('th', {}, 'node'), topo.node_distances.map((_, i) => h('th', {}, String(i))))),
