@@ -430,6 +430,56 @@ test('heatmap: one metric on a single-hue scale with a legend; arrow keys and En
   await page.close();
 });
 
+test('charts: nice ticks with grouped digits, a table behind each chart, y labels that fit on a phone, the sweep in two panels', async () => {
+  const { page, problems } = await openPage(`?v=1&machine=milan-2s&workload=oltp&seconds=${SECONDS}&seed=3&a=&b=cache-aware`);
+  await runAB(page);
+  await page.fill('#sweep-cpus', '64,128');
+  await page.fill('#sweep-seconds', '0.02');
+  await page.click('#sweep-run');
+  await page.waitForSelector('#sweep[data-state="done"]', { timeout: RUN_TIMEOUT });
+  const axes = () => page.evaluate(() => {
+    const { charts, sweep } = window.schedplay;
+    const plots = { throughput: charts.plots.throughput, contention: charts.plots.contention, sweepTp: sweep.plot, sweepCont: sweep.plotC };
+    const out = {};
+    for (const [k, u] of Object.entries(plots)) {
+      const ax = u.axes[1];
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = ax.labelFont?.[0] ?? 'bold 12px system-ui';
+      out[k] = {
+        values: (ax._values || []).filter((v) => v !== ''),
+        series: u.series.slice(1).map((s) => s.label),
+        labelPx: ctx.measureText(ax.label).width,
+        plotPx: u.bbox.height / devicePixelRatio,
+      };
+    }
+    return out;
+  });
+  let a = await axes();
+  for (const [k, ax] of Object.entries(a)) {
+    assert.ok(ax.values.length >= 3, `${k}: at least 3 y ticks: ${JSON.stringify(ax.values)}`);
+    for (const v of ax.values) assert.match(v, /^-?\d{1,3}(,\d{3})*(\.\d+)?%?$/, `${k}: grouped digits, no k/M: ${v}`);
+  }
+  // the sweep's throughput and contention lines are in two panels: they can never cross
+  assert.deepEqual(a.sweepTp.series, ['A throughput/CPU', 'B throughput/CPU']);
+  assert.deepEqual(a.sweepCont.series, ['A contention', 'B contention']);
+  // the text alternative: per side, the report's figure next to the series' summary
+  await page.click('#chart-throughput + details > summary');
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#table-throughput tbody tr')].map((r) => [r.dataset.side, ...[...r.cells].map((c) => c.textContent)]));
+  assert.equal(rows.length, 2);
+  assert.equal(rows[1][0], 'b');
+  const bFigure = Number(await page.getAttribute('#summary-b-throughput', 'data-value'));
+  assert.ok(Math.abs(Number(rows[1][7].replace(/,/g, '')) - bFigure) <= 0.05, `B's report figure ${rows[1][7]} = ${bFigure}`);
+  assert.match(await page.textContent('#table-contention caption'), /Contention over simulated time \(% cycles\)/);
+  // phone: every y label fits beside its plot
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  a = await axes();
+  for (const [k, ax] of Object.entries(a)) assert.ok(ax.labelPx <= ax.plotPx, `${k}: y label ${ax.labelPx.toFixed(0)}px fits the ${ax.plotPx.toFixed(0)}px plot`);
+  await page.locator('.charts').screenshot({ path: join(OUT, 'charts-390.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('hz=300 link: the HZ list is the engine\'s, and the link runs', async () => {
   const { page, problems } = await openPage(`?v=1&machine=milan-2s&hz=300&seconds=${SECONDS}&seed=5`);
   const hz = await page.evaluate(() => [...document.querySelectorAll('#hz option')].map((o) => o.value));
@@ -614,7 +664,8 @@ test('scaling sweep: 64,128 CPUs, chart and table, light and dark', async () => 
   const st = await page.getAttribute('#sweep', 'data-state');
   assert.equal(st, 'done', `sweep ended ${st}: ${await page.textContent('#sweep-error')}`);
   const pts = await page.evaluate(() => {
-    const d = window.schedplay.sweep.plot.data;
+    const { plot, plotC } = window.schedplay.sweep; // throughput above, contention below
+    const d = [...plot.data, ...plotC.data.slice(1)];
     const nn = (arr) => arr.filter((v) => v != null).length;
     return { x: d[0], tpA: nn(d[1]), tpB: nn(d[2]), contA: nn(d[3]), contB: nn(d[4]) };
   });

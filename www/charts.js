@@ -1,5 +1,9 @@
 // Live uPlot charts: throughput and contention over simulated time, A and B on each, synced cursors.
+// Each chart has a text alternative: a summary table (per side: points, min, mean, max, last, and
+// the report's figure) in a <details> under it.
 import uPlot from '../vendor/uPlot.esm.js';
+import { h, clear, fmt } from './dom.js';
+import { niceRange, yAxis } from './axis.js';
 
 export const COLORS = { a: '#2f7ed8', b: '#f28f1c' };
 
@@ -30,22 +34,23 @@ export class Charts {
 
   size(el) {
     const w = Math.max(260, Math.floor(el.clientWidth || 400));
-    return { width: w, height: Math.round(Math.min(220, Math.max(150, w * 0.4))) };
+    // narrow screens: tall enough that the rotated y label fits beside the plot
+    return { width: w, height: w < 560 ? 240 : Math.round(Math.min(220, Math.max(170, w * 0.4))) };
   }
 
-  opts(el, yLabel, fmtY) {
+  opts(el, yLabel, fmtY, fromZero, suffix = '') {
     const fg = cssVar('--fg', '#222');
     const grid = cssVar('--grid', 'rgba(128,128,128,0.25)');
     const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } };
     return {
       ...this.size(el),
       title: undefined,
-      scales: { x: { time: false } },
+      scales: { x: { time: false }, y: { range: (u, min, max) => niceRange(min, max, fromZero) } },
       cursor: { sync: { key: 'schedplay', setSeries: true }, drag: { x: true, y: false } },
       legend: { live: true },
       axes: [
         { ...axis, label: 'simulated s', values: (u, v) => v.map((x) => (x == null ? '' : +x.toFixed(3))) },
-        { ...axis, label: yLabel, size: 60, values: (u, v) => v.map(fmtY) },
+        yAxis(axis, yLabel, suffix),
       ],
       hooks: { drawClear: [(u) => this.shadeWarmup(u)] },
       series: [
@@ -58,11 +63,10 @@ export class Charts {
 
   build() {
     for (const p of Object.values(this.plots)) p.destroy();
-    const short = (v) => (v == null ? '' : Math.abs(v) >= 1e6 ? (v / 1e6).toFixed(1) + 'M' : Math.abs(v) >= 1e3 ? (v / 1e3).toFixed(1) + 'k' : +v.toFixed(2) + '');
     const elT = document.getElementById('chart-throughput');
     const elC = document.getElementById('chart-contention');
-    this.plots.throughput = new uPlot(this.opts(elT, this.unit || 'throughput', short), this.aligned('throughput'), elT);
-    this.plots.contention = new uPlot(this.opts(elC, '% cycles', (v) => (v == null ? '' : +v.toFixed(2) + '%')), this.aligned('contention'), elC);
+    this.plots.throughput = new uPlot(this.opts(elT, this.unit || 'throughput', (v) => (v == null ? '' : fmt(v, 1)), false), this.aligned('throughput'), elT);
+    this.plots.contention = new uPlot(this.opts(elC, '% cycles', (v) => (v == null ? '' : `${fmt(v, 2)}%`), true, '%'), this.aligned('contention'), elC);
     this.mark();
   }
 
@@ -97,6 +101,7 @@ export class Charts {
 
   reset() {
     this.data = this.empty();
+    this.reports = {};
     this.redraw();
   }
 
@@ -118,6 +123,7 @@ export class Charts {
     const s = report && report.series;
     if (!s || !s.t_s) return;
     this.data[side] = { t: [...s.t_s], throughput: [...s.throughput], contention: [...s.contention_pct] };
+    this.reports = { ...(this.reports || {}), [side]: report };
     this.schedule();
   }
 
@@ -139,6 +145,36 @@ export class Charts {
     this.plots.throughput.setData(this.aligned('throughput'));
     this.plots.contention.setData(this.aligned('contention'));
     this.mark();
+    this.tables();
+  }
+
+  /** The text alternative of each chart: per side its points, min, mean, max and last value, and
+   * the report's figure over the measured window (after the warm-up). */
+  tables() {
+    const spec = {
+      throughput: { unit: this.unit || 'per s', digits: 1, figure: (r) => r.throughput_per_sec, suffix: '' },
+      contention: { unit: '% cycles', digits: 2, figure: (r) => r.contention_pct, suffix: '%' },
+    };
+    for (const [key, sp] of Object.entries(spec)) {
+      const table = document.getElementById(`table-${key}`);
+      if (!table) continue;
+      const tbody = clear(table.tBodies[0]);
+      const f = (v) => (v == null || !Number.isFinite(v) ? '–' : `${fmt(v, sp.digits)}${sp.suffix}`);
+      table.caption.textContent = `${key === 'throughput' ? 'Throughput' : 'Contention'} over simulated time (${sp.unit})`;
+      for (const side of ['a', 'b']) {
+        const v = this.data[side][key].filter((x) => x != null && Number.isFinite(x));
+        const mean = v.length ? v.reduce((x, y) => x + y, 0) / v.length : null;
+        const r = this.reports?.[side];
+        tbody.append(h('tr', { dataset: { side } },
+          h('th', { scope: 'row' }, side.toUpperCase()),
+          h('td', { class: 'num' }, v.length.toLocaleString('en-US')),
+          h('td', { class: 'num' }, f(v.length ? Math.min(...v) : null)),
+          h('td', { class: 'num' }, f(mean)),
+          h('td', { class: 'num' }, f(v.length ? Math.max(...v) : null)),
+          h('td', { class: 'num' }, f(v.length ? v[v.length - 1] : null)),
+          h('td', { class: 'num' }, f(r ? sp.figure(r) : null))));
+      }
+    }
   }
 
   mark() {

@@ -2,11 +2,13 @@
 // growing CPU count — where does contention start to bite? The engine reads the CPU list
 // (`sweep_cpus`: the counts it can simulate), resizes each point (`sweep_experiment`), and makes each
 // row from the two reports (`sweep_point`, the CLI's SweepPoint); the page runs A and B of each point
-// (~30 ms slices, cancellable) as one engine job. The chart (uPlot, log2 CPU axis) and the table fill
-// in as points finish.
+// (~30 ms slices, cancellable) as one engine job. Two charts on one log2 CPU axis (throughput above,
+// % cycles in contention below: a line of one never crosses a line of the other) and the table (the
+// charts' text alternative) fill in as points finish.
 import uPlot from '../vendor/uPlot.esm.js';
 import { $, h, clear, setText, fmt, fmtInt, fmtPct } from './dom.js';
 import { COLORS } from './charts.js';
+import { niceRange, yAxis } from './axis.js';
 
 /** Simulated seconds per point unless the user types some: the experiment's, capped here. */
 export const POINT_SECONDS_CAP = 0.1;
@@ -24,21 +26,23 @@ function cssVar(name, fallback) {
   return v || fallback;
 }
 
-const short = (v) => (v == null ? '' : Math.abs(v) >= 1e6 ? (v / 1e6).toFixed(1) + 'M' : Math.abs(v) >= 1e3 ? (v / 1e3).toFixed(1) + 'k' : +v.toFixed(2) + '');
-const pct = (v) => (v == null ? '' : +v.toFixed(1) + '%');
+const short = (v) => (v == null ? '' : fmt(v, 1));
+const pct = (v) => (v == null ? '' : `${fmt(v, 2)}%`);
 
 /** The panel: chart + table of the points. Owns no engine state; app.js feeds it. */
 export class SweepView {
   constructor() {
     this.el = $('sweep-chart');
+    this.elC = $('sweep-chart-contention');
     this.cpus = [];
     this.points = []; // per CPU count: null or the engine's SweepPoint {cpus, a_throughput, b_throughput, a_contention_pct, b_contention_pct, throughput_pct, events}
     this.unit = '';
     this.perCpu = $('sweep-per-cpu').checked;
-    this.plot = null;
+    this.plot = null; // throughput
+    this.plotC = null; // % cycles in contention
     this.build();
     this.renderTable();
-    new ResizeObserver(() => this.plot?.setSize(this.size())).observe(this.el);
+    new ResizeObserver(() => { this.plot?.setSize(this.size()); this.plotC?.setSize(this.size()); }).observe(this.el);
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.build());
     $('sweep-per-cpu').addEventListener('change', () => { this.perCpu = $('sweep-per-cpu').checked; this.build(); });
   }
@@ -46,57 +50,57 @@ export class SweepView {
   size() {
     const w = Math.max(260, Math.floor(this.el.clientWidth || 400));
     // narrow screens: taller, so that the rotated axis labels fit beside the plot
-    return { width: w, height: w < 560 ? 250 : Math.round(Math.min(260, Math.max(200, w * 0.32))) };
+    return { width: w, height: w < 560 ? 230 : Math.round(Math.min(220, Math.max(180, w * 0.26))) };
   }
 
+  /** The y label (short, so that it fits beside the plot on a phone); the heading says the rest. */
   tpLabel() {
-    const u = this.unit ? `${this.unit}/s` : 'throughput/s';
-    return this.perCpu ? `${u} per CPU` : u;
+    return this.unit ? `${this.unit}/s` : 'per s';
+  }
+
+  headings() {
+    setText('sweep-h-tp', `Throughput${this.perCpu ? ' per CPU' : ''} (${this.tpLabel()})`);
   }
 
   build() {
     this.plot?.destroy();
+    this.plotC?.destroy();
     const fg = cssVar('--fg', '#222');
     const grid = cssVar('--grid', 'rgba(128,128,128,0.25)');
-    const panel = cssVar('--panel', '#fff');
     const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } };
     const tpName = this.perCpu ? 'throughput/CPU' : 'throughput';
-    const line = (side, scale, dashed) => ({
-      label: `${side.toUpperCase()} ${scale === 'tp' ? tpName : 'contention'}`,
-      scale,
+    const line = (side, what, fmtV) => ({
+      label: `${side.toUpperCase()} ${what}`,
       stroke: COLORS[side],
-      width: dashed ? 1.5 : 2,
-      dash: dashed ? [6, 4] : undefined,
+      width: 2,
       spanGaps: true,
-      points: { show: true, size: dashed ? 7 : 8, width: 2, stroke: COLORS[side], fill: dashed ? panel : COLORS[side] },
-      value: (u, v) => (v == null ? '–' : scale === 'tp' ? short(v) : pct(v)),
+      points: { show: true, size: 8, width: 2, stroke: COLORS[side], fill: COLORS[side] },
+      value: (u, v) => (v == null ? '–' : fmtV(v)),
     });
-    const opts = {
+    const opts = (yLabel, suffix, fromZero, series) => ({
       ...this.size(),
       scales: {
         // log2 CPU axis; padded so that the end points do not sit on the frame
         x: { time: false, distr: 3, log: 2, range: (u, min, max) => (min == null ? [32, 2048] : [min / 1.3, max * 1.3]) },
-        tp: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] },
-        pct: { range: (u, min, max) => [0, Math.max(5, (max || 0) * 1.1)] },
+        y: { range: (u, min, max) => niceRange(min ?? 0, max ?? 1, fromZero) },
       },
-      cursor: { drag: { x: false, y: false }, points: { size: 9 } },
+      cursor: { drag: { x: false, y: false }, points: { size: 9 }, sync: { key: 'schedplay-sweep' } },
       legend: { live: true },
       axes: [
         {
           ...axis, label: 'CPUs (2 sockets, log₂ scale)',
           // ticks at the swept CPU counts themselves
           splits: (u, i, min, max) => u.data[0].filter((x) => x >= min && x <= max),
-          values: (u, v) => v.map((x) => (x == null ? '' : String(x))),
+          values: (u, v) => v.map((x) => (x == null ? '' : x.toLocaleString('en-US'))),
         },
-        { ...axis, scale: 'tp', label: this.tpLabel(), size: 62, values: (u, v) => v.map(short) },
-        { ...axis, scale: 'pct', side: 1, label: '% cycles in contention', size: 56, grid: { show: false }, values: (u, v) => v.map(pct) },
+        yAxis(axis, yLabel, suffix),
       ],
-      series: [
-        { label: 'CPUs', value: (u, v) => (v == null ? '–' : String(v)) },
-        line('a', 'tp', false), line('b', 'tp', false), line('a', 'pct', true), line('b', 'pct', true),
-      ],
-    };
-    this.plot = new uPlot(opts, this.data(), this.el);
+      series: [{ label: 'CPUs', value: (u, v) => (v == null ? '–' : String(v)) }, ...series],
+    });
+    const d = this.data();
+    this.plot = new uPlot(opts(this.tpLabel(), '', true, [line('a', tpName, short), line('b', tpName, short)]), [d[0], d[1], d[2]], this.el);
+    this.headings();
+    this.plotC = new uPlot(opts('% cycles', '%', true, [line('a', 'contention', pct), line('b', 'contention', pct)]), [d[0], d[3], d[4]], this.elC);
     this.mark();
   }
 
@@ -139,14 +143,16 @@ export class SweepView {
   }
 
   redraw() {
-    this.plot.setData(this.data());
+    const d = this.data();
+    this.plot.setData([d[0], d[1], d[2]]);
+    this.plotC.setData([d[0], d[3], d[4]]);
     this.mark();
     this.renderTable();
   }
 
   /** data-* for tests: x points and non-null values per side. */
   mark() {
-    const d = this.plot.data;
+    const d = [...this.plot.data, ...this.plotC.data.slice(1)];
     const nn = (arr) => arr.filter((v) => v != null).length;
     this.el.dataset.points = String(d[0].length);
     this.el.dataset.pointsA = String(Math.min(nn(d[1]), nn(d[3])));
