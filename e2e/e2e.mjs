@@ -480,6 +480,31 @@ test('charts: nice ticks with grouped digits, a table behind each chart, y label
   await page.close();
 });
 
+test('cards: wakeup latency p50/p95/p99 where the workload wakes tasks (schbench), with B vs A; none for spin', async () => {
+  const { page, problems } = await openPage(`?v=1&machine=milan-2s&workload=schbench&seconds=${SECONDS}&seed=3&a=&b=cache-aware`);
+  await runAB(page);
+  assert.equal(await page.getAttribute('#summary', 'data-wakeup'), '1');
+  const v = (id) => page.evaluate((id) => { const el = document.getElementById(id); return { text: el.textContent, value: Number(el.dataset.value), shown: el.offsetParent !== null }; }, id);
+  for (const side of ['a', 'b']) {
+    const [p50, p95, p99] = await Promise.all(['p50', 'p95', 'p99'].map((p) => v(`summary-${side}-wake-${p}`)));
+    assert.ok(p50.shown && p95.shown && p99.shown, 'rows shown');
+    assert.ok(p50.value > 0 && p50.value <= p95.value && p95.value <= p99.value, `${side}: p50 ${p50.value} <= p95 ${p95.value} <= p99 ${p99.value}`);
+    assert.match(p99.text, /^\d{1,3}(,\d{3})*(\.\d)?$/, `µs with grouped digits: ${p99.text}`);
+    const r = await page.evaluate((s) => window.schedplay.lastReport(s).wakeup_latency_us, side);
+    assert.equal(p95.value, r.p95, 'the report\'s p95');
+  }
+  assert.match((await v('summary-delta-wake-p99')).text, /^[-+]?\d+\.\d%$/);
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  assert.match(readFileSync(await dl.path(), 'utf8'), /\nb,summary,wakeup_p95_us,,[\d.]+\n/);
+  // spin never wakes anything: no wakeup rows
+  await page.selectOption('#workload', 'spin');
+  await runAB(page);
+  assert.equal(await page.getAttribute('#summary', 'data-wakeup'), '0');
+  assert.equal((await v('summary-a-wake-p99')).shown, false);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('hz=300 link: the HZ list is the engine\'s, and the link runs', async () => {
   const { page, problems } = await openPage(`?v=1&machine=milan-2s&hz=300&seconds=${SECONDS}&seed=5`);
   const hz = await page.evaluate(() => [...document.querySelectorAll('#hz option')].map((o) => o.value));

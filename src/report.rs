@@ -37,6 +37,10 @@ pub struct WakeupLatency {
     pub p99: f64,
     pub p999: f64,
     pub max: f64,
+    /// 95th percentile (schbench prints 50/90/99/99.9; the page's cards show p50/p95/p99). Since
+    /// schema 4.
+    #[serde(default)]
+    pub p95: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -145,7 +149,7 @@ pub struct Report {
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
-pub const REPORT_SCHEMA: u32 = 3;
+pub const REPORT_SCHEMA: u32 = 4;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -338,6 +342,7 @@ impl Report {
                     p99: us(w.quantile(0.99)),
                     p999: us(w.quantile(0.999)),
                     max: us(w.max),
+                    p95: us(w.quantile(0.95)),
                 }
             },
             events_avg: ev_avg,
@@ -593,6 +598,13 @@ pub struct Delta {
     pub counted_events_avg_pct: f64,
     #[serde(default)]
     pub counted_events_stddev_pct: f64,
+    /// % change of `wakeup_latency_us.p50` / `.p95` / `.p99`. Since schema 4.
+    #[serde(default)]
+    pub wakeup_p50_pct: f64,
+    #[serde(default)]
+    pub wakeup_p95_pct: f64,
+    #[serde(default)]
+    pub wakeup_p99_pct: f64,
 }
 
 impl Delta {
@@ -626,6 +638,9 @@ impl Delta {
             profile,
             counted_events_avg_pct: pct(b.counted_events_avg, a.counted_events_avg),
             counted_events_stddev_pct: pct(b.counted_events_stddev, a.counted_events_stddev),
+            wakeup_p50_pct: pct(b.wakeup_latency_us.p50, a.wakeup_latency_us.p50),
+            wakeup_p95_pct: pct(b.wakeup_latency_us.p95, a.wakeup_latency_us.p95),
+            wakeup_p99_pct: pct(b.wakeup_latency_us.p99, a.wakeup_latency_us.p99),
         }
     }
 

@@ -53,6 +53,7 @@ export function toCSV(bundle) {
     add(side, 'summary', 'utilization', '', r.utilization);
     add(side, 'summary', 'idle_pct', '', r.idle_pct);
     for (const k of ['min', 'avg', 'max', 'p95']) add(side, 'summary', `latency_${k}_ms`, '', r.latency_ms?.[k]);
+    for (const k of ['p50', 'p90', 'p95', 'p99', 'p999', 'max']) add(side, 'summary', `wakeup_${k}_us`, '', r.wakeup_latency_us?.[k]);
     add(side, 'summary', 'events_avg', '', r.events_avg);
     add(side, 'summary', 'events_stddev', '', r.events_stddev);
     add(side, 'summary', 'sim_seconds', '', r.sim_seconds);

@@ -2,7 +2,8 @@
 import { $, h, clear, fmt, fmtInt, fmtPct } from './dom.js';
 import { offsetText } from './export.js';
 
-const METRICS = ['throughput', 'contention', 'lat-avg', 'lat-p95', 'lat-max'];
+const METRICS = ['throughput', 'contention', 'lat-avg', 'lat-p95', 'lat-max', 'wake-p50', 'wake-p95', 'wake-p99'];
+const WAKE = ['p50', 'p95', 'p99']; // report.wakeup_latency_us: schbench's headline figures
 
 function setCell(id, text, value) {
   const el = $(id);
@@ -19,6 +20,7 @@ export function clearSummary() {
       $(`summary-${side}-${m}`).classList.remove('good', 'bad');
     }
   }
+  $('summary').dataset.wakeup = '0';
   for (const side of ['a', 'b']) {
     $(`summary-${side}-hash`).textContent = '';
     $(`card-${side}`).removeAttribute('data-report-hash');
@@ -43,6 +45,10 @@ export function renderSide(side, r) {
   setCell(`summary-${side}-lat-avg`, ms(l.avg), l.avg);
   setCell(`summary-${side}-lat-p95`, ms(l.p95), l.p95);
   setCell(`summary-${side}-lat-max`, ms(l.max), l.max);
+  // wakeup-to-run percentiles, where the workload wakes tasks (schbench's headline is p99)
+  const w = r.wakeup_latency_us || {};
+  for (const p of WAKE) setCell(`summary-${side}-wake-${p}`, w[p] === undefined ? '–' : fmt(w[p], 1), w[p]);
+  if (w.max > 0) $('summary').dataset.wakeup = '1';
   const hash = r.report_hash === undefined ? '' : String(r.report_hash);
   $(`summary-${side}-hash`).textContent = hash ? `report ${hash} · ${fmtInt(r.events)} events · ${fmt(r.sim_seconds, 3)} s simulated` : '';
   $(`card-${side}`).dataset.reportHash = hash;
@@ -57,6 +63,9 @@ export function renderDelta(cmp) {
     'lat-avg': cmp?.latency_avg_pct ?? null,
     'lat-p95': cmp?.latency_p95_pct ?? null,
     'lat-max': cmp?.latency_max_pct ?? null,
+    'wake-p50': cmp?.wakeup_p50_pct ?? null,
+    'wake-p95': cmp?.wakeup_p95_pct ?? null,
+    'wake-p99': cmp?.wakeup_p99_pct ?? null,
   };
   for (const m of METRICS) {
     const v = d[m];
