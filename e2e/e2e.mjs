@@ -44,8 +44,14 @@ async function openPage(query = '') {
 }
 
 async function runAB(page) {
+  // a run that starts after an earlier one: wait for this run's own 'running', not the old 'done'
+  await page.evaluate(() => {
+    window.__e2eRunning = false;
+    new MutationObserver((_, o) => { if (document.body.dataset.state === 'running') { window.__e2eRunning = true; o.disconnect(); } })
+      .observe(document.body, { attributes: true, attributeFilter: ['data-state'] });
+  });
   await page.click('#run');
-  await page.waitForSelector('body[data-state="running"], body[data-state="done"]', { timeout: 10000 });
+  await page.waitForFunction(() => window.__e2eRunning || document.body.dataset.state === 'error', null, { timeout: 10000 });
   await page.waitForSelector('body[data-state="done"], body[data-state="error"]', { timeout: RUN_TIMEOUT });
   const state = await page.getAttribute('body', 'data-state');
   if (state !== 'done') throw new Error(`run ended in state ${state}: ${await page.textContent('#status')} ${await page.textContent('#other-errors')}`);
@@ -505,6 +511,46 @@ test('cards: wakeup latency p50/p95/p99 where the workload wakes tasks (schbench
   await page.close();
 });
 
+test('number formats: grouped digits everywhere, one format per column, the same hex offsets in the page and the CSV', async () => {
+  const { page, problems } = await openPage(`?v=1&machine=milan-2s&workload=oltp&seconds=${SECONDS}&seed=3&a=cache-aware&b=cache-aware,cas-skip-many-threads`);
+  await runAB(page);
+  assert.match(await page.textContent('#status'), /done: \d{1,3}(,\d{3})+ \+ \d{1,3}(,\d{3})+ events/);
+  await page.fill('#sweep-cpus', '64,128');
+  await page.fill('#sweep-seconds', '0.02');
+  await page.click('#sweep-run');
+  await page.waitForSelector('#sweep[data-state="done"]', { timeout: RUN_TIMEOUT });
+  await page.click('#c2c button.expand');
+  const texts = await page.evaluate(() => {
+    const q = (sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent.trim()).filter((t) => t && t !== '–');
+    return {
+      numbers: [...q('.card dd'), ...q('#c2c td.num'), ...q('#counters td.num'), ...q('#sweep-table td.num'), ...q('#profile .bar-val'), ...q('#table-throughput td.num'), document.getElementById('status').textContent],
+      stall: [...document.querySelectorAll('#c2c tr.cl-row')].map((r) => r.cells[7].textContent),
+      sweepA: [...document.querySelectorAll('#sweep-table tbody tr')].map((r) => r.cells[1].textContent),
+      offsets: q('#c2c tr.off-row td:nth-child(2) code'),
+      dts: q('#card-a dt'),
+    };
+  });
+  for (const t of texts.numbers) {
+    assert.doesNotMatch(t, /(^|[^\d,.])\d{4,}/, `grouped digits: ${t}`);
+    assert.doesNotMatch(t, /\d[kM]\b/, `no k/M suffix: ${t}`);
+  }
+  const decimals = (col) => new Set(col.map((t) => (t.split('.')[1] ?? '').length));
+  assert.ok(texts.stall.length > 1, 'c2c rows');
+  assert.equal(decimals(texts.stall).size, 1, `one format in the stall column: ${JSON.stringify(texts.stall)}`);
+  assert.equal(decimals(texts.sweepA).size, 1, `one format in the sweep's A column: ${JSON.stringify(texts.sweepA)}`);
+  // the unit is in the row's label, not after some of the numbers
+  assert.ok(texts.dts.includes('latency avg (ms)') && texts.dts.some((d) => /^throughput \(.+\/s\)$/.test(d)), JSON.stringify(texts.dts));
+  assert.doesNotMatch(await page.textContent('#summary-a-throughput'), /\/s|ms/);
+  // offsets: hex in the page, and the same names in the CSV
+  assert.ok(texts.offsets.length > 0 && texts.offsets.every((o) => /^\+0x[0-9a-f]+ /.test(o)), JSON.stringify(texts.offsets));
+  const line = await page.getAttribute('#c2c tr.cl-row', 'data-line');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const csv = readFileSync(await dl.path(), 'utf8');
+  assert.ok(csv.includes(`b,c2c_offset,${line}${texts.offsets[0]},loads,`), `CSV names the offset as the page: ${line}${texts.offsets[0]}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('hz=300 link: the HZ list is the engine\'s, and the link runs', async () => {
   const { page, problems } = await openPage(`?v=1&machine=milan-2s&hz=300&seconds=${SECONDS}&seed=5`);
   const hz = await page.evaluate(() => [...document.querySelectorAll('#hz option')].map((o) => o.value));
@@ -748,9 +794,10 @@ test('repeats: the interval table (insignificant changes greyed, none coloured),
   assert.ok(rows.length >= 7, `rows: ${JSON.stringify(rows)}`);
   assert.equal(rows[0].key, 'throughput');
   for (const r of rows) {
-    const m = /^\[([-+]?[\d.]+), ([-+]?[\d.]+)\]/.exec(r.cells[2]);
+    const m = /^\[([-+]?[\d.,]+), ([-+]?[\d.,]+)\]/.exec(r.cells[2]);
     assert.ok(m, `an interval in ${JSON.stringify(r)}`);
-    const containsZero = Number(m[1]) <= 0 && Number(m[2]) >= 0;
+    const n = (x) => Number(x.replace(/,/g, ''));
+    const containsZero = n(m[1]) <= 0 && n(m[2]) >= 0;
     assert.equal(r.significant, String(!containsZero), `significant iff the interval excludes 0: ${JSON.stringify(r)}`);
     assert.equal(r.cls.includes('insignificant'), containsZero, JSON.stringify(r));
   }

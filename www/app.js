@@ -7,7 +7,7 @@
 // the pool never changes a figure.
 // The A/B run and the scaling sweep are both engine *jobs* (engine.js): one at a time, starting one
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
-import { $, h, clear, setText, fmtInt } from './dom.js';
+import { $, h, clear, setText, fmtInt, fmtFixed, fmtPct } from './dom.js';
 import { Engine, PROTOCOL } from './engine.js';
 import { ScenarioForm, showErrors, showMachineSummary } from './form.js';
 import { Charts } from './charts.js';
@@ -199,9 +199,9 @@ function showStoryFigure(story, r) {
   const box = $('story-figure');
   box.hidden = !(story && story.reported);
   if (box.hidden) return;
-  const pct = (rep) => (rep.profile.find((p) => p.symbol === story.symbol)?.percent ?? 0).toFixed(2);
+  const pct = (rep) => fmtFixed(rep.profile.find((p) => p.symbol === story.symbol)?.percent ?? 0, 2);
   const d = r.compare?.throughput_pct;
-  const delta = Number.isFinite(d) ? `${d >= 0 ? '+' : ''}${d.toFixed(1)}%` : '–';
+  const delta = fmtPct(d, 1, true);
   clear(box);
   box.append(h('div', {}, `Reported: ${story.reported}.`),
     h('div', {}, `Model (this run): ${story.symbol} ${pct(r.reports.a)}% in A, ${pct(r.reports.b)}% in B; throughput B vs A ${delta}. How close it comes, with intervals: "How close is the model?".`));
@@ -559,7 +559,7 @@ async function startSweep() {
 
 // ---------------------------------------------------------------- how close is the model?
 
-const fmtModel = (x) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2));
+const fmtModel = (x) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : fmtFixed(x, Math.abs(x) >= 100 ? 0 : 2));
 
 function renderValidation(rows) {
   const table = $('validation-table');

@@ -32,12 +32,27 @@ export function setText(id, text) {
 }
 
 /** Number formatting for tables and cards: grouped digits (1,234,567.8), never a k/M suffix, so a
- * column reads in one unit. Integers print without decimals. */
+ * column reads in one unit. Integers print without decimals. Every number on the page goes through
+ * fmt, fmtFixed, fmtInt or fmtPct (charts: axis.js, on the same grouping). */
 export function fmt(x, digits = 2) {
   if (x === null || x === undefined || Number.isNaN(x)) return '–';
   if (typeof x !== 'number') return String(x);
   if (!Number.isFinite(x)) return '–';
   return x.toLocaleString('en-US', { minimumFractionDigits: Number.isInteger(x) ? 0 : digits, maximumFractionDigits: digits });
+}
+
+/** Grouped digits with exactly `digits` decimals (a column whose rows line up: 54,812.0 above
+ * 9,492.3); `signed`: a + on positive values. */
+export function fmtFixed(x, digits = 1, signed = false) {
+  if (x === null || x === undefined || typeof x !== 'number' || !Number.isFinite(x)) return '–';
+  const s = x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return signed && x > 0 ? `+${s}` : s;
+}
+
+/** Decimals for a column of values: 0 from 1,000 up, 1 from 10, else 2 (one choice per column). */
+export function columnDigits(values) {
+  const top = Math.max(0, ...values.filter((v) => typeof v === 'number' && Number.isFinite(v)).map(Math.abs));
+  return top >= 1000 ? 0 : top >= 10 ? 1 : 2;
 }
 
 export function fmtInt(x) {
@@ -47,6 +62,5 @@ export function fmtInt(x) {
 
 export function fmtPct(x, digits = 1, signed = false) {
   if (x === null || x === undefined || Number.isNaN(x) || !Number.isFinite(x)) return '–';
-  const s = x.toFixed(digits) + '%';
-  return signed && x > 0 ? '+' + s : s;
+  return `${fmtFixed(x, digits, signed)}%`;
 }

@@ -1,5 +1,5 @@
 // Result views: summary cards (A, B, Δ%), perf-report bars, perf-c2c table, counters.
-import { $, h, clear, fmt, fmtInt, fmtPct } from './dom.js';
+import { $, h, clear, fmt, fmtInt, fmtPct, fmtFixed, columnDigits } from './dom.js';
 import { offsetText } from './export.js';
 
 const METRICS = ['throughput', 'contention', 'lat-avg', 'lat-p95', 'lat-max', 'wake-p50', 'wake-p95', 'wake-p99'];
@@ -34,12 +34,12 @@ export function setPatchLists(exp) {
   }
 }
 
-const ms = (x) => (x === undefined || x === null ? '–' : `${fmt(x, 3)} ms`);
+const ms = (x) => (x === undefined || x === null ? '–' : fmtFixed(x, 3)); // the unit is in the row's label
 
 export function renderSide(side, r) {
-  setCell(`summary-${side}-throughput`, `${fmt(r.throughput_per_sec, 2)}/s`, r.throughput_per_sec);
+  setCell(`summary-${side}-throughput`, fmtFixed(r.throughput_per_sec, 1), r.throughput_per_sec);
   $(`summary-${side}-throughput`).title = `${r.throughput_per_sec} ${r.throughput_unit || ''} per second`;
-  for (const el of document.querySelectorAll('.tp-unit')) el.textContent = r.throughput_unit ? ` (${r.throughput_unit})` : '';
+  for (const el of document.querySelectorAll('.tp-unit')) el.textContent = ` (${r.throughput_unit || 'units'}/s)`;
   setCell(`summary-${side}-contention`, fmtPct(r.contention_pct, 2), r.contention_pct);
   const l = r.latency_ms || {};
   setCell(`summary-${side}-lat-avg`, ms(l.avg), l.avg);
@@ -47,7 +47,7 @@ export function renderSide(side, r) {
   setCell(`summary-${side}-lat-max`, ms(l.max), l.max);
   // wakeup-to-run percentiles, where the workload wakes tasks (schbench's headline is p99)
   const w = r.wakeup_latency_us || {};
-  for (const p of WAKE) setCell(`summary-${side}-wake-${p}`, w[p] === undefined ? '–' : fmt(w[p], 1), w[p]);
+  for (const p of WAKE) setCell(`summary-${side}-wake-${p}`, fmtFixed(w[p], 1), w[p]);
   if (w.max > 0) $('summary').dataset.wakeup = '1';
   const hash = r.report_hash === undefined ? '' : String(r.report_hash);
   $(`summary-${side}-hash`).textContent = hash ? `report ${hash} · ${fmtInt(r.events)} events · ${fmt(r.sim_seconds, 3)} s simulated` : '';
@@ -70,7 +70,7 @@ export function renderDelta(cmp) {
   for (const m of METRICS) {
     const v = d[m];
     const text = m === 'contention'
-      ? (v === null || !Number.isFinite(v) ? '–' : `${v > 0 ? '+' : ''}${v.toFixed(2)} pts`)
+      ? (v === null || !Number.isFinite(v) ? '–' : `${fmtFixed(v, 2, true)} pts`)
       : fmtPct(v, 1, true);
     setCell(`summary-delta-${m}`, text, v);
     const el = $(`summary-delta-${m}`);
@@ -94,7 +94,7 @@ export function renderFlag(side, r) {
 const num = (x) => {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
   const a = Math.abs(x);
-  return a >= 1e5 ? x.toFixed(1) : a >= 100 ? x.toFixed(2) : x.toFixed(4);
+  return fmtFixed(x, a >= 1e5 ? 1 : a >= 100 ? 2 : 4);
 };
 
 /** The repeat table (the engine's repeat::Table). A change whose interval contains 0 is greyed;
@@ -108,8 +108,8 @@ export function renderRepeatTable(t) {
   for (const f of t.figures) {
     const d = f.delta;
     const u = d && d.unit === 'points' ? ' pts' : '%';
-    const sign = (x) => (x > 0 ? '+' : '') + x.toFixed(2);
-    const cv = (s) => (s && s.mean ? (s.stddev * 100 / Math.abs(s.mean)).toFixed(2) : '0.00');
+    const sign = (x) => fmtFixed(x, 2, true);
+    const cv = (s) => fmtFixed(s && s.mean ? s.stddev * 100 / Math.abs(s.mean) : 0, 2);
     tbody.append(h('tr', {
       class: d && !d.significant ? 'insignificant' : '',
       dataset: { key: f.key, significant: d ? String(d.significant) : '' },
@@ -118,7 +118,7 @@ export function renderRepeatTable(t) {
     h('td', { class: 'num' }, `${num(f.a.mean)} (${cv(f.a)}%)`),
     h('td', { class: 'num' }, d ? `${sign(d.change)}${u} (${cv(f.b)}%)` : '–'),
     h('td', { class: 'num ci' }, d ? `[${sign(d.ci95[0])}, ${sign(d.ci95[1])}]${u}` : `[${num(f.a.ci95[0])}, ${num(f.a.ci95[1])}]`),
-    h('td', { class: 'num' }, d ? d.p.toFixed(4) : '–')));
+    h('td', { class: 'num' }, d ? fmtFixed(d.p, 4) : '–')));
   }
 }
 
@@ -138,9 +138,9 @@ export function renderProfile(ra, rb) {
   for (const r of rows) {
     const bar = (side) => {
       const v = r[side];
-      const b = h('div', { class: `bar bar-${side}`, title: `${side.toUpperCase()}: ${v === null ? 'n/a' : v.toFixed(2) + '%'}` });
+      const b = h('div', { class: `bar bar-${side}`, title: `${side.toUpperCase()}: ${v === null ? 'n/a' : fmtPct(v, 2)}` });
       b.style.width = `${v === null ? 0 : (v / max) * 100}%`;
-      return h('div', { class: 'bar-line' }, b, h('span', { class: 'bar-val' }, v === null ? '–' : `${v.toFixed(2)}%`));
+      return h('div', { class: 'bar-line' }, b, h('span', { class: 'bar-val' }, v === null ? '–' : fmtPct(v, 2)));
     };
     box.append(h('div', { class: 'prof-row', dataset: { symbol: r.symbol } },
       h('code', { class: 'sym', title: r.symbol }, r.symbol),
@@ -156,6 +156,8 @@ export function renderC2C(r, sideLabel) {
   const tbody = clear($('c2c').tBodies[0]);
   if (!r) return;
   const lines = [...(r.cachelines || [])].sort((x, y) => (y.hitm_local + y.hitm_remote) - (x.hitm_local + x.hitm_remote));
+  // one format per column: counts as grouped integers, the stall in ns with the column's decimals
+  const stallDigits = columnDigits(lines.map((cl) => cl.avg_stall_ns));
   lines.forEach((cl, i) => {
     const offRows = [];
     const btn = h('button', { type: 'button', class: 'expand', 'aria-expanded': 'false', title: 'show offsets', dataset: { testid: `c2c-expand-${i}` } }, '▸');
@@ -173,7 +175,7 @@ export function renderC2C(r, sideLabel) {
       h('td', { class: 'num' }, fmtInt(cl.atomics)),
       h('td', { class: 'num' }, fmtInt(cl.hitm_local)),
       h('td', { class: 'num' }, fmtInt(cl.hitm_remote)),
-      h('td', { class: 'num' }, fmt(cl.avg_stall_ns, 1))));
+      h('td', { class: 'num' }, fmtFixed(cl.avg_stall_ns, stallDigits))));
     for (const o of cl.offsets || []) {
       const off = offsetText(o.offset);
       const row = h('tr', { class: 'off-row' },

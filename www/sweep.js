@@ -6,7 +6,7 @@
 // % cycles in contention below: a line of one never crosses a line of the other) and the table (the
 // charts' text alternative) fill in as points finish.
 import uPlot from '../vendor/uPlot.esm.js';
-import { $, h, clear, setText, fmt, fmtInt, fmtPct } from './dom.js';
+import { $, h, clear, setText, fmt, fmtInt, fmtPct, fmtFixed, columnDigits } from './dom.js';
 import { COLORS } from './charts.js';
 import { niceRange, yAxis } from './axis.js';
 
@@ -164,6 +164,8 @@ export class SweepView {
     setText('sweep-th-a', `A${unit}`);
     setText('sweep-th-b', `B${unit}`);
     const tbody = clear($('sweep-table').tBodies[0]);
+    // one format per column: the throughputs with the decimals of the column's largest value
+    const tpDigits = columnDigits(this.points.flatMap((p) => (p ? [p.a_throughput, p.b_throughput] : [])));
     this.cpus.forEach((cpus, i) => {
       const p = this.points[i];
       const state = p ? 'done' : i === this.running ? 'running' : this.halted ? 'halted' : 'pending';
@@ -177,9 +179,9 @@ export class SweepView {
       const d = p.throughput_pct; // the engine's B vs A (Delta::between)
       const perCpu = (x) => `${fmt(x / cpus, 2)} per CPU`;
       tbody.append(h('tr', { dataset: { cpus: String(cpus), state } },
-        h('td', { class: 'num' }, String(cpus)),
-        h('td', { class: 'num', title: perCpu(p.a_throughput), dataset: { value: String(p.a_throughput) } }, fmt(p.a_throughput, 1)),
-        h('td', { class: 'num', title: perCpu(p.b_throughput), dataset: { value: String(p.b_throughput) } }, fmt(p.b_throughput, 1)),
+        h('td', { class: 'num' }, fmtInt(cpus)),
+        h('td', { class: 'num', title: perCpu(p.a_throughput), dataset: { value: String(p.a_throughput) } }, fmtFixed(p.a_throughput, tpDigits)),
+        h('td', { class: 'num', title: perCpu(p.b_throughput), dataset: { value: String(p.b_throughput) } }, fmtFixed(p.b_throughput, tpDigits)),
         h('td', { class: 'num', dataset: { value: String(d) } }, fmtPct(d, 1, true)),
         h('td', { class: 'num', dataset: { value: String(p.a_contention_pct) } }, fmtPct(p.a_contention_pct, 2)),
         h('td', { class: 'num', dataset: { value: String(p.b_contention_pct) } }, fmtPct(p.b_contention_pct, 2)),
