@@ -344,6 +344,8 @@ test('the Run box never covers the form: every patch and story visible at 1280×
   }
   const [body, run] = await page.evaluate(() => ['.scenario-body', '.run-box'].map((q) => document.querySelector(q).getBoundingClientRect()));
   assert.ok(run.top >= body.bottom - 0.5, 'the Run box sits below the form body');
+  const runButton = await page.evaluate(() => document.getElementById('run').getBoundingClientRect().bottom);
+  assert.ok(runButton <= 800, `the Run button is on screen at 1280×800 without scrolling (bottom ${runButton})`);
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.screenshot({ path: join(OUT, `landing-1280x800-${scheme}.png`) });

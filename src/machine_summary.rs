@@ -85,7 +85,7 @@ pub fn summary(exp: &Experiment) -> Result<MachineSummary, Invalid> {
     if llc_max != asked {
         let why = if o.cores_per_llc.is_none() && spec.vendor == Vendor::Intel {
             format!(
-                "Intel: the LLC is the socket, split per SNC node for the scheduler ({} cores / {} nodes per socket); type a value to set it",
+                "Intel: the LLC is the socket, split per SNC node for the scheduler ({} cores / {} nodes per socket); type a size into the field to keep it",
                 spec.cores_per_socket, spec.nodes_per_socket
             )
         } else if spec.cores_per_llc < asked {

@@ -33,6 +33,10 @@ const heatmap = new Heatmap($('heatmap'), (cpu, o) => { selectedCpu = cpu; showD
 heatmap.clear();
 $('heat-metric').addEventListener('change', () => heatmap.setMetric($('heat-metric').value));
 const sweep = new SweepView();
+// The sticky form is as tall as the viewport below the header, so its Run box shows from the start
+// (the header wraps to two or three rows on narrower screens).
+const topbar = document.querySelector('.topbar');
+new ResizeObserver(() => document.documentElement.style.setProperty('--topbar-h', `${topbar.offsetHeight}px`)).observe(topbar);
 // For tests and the devtools console: the live uPlot instances.
 window.schedplay = { charts, sweep, lastReport: (side) => last?.reports?.[side] ?? null };
 

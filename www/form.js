@@ -301,9 +301,10 @@ export function showMachineSummary(s, why = '') {
   const notes = clear($('machine-adjusted'));
   notes.hidden = true;
   if (!s) { box.textContent = why ? `machine: ${why}` : ''; box.dataset.llcs = ''; return; }
-  const smt = s.smt > 1 ? `SMT ${s.smt}` : 'SMT off';
+  const smt = s.smt > 1 ? 'SMT on' : 'SMT off';
+  const vendor = { amd: 'AMD', intel: 'Intel' }[s.vendor] ?? String(s.vendor);
   const cl = s.cluster_sizes.length && s.cluster_sizes[0].cores > 1 ? ` · ${plural(s.clusters, 'cluster')} ${sizesText(s.cluster_sizes, s.smt)}` : '';
-  box.textContent = `Built: ${plural(s.cpus, 'CPU')} (${plural(s.sockets, 'socket')}, ${smt}, ${s.vendor}) · `
+  box.textContent = `Built: ${plural(s.cpus, 'CPU')} (${plural(s.sockets, 'socket')}, ${smt}, ${vendor}) · `
     + `${plural(s.nodes, 'NUMA node')}${sizesText(s.node_sizes, s.smt)} · ${plural(s.llcs, 'LLC')}${sizesText(s.llc_sizes, s.smt)}${cl}`;
   box.dataset.llcs = String(s.llcs);
   box.dataset.nodes = String(s.nodes);
