@@ -317,6 +317,7 @@ test('contrast: WCAG AA for the page\'s colour pairs, light and dark', async () 
         text('#run'), text('#sweep-run'), text('h1'), text('.tagline'), text('#status'), text('#machine-desc'),
         text('.patch-desc'), text('.patch-name'), text('legend'), text('#sweep-note'), text('.card dt'),
         text('.card dd'), text('#results-link'),
+        text('#machine-adjusted'), text('.heat-legend-ticks span'), text('.chart-table summary'), text('label:has(#heat-metric)'),
         fill('.swatch-a', '.panel'), fill('.swatch-b', '.panel'), fill('.bar-b, .swatch-b', '.cards .card'),
       ];
     });
@@ -365,7 +366,7 @@ test('machine summary: the topology the engine built, and a notice when a settin
   const { page, problems } = await openPage('?v=1&machine=spr-2s-snc4&cores_per_socket=60&nodes_per_socket=2&seconds=0.1&seed=1');
   const sum = () => page.textContent('#machine-summary');
   await page.waitForSelector('#machine-summary[data-llcs="4"]', { timeout: 5000 });
-  assert.match(await sum(), /240 CPUs .*4 NUMA nodes of 30 cores \(60 CPUs\) · 4 LLCs of 30 cores \(60 CPUs\)/);
+  assert.match(await sum(), /240 CPUs \(2 sockets, SMT on, Intel\) · 4 NUMA nodes of 30 cores \(60 CPUs\) · 4 LLCs of 30 cores \(60 CPUs\)$/);
   assert.ok(await page.isVisible('#machine-adjusted'));
   assert.match(await page.textContent('#machine-adjusted [data-field="cores_per_llc"]'), /cores per llc: 30 used, not 14 — Intel: the LLC is the socket, split per SNC node/);
   // typing 14 (the preset's value) keeps it: 14 + 14 + 2 cores per node, nothing adjusted
@@ -374,6 +375,9 @@ test('machine summary: the topology the engine built, and a notice when a settin
   assert.match(await sum(), /12 LLCs: 8 × 14 cores \(28 CPUs\), 4 × 2 cores \(4 CPUs\)/);
   assert.ok(await page.isHidden('#machine-adjusted'));
   await page.waitForFunction(() => /cores_per_llc=14/.test(location.search), null, { timeout: 5000 });
+  // the preset as it is: its LLC capacity too
+  await page.selectOption('#machine', 'milan-2s');
+  await page.waitForFunction(() => /16 LLCs of 8 cores \(16 CPUs\), 32 MiB each/.test(document.getElementById('machine-summary').textContent), null, { timeout: 5000 });
   // an invalid machine field: no summary of another machine
   await page.fill('#nodes_per_socket', '9');
   await page.waitForFunction(() => /fix nodes_per_socket/.test(document.getElementById('machine-summary').textContent), null, { timeout: 5000 });
@@ -432,6 +436,14 @@ test('heatmap: one metric on a single-hue scale with a legend; arrow keys and En
   assert.equal(await page.evaluate(() => document.querySelector('#domains details').open), false);
   await page.keyboard.press('Enter');
   assert.equal(await page.evaluate(() => document.querySelector('#domains details').open), true);
+  // the map's text alternative: one row per node (milan-2s: 2), shares that add up to 100%
+  const nodeRows = await page.evaluate(() => [...document.querySelectorAll('#heat-table tbody tr')].map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.equal(nodeRows.length, 2, JSON.stringify(nodeRows));
+  for (const r of nodeRows) {
+    const sum = [3, 4, 5].reduce((x, i) => x + Number(r[i].replace('%', '')), 0);
+    assert.ok(Math.abs(sum - 100) <= 0.2, `busy + stall + idle = 100%: ${JSON.stringify(r)}`);
+    assert.match(r[6], /^CPU \d+: \d+\.\d%$/);
+  }
   await page.locator('#heatmap').scrollIntoViewIfNeeded();
   await page.locator('#heatmap').screenshot({ path: join(OUT, 'heatmap-stall.png') });
   assert.deepEqual(problems, []);

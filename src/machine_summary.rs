@@ -44,6 +44,9 @@ pub struct MachineSummary {
     pub node_sizes: Vec<SizeCount>,
     pub llc_sizes: Vec<SizeCount>,
     pub cluster_sizes: Vec<SizeCount>,
+    /// The preset's LLC capacity (MiB per LLC) while the LLCs have the preset's sizes; else none
+    /// (a resized LLC has no measured capacity).
+    pub llc_mib: Option<u32>,
     pub adjusted: Vec<Adjusted>,
 }
 
@@ -124,6 +127,14 @@ pub fn summary(exp: &Experiment) -> Result<MachineSummary, Invalid> {
             ),
         });
     }
+    // the LLCs are the preset's when they have its sizes (43/43/42 on gnr-2s-snc3), however many
+    let as_built = Topology::new(preset.clone())?;
+    let cores_of = |v: &[SizeCount]| v.iter().map(|x| x.cores).collect::<Vec<_>>();
+    let preset_llcs = cores_of(&llc_sizes)
+        == cores_of(&sizes(
+            as_built.llc_cpus.iter().map(|s| s.weight()),
+            preset.smt,
+        ));
     Ok(MachineSummary {
         preset: spec.name.clone(),
         vendor: spec.vendor,
@@ -136,6 +147,7 @@ pub fn summary(exp: &Experiment) -> Result<MachineSummary, Invalid> {
         node_sizes,
         llc_sizes,
         cluster_sizes,
+        llc_mib: preset_llcs.then_some(preset.llc_mib),
         adjusted,
     })
 }
@@ -172,6 +184,7 @@ mod tests {
         }];
         assert_eq!(s.llc_sizes, four_30);
         assert_eq!(s.node_sizes, four_30);
+        assert_eq!(s.llc_mib, None, "a 30-core LLC has no measured size");
         let a = &s.adjusted[0];
         assert_eq!((a.field, a.asked, a.used), ("cores_per_llc", 14, 30));
         assert!(a.why.contains("SNC"), "{}", a.why);
@@ -219,6 +232,10 @@ mod tests {
         for name in topology::PRESETS {
             let s = summary(&exp(name, |_| {})).unwrap();
             assert_eq!(s.adjusted, vec![], "{name}");
+            assert!(
+                s.llc_mib.is_some_and(|m| m > 0),
+                "{name}: the preset's LLC in MiB"
+            );
             let total =
                 |v: &[SizeCount]| v.iter().map(|x| (x.cpus * x.count) as usize).sum::<usize>();
             assert_eq!(total(&s.llc_sizes), s.cpus, "{name}");

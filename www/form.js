@@ -305,7 +305,8 @@ export function showMachineSummary(s, why = '') {
   const vendor = { amd: 'AMD', intel: 'Intel' }[s.vendor] ?? String(s.vendor);
   const cl = s.cluster_sizes.length && s.cluster_sizes[0].cores > 1 ? ` · ${plural(s.clusters, 'cluster')} ${sizesText(s.cluster_sizes, s.smt)}` : '';
   box.textContent = `Built: ${plural(s.cpus, 'CPU')} (${plural(s.sockets, 'socket')}, ${smt}, ${vendor}) · `
-    + `${plural(s.nodes, 'NUMA node')}${sizesText(s.node_sizes, s.smt)} · ${plural(s.llcs, 'LLC')}${sizesText(s.llc_sizes, s.smt)}${cl}`;
+    + `${plural(s.nodes, 'NUMA node')}${sizesText(s.node_sizes, s.smt)} · ${plural(s.llcs, 'LLC')}${sizesText(s.llc_sizes, s.smt)}`
+    + `${s.llc_mib ? `, ${s.llc_mib.toLocaleString('en-US')} MiB each` : ''}${cl}`;
   box.dataset.llcs = String(s.llcs);
   box.dataset.nodes = String(s.nodes);
   for (const a of s.adjusted || []) {

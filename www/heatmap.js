@@ -2,7 +2,7 @@
 // cell), coloured by ONE chosen metric (busy, stall share or idle: report.cpu_heat) on a single-hue
 // scale with a legend. Clicking a CPU, or Enter on the keyboard-selected one (arrow keys move it),
 // shows its sched-domain tree.
-import { $, h, clear } from './dom.js';
+import { $, h, clear, fmtInt, fmtPct } from './dom.js';
 
 /** The metrics of report.cpu_heat the map can show: label and the top of its scale (null: the
  * smallest of NICE_MAX above the largest value, so that a 3% stall is not one pale shade). */
@@ -58,6 +58,29 @@ export class Heatmap {
     this.byCpu = new Map((cpuInfo || []).map((c) => [c.cpu, c]));
     if (this.selected !== null && !this.byCpu.has(this.selected)) this.selected = null;
     this.draw();
+    this.table();
+  }
+
+  /** The map's text alternative: per NUMA node, the mean of each metric and its most stalled CPU. */
+  table() {
+    const tbody = $('heat-table')?.tBodies[0];
+    if (!tbody) return;
+    clear(tbody);
+    if (!this.cpuInfo || !this.heat) return;
+    const nodes = new Map();
+    for (const c of this.cpuInfo) {
+      if (!nodes.has(c.node)) nodes.set(c.node, { socket: c.socket, cpus: [] });
+      nodes.get(c.node).cpus.push(c.cpu);
+    }
+    const mean = (arr, cpus) => cpus.reduce((a, c) => a + (+(arr?.[c] ?? 0)), 0) / cpus.length;
+    for (const [node, { socket, cpus }] of [...nodes].sort((x, y) => x[0] - y[0])) {
+      const worst = cpus.reduce((w, c) => (+(this.heat.stall?.[c] ?? 0) > +(this.heat.stall?.[w] ?? 0) ? c : w), cpus[0]);
+      tbody.append(h('tr', { dataset: { node: String(node) } },
+        h('th', { scope: 'row' }, String(node)), h('td', { class: 'num' }, String(socket)),
+        h('td', { class: 'num' }, fmtInt(cpus.length)),
+        ...['busy', 'stall', 'idle'].map((m) => h('td', { class: 'num' }, fmtPct(mean(this.heat[m], cpus) * 100, 1))),
+        h('td', { class: 'num' }, `CPU ${worst}: ${fmtPct(+(this.heat.stall?.[worst] ?? 0) * 100, 1)}`)));
+    }
   }
 
   clear() { this.set(null, null); }
