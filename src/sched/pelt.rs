@@ -329,16 +329,21 @@ impl Engine {
         decayed
     }
 
-    /// update_nohz_stats(): the ILB's blocked-load update of idle CPU `c`, at most once a jiffy.
-    pub(super) fn update_nohz_stats(&mut self, exec: usize, c: usize) {
+    /// update_nohz_stats(): the ILB's blocked-load update of idle CPU `c`, at most once a jiffy;
+    /// true while `c` still has blocked load.
+    pub(super) fn update_nohz_stats(&mut self, exec: usize, c: usize) -> bool {
         let rq = &self.cpus[c].rq;
-        if !rq.has_blocked_load || self.jiffies() <= rq.last_blocked_load_update_tick {
-            return;
+        if !rq.has_blocked_load || !self.nohz.idle[c] {
+            return false;
+        }
+        if self.jiffies() <= rq.last_blocked_load_update_tick {
+            return true;
         }
         self.sched_balance_update_blocked_averages(c);
         // the remote rq lock comes to the ILB CPU
         let ns = UPDATE_BLOCKED_NS + self.topo.xfer_ns(exec, c) as u64;
         self.kcharge(exec, Sym::SchedBalanceUpdateBlockedAverages, ns);
+        self.cpus[c].rq.has_blocked_load
     }
 }
 
