@@ -65,8 +65,9 @@ pub(crate) struct DomainState {
     last_balance: u64,
     pub(super) balance_interval: u32,
     pub(super) nr_balance_failed: u32,
-    max_newidle_lb_cost: u64,
-    last_decay: u64,
+    pub(super) max_newidle_lb_cost: u64,
+    /// sd->last_decay_max_lb_cost (jiffies).
+    pub(super) last_decay: u64,
 }
 
 /// A CPU's balancing state: rq->next_balance and its domains' state, lowest level first.
@@ -222,6 +223,8 @@ pub(crate) struct NewidleWalk {
     next_balance: u64,
     held: bool,
     pulled: bool,
+    /// sched_balance_update_blocked_averages has run (once, past the gate).
+    blocked_done: bool,
 }
 
 impl NewidleWalk {
@@ -234,6 +237,7 @@ impl NewidleWalk {
             next_balance: e.jiffies() + e.hz as u64,
             held: false,
             pulled: false,
+            blocked_done: false,
         }
     }
 }
@@ -255,16 +259,39 @@ impl Engine {
         j.clamp(1, self.max_load_balance_interval)
     }
 
-    /// update_newidle_cost(sd, 0): decay max_newidle_lb_cost by 253/256 once a second.
-    fn newidle_cost_decay(&mut self, cpu: usize, level: usize) -> bool {
-        let now = self.now;
+    /// update_newidle_cost(sd, cost) (v6.18): a higher cost becomes the max, capped at
+    /// sysctl_sched_migration_cost + 200 (155213a2aed4, v6.17-v6.18); otherwise the max decays by
+    /// 253/256 when a second has passed since the last raise or decay. True when it decayed.
+    pub(super) fn update_newidle_cost(&mut self, cpu: usize, level: usize, cost: u64) -> bool {
+        let (jiffies, hz) = (self.jiffies(), self.hz as u64);
         let d = &mut self.cpus[cpu].balance.doms[level];
-        if now > d.last_decay + 1_000_000_000 {
+        if cost > d.max_newidle_lb_cost {
+            d.max_newidle_lb_cost = cost.min(MIGRATION_COST_NS + 200);
+            d.last_decay = jiffies;
+        } else if jiffies > d.last_decay + hz {
             d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
-            d.last_decay = now;
+            d.last_decay = jiffies;
             return true;
         }
         false
+    }
+
+    /// The end of sched_balance_domains: rq->next_balance, and after a decay
+    /// rq->max_idle_balance_cost = max(sysctl_sched_migration_cost, Σ max_newidle_lb_cost).
+    fn balance_domains_done(&mut self, rq: usize, w: &Walk) {
+        if w.update_next {
+            self.cpus[rq].balance.next_balance = w.next_balance;
+        }
+        if w.need_decay {
+            // every level was visited (a walk stops early only without a decay)
+            let sum: u64 = self.cpus[rq]
+                .balance
+                .doms
+                .iter()
+                .map(|d| d.max_newidle_lb_cost)
+                .sum();
+            self.cpus[rq].idle.max_idle_balance_cost = sum.max(MIGRATION_COST_NS);
+        }
     }
 
     pub(super) fn step_balance(&mut self, c: usize, mut w: Walk) -> Option<Walk> {
@@ -274,23 +301,21 @@ impl Engine {
             let level = w.level as usize;
             match w.phase {
                 Phase::Level => {
-                    if level >= nlev || !w.continue_balancing {
-                        if w.update_next {
-                            self.cpus[rq].balance.next_balance = w.next_balance;
-                        }
-                        if w.need_decay {
-                            // rq->max_idle_balance_cost = max(sysctl_sched_migration_cost, Σ max_newidle_lb_cost)
-                            let sum: u64 = self.cpus[rq]
-                                .balance
-                                .doms
-                                .iter()
-                                .map(|d| d.max_newidle_lb_cost)
-                                .sum();
-                            self.cpus[rq].idle.max_idle_balance_cost = sum.max(MIGRATION_COST_NS);
-                        }
+                    if level >= nlev {
+                        self.balance_domains_done(rq, &w);
                         return None;
                     }
-                    w.need_decay |= self.newidle_cost_decay(rq, level);
+                    // need_decay = update_newidle_cost(sd, 0): a regular visit to every domain
+                    w.need_decay = self.update_newidle_cost(rq, level, 0);
+                    if !w.continue_balancing {
+                        // should_we_balance failed below: go on only to decay the upper levels
+                        if w.need_decay {
+                            w.level += 1;
+                            continue;
+                        }
+                        self.balance_domains_done(rq, &w);
+                        return None;
+                    }
                     w.interval = self.balance_interval(rq, level, w.busy);
                     w.due = self.jiffies()
                         >= self.cpus[rq].balance.doms[level].last_balance + w.interval;
@@ -540,6 +565,14 @@ impl Engine {
                         }
                         return None;
                     }
+                    if !w.blocked_done {
+                        // past the gate: t0, then the local blocked averages (their cost goes to
+                        // the first domain's)
+                        w.blocked_done = true;
+                        w.started = self.cpus[c].exec.cursor;
+                        self.sched_balance_update_blocked_averages(c);
+                        self.kcharge(c, Sym::SchedBalanceUpdateBlockedAverages, UPDATE_BLOCKED_NS);
+                    }
                     let mut nb = w.next_balance;
                     self.update_next_balance(c, level, &mut nb);
                     w.next_balance = nb;
@@ -554,7 +587,6 @@ impl Engine {
                         w.level += 1;
                         continue;
                     }
-                    w.started = self.cpus[c].exec.cursor;
                     self.metrics.count(Counter::NewidleBalances);
                     self.kcharge(c, Sym::SchedBalanceNewidle, SBD_LEVEL_NS);
                     if self.patches.serialize_newidle && self.dom(c, level).has(SD_SERIALIZE) {
@@ -592,15 +624,15 @@ impl Engine {
                         self.sbr.release(a.visible);
                         w.held = false;
                     }
-                    // update_newidle_cost(sd, domain_cost)
-                    let cost = self.cpus[c].exec.cursor - w.started;
-                    let now = self.now;
-                    let d = &mut self.cpus[c].balance.doms[level];
-                    if cost > d.max_newidle_lb_cost {
-                        d.max_newidle_lb_cost = cost;
-                        d.last_decay = now;
-                    }
+                    // domain_cost = t1 - t0; curr_cost += domain_cost; t0 = t1
+                    let t1 = self.cpus[c].exec.cursor;
+                    let cost = t1 - w.started;
                     w.curr_cost += cost;
+                    w.started = t1;
+                    // v6.17-v6.18 (155213a2aed4): a pass that pulled nothing bumps the max by half
+                    let max = self.cpus[c].balance.doms[level].max_newidle_lb_cost;
+                    let domain_cost = if w.pulled { cost } else { 3 * max / 2 };
+                    self.update_newidle_cost(c, level, domain_cost);
                     w.level += 1;
                     w.phase = NewidlePhase::Level;
                 }
@@ -799,6 +831,124 @@ mod tests {
             let mut want = vec![false; 7];
             want[0] = next_wins;
             assert_eq!(won, want, "release {after} ns after the cmpxchg");
+        }
+    }
+}
+
+#[cfg(test)]
+mod decay_tests {
+    use super::*;
+    use crate::sched::rq::tests::engine_smt;
+
+    /// Two cores of two SMT threads (levels SMT and MC), one spinner on CPU 0, run past 1 s to
+    /// between two ticks; every level's max_newidle_lb_cost set to `max`.
+    fn two_levels(max: u64) -> Engine {
+        let mut e = engine_smt(2, 2, 1);
+        e.run_until(1_100_500_000, u64::MAX);
+        for c in 0..4 {
+            for d in e.cpus[c].balance.doms.iter_mut() {
+                d.max_newidle_lb_cost = max;
+            }
+        }
+        assert_eq!(e.cpus[1].balance.doms.len(), 2);
+        e
+    }
+
+    #[test]
+    fn update_newidle_cost_raises_to_a_capped_max_and_decays_once_a_second() {
+        let mut e = two_levels(1000);
+        let j = e.jiffies();
+        e.cpus[1].balance.doms[0].last_decay = j;
+        assert!(!e.update_newidle_cost(1, 0, 2000));
+        assert_eq!(e.cpus[1].balance.doms[0].max_newidle_lb_cost, 2000);
+        assert!(!e.update_newidle_cost(1, 0, 10_000_000));
+        assert_eq!(e.cpus[1].balance.doms[0].max_newidle_lb_cost, 500_200);
+        assert!(!e.update_newidle_cost(1, 0, 0), "decayed less than HZ ago");
+        e.cpus[1].balance.doms[0].last_decay = j - e.hz as u64 - 1;
+        assert!(e.update_newidle_cost(1, 0, 0));
+        let d = &e.cpus[1].balance.doms[0];
+        assert_eq!(
+            (d.max_newidle_lb_cost, d.last_decay),
+            (500_200 * 253 / 256, j)
+        );
+    }
+
+    fn run_walk(e: &mut Engine, c: usize, mut w: Walk) {
+        loop {
+            e.now = e.now.max(e.cpus[c].exec.cursor);
+            match e.step_balance(c, w) {
+                Some(next) => w = next,
+                None => return,
+            }
+        }
+    }
+
+    /// sched_balance_domains after a failed should_we_balance: it keeps visiting the levels
+    /// while each one decays (and then resets max_idle_balance_cost from the sum), and stops at
+    /// the first level that does not.
+    #[test]
+    fn the_periodic_walk_keeps_visiting_upper_levels_to_decay_them() {
+        let decayed = 1000 * 253 / 256;
+        for (first_due, want) in [(true, [decayed, decayed]), (false, [1000, 1000])] {
+            let mut e = two_levels(1000);
+            let j = e.jiffies();
+            for d in e.cpus[1].balance.doms.iter_mut() {
+                d.last_decay = 0;
+            }
+            if !first_due {
+                e.cpus[1].balance.doms[0].last_decay = j;
+            }
+            let mut w = Walk::new(&e, 1, true);
+            w.continue_balancing = false;
+            run_walk(&mut e, 1, w);
+            let got: Vec<u64> = e.cpus[1]
+                .balance
+                .doms
+                .iter()
+                .map(|d| d.max_newidle_lb_cost)
+                .collect();
+            assert_eq!(got, want, "level 0 due: {first_due}");
+            let cost = e.cpus[1].idle.max_idle_balance_cost;
+            assert_eq!(cost, MIGRATION_COST_NS, "max(migration_cost, Σ)");
+        }
+    }
+
+    fn run_newidle(e: &mut Engine, c: usize) {
+        e.enter_kernel(c);
+        let mut w = NewidleWalk::new(e);
+        loop {
+            e.now = e.now.max(e.cpus[c].exec.cursor);
+            match e.step_newidle(c, w) {
+                Some(next) => w = next,
+                None => return,
+            }
+        }
+    }
+
+    /// v6.18 newidle: past the gate, the blocked averages are updated first; a level that pulls
+    /// nothing bumps its max_newidle_lb_cost by half (capped at migration_cost + 200), so a
+    /// failing newidle never decays its costs (only the periodic walk does).
+    #[test]
+    fn a_failed_newidle_pass_bumps_every_level_it_visits() {
+        for (max, want) in [(1000, 1500), (400_000, 500_200)] {
+            let mut e = two_levels(max);
+            e.rd_overloaded = true;
+            e.cpus[1].idle.avg_idle = 10_000_000;
+            for d in e.cpus[1].balance.doms.iter_mut() {
+                d.last_decay = 0; // a decay is due: the bump still wins
+            }
+            let tick = e.cpus[1].rq.last_blocked_load_update_tick;
+            run_newidle(&mut e, 1);
+            assert!(e.cpus[1].is_idle(), "nothing to pull");
+            let got: Vec<u64> = e.cpus[1]
+                .balance
+                .doms
+                .iter()
+                .map(|d| d.max_newidle_lb_cost)
+                .collect();
+            assert_eq!(got, vec![want, want], "max {max}");
+            assert_eq!(e.cpus[1].rq.last_blocked_load_update_tick, e.jiffies());
+            assert!(tick < e.jiffies());
         }
     }
 }

@@ -66,8 +66,11 @@ impl Engine {
         self.enter_kernel(waker_cpu);
         // The enqueue is done at the waker's entry time (update_curr accounting may touch a shared
         // line from here); the wakeup's cost then comes first in the waker's kernel work, as jobs
-        // queued before anything the enqueue queues would.
+        // queued before anything the enqueue queues would. The wakee's CPU, run from here, is not
+        // the outermost: it must not move the clock past the waker's unscheduled work.
+        self.run_depth += 1;
         self.enqueue(target, t, waker_cpu);
+        self.run_depth -= 1;
         if sis_ns > 0 {
             self.kcharge(waker_cpu, Sym::SelectIdleSibling, sis_ns);
         }
@@ -99,7 +102,9 @@ impl Engine {
             return;
         }
         self.enter_kernel(waker_cpu);
+        self.run_depth += 1;
         self.requeue_delayed(t, waker_cpu);
+        self.run_depth -= 1;
         self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
         self.run_cpu(waker_cpu);
     }
