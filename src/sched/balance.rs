@@ -6,6 +6,7 @@
 use super::nohz::{
     CsdStep, NOHZ_BALANCE_KICK, NOHZ_NEWILB_KICK, NOHZ_NEXT_KICK, NOHZ_STATS_KICK, NohzField,
 };
+use super::rq::RqLine;
 use super::*;
 use crate::domains::{SD_BALANCE_NEWIDLE, SD_SERIALIZE, SD_SHARE_CPUCAPACITY};
 
@@ -210,6 +211,8 @@ enum NewidlePhase {
     Cmpxchg,
     /// It has been served: balance this level if it found the flag free.
     CmpxchgServed,
+    /// Balance this level (sched_balance_rq as CPU_NEWLY_IDLE).
+    Balance,
     /// Release `sched_balance_running` if held, then update_newidle_cost() and go to the next level.
     UpdateCost,
 }
@@ -368,6 +371,10 @@ impl Engine {
                     };
                 }
                 Phase::Balance => {
+                    // the rq lines are read at this CPU's time
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
                     self.metrics.count(Counter::Balances);
                     let it = if w.idle {
                         IdleType::Idle
@@ -491,10 +498,10 @@ impl Engine {
         let g = &d.groups[0];
         let share_cap = d.has(SD_SHARE_CPUCAPACITY);
         let mut idle_smt: Option<u32> = None;
-        let mut checked = 0u64;
+        let mut checked = 0;
         let mut verdict = None;
         for &cpu in &g.balance_cpus {
-            checked += self.topo.xfer_ns(exec, cpu as usize) as u64;
+            checked += 1;
             if !self.cpu_idle(cpu as usize) {
                 continue;
             }
@@ -512,7 +519,15 @@ impl Engine {
         }
         let first = g.balance_cpus[0] as usize;
         let v = verdict.unwrap_or_else(|| idle_smt.map_or(first == dst, |s| s as usize == dst));
-        self.kcharge(exec, Sym::SchedBalanceRq, checked / STATS_MLP);
+        // idle_cpu() of each CPU looked at: a load of its rq line
+        let (mut sum, mut max) = (0u64, 0u64);
+        for k in 0..checked {
+            let cpu = self.dom(dst, level).groups[0].balance_cpus[k] as usize;
+            let ns = self.rq_line_load(exec, cpu, RqLine::Rq);
+            sum += ns;
+            max = max.max(ns);
+        }
+        self.charge_loads(exec, Sym::SchedBalanceRq, sum, max);
         v
     }
 
@@ -592,9 +607,16 @@ impl Engine {
                     if self.patches.serialize_newidle && self.dom(c, level).has(SD_SERIALIZE) {
                         w.phase = NewidlePhase::Cmpxchg;
                     } else {
-                        w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
-                        w.phase = NewidlePhase::UpdateCost;
+                        w.phase = NewidlePhase::Balance;
                     }
+                }
+                NewidlePhase::Balance => {
+                    // the rq lines are read at this CPU's time
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
+                    w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
+                    w.phase = NewidlePhase::UpdateCost;
                 }
                 NewidlePhase::Cmpxchg => {
                     self.drain_store_buffer(c, Sym::SchedBalanceNewidle);

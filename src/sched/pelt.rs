@@ -187,6 +187,7 @@ impl Engine {
         let now = self.rq_clock_pelt();
         let (load, runnable, running) = self.cfs_rq_pelt_inputs(c);
         let rq = &mut self.cpus[c].rq;
+        rq.avg_written_by = Some(c as u32);
         let mut decayed = false;
         if rq.removed.nr > 0 {
             let r = std::mem::take(&mut rq.removed);
