@@ -340,9 +340,15 @@ impl Engine {
         if self.jiffies() <= rq.last_blocked_load_update_tick {
             return true;
         }
+        // the ILB takes c's rq lock (a locked access to its rq line) and writes its averages
+        let lock = if exec == c {
+            0
+        } else {
+            self.rq_lock_remote(exec, c)
+        };
         self.sched_balance_update_blocked_averages(c);
-        // the remote rq lock comes to the ILB CPU
-        let ns = UPDATE_BLOCKED_NS + self.topo.xfer_ns(exec, c) as u64;
+        self.cpus[c].rq.avg_written_by = Some(exec as u32);
+        let ns = UPDATE_BLOCKED_NS + lock;
         self.kcharge(exec, Sym::SchedBalanceUpdateBlockedAverages, ns);
         self.cpus[c].rq.has_blocked_load
     }
