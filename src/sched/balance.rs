@@ -858,13 +858,13 @@ mod tests {
 }
 
 #[cfg(test)]
-mod decay_tests {
+mod decay_tests_support {
     use super::*;
     use crate::sched::rq::tests::engine_smt;
 
     /// Two cores of two SMT threads (levels SMT and MC), one spinner on CPU 0, run past 1 s to
     /// between two ticks; every level's max_newidle_lb_cost set to `max`.
-    fn two_levels(max: u64) -> Engine {
+    pub(super) fn two_levels(max: u64) -> Engine {
         let mut e = engine_smt(2, 2, 1);
         e.run_until(1_100_500_000, u64::MAX);
         for c in 0..4 {
@@ -875,6 +875,25 @@ mod decay_tests {
         assert_eq!(e.cpus[1].balance.doms.len(), 2);
         e
     }
+
+    /// sched_balance_newidle on `c`, stepped to its end (its cursor is time).
+    pub(super) fn run_newidle(e: &mut Engine, c: usize) {
+        e.enter_kernel(c);
+        let mut w = NewidleWalk::new(e);
+        loop {
+            e.now = e.now.max(e.cpus[c].exec.cursor);
+            match e.step_newidle(c, w) {
+                Some(next) => w = next,
+                None => return,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod decay_tests {
+    use super::decay_tests_support::*;
+    use super::*;
 
     #[test]
     fn update_newidle_cost_raises_to_a_capped_max_and_decays_once_a_second() {
@@ -935,18 +954,6 @@ mod decay_tests {
         }
     }
 
-    fn run_newidle(e: &mut Engine, c: usize) {
-        e.enter_kernel(c);
-        let mut w = NewidleWalk::new(e);
-        loop {
-            e.now = e.now.max(e.cpus[c].exec.cursor);
-            match e.step_newidle(c, w) {
-                Some(next) => w = next,
-                None => return,
-            }
-        }
-    }
-
     /// v6.18 newidle: past the gate, the blocked averages are updated first; a level that pulls
     /// nothing bumps its max_newidle_lb_cost by half (capped at migration_cost + 200), so a
     /// failing newidle never decays its costs (only the periodic walk does).
@@ -971,6 +978,51 @@ mod decay_tests {
             assert_eq!(got, vec![want, want], "max {max}");
             assert_eq!(e.cpus[1].rq.last_blocked_load_update_tick, e.jiffies());
             assert!(tick < e.jiffies());
+        }
+    }
+}
+
+#[cfg(test)]
+mod newilb_tests {
+    use super::decay_tests_support::*;
+    use super::*;
+
+    /// nohz_newidle_balance → nohz_run_idle_balance: a newidle pass that pulls nothing, with a
+    /// long expected idle and the idle CPUs' blocked load due, flags NOHZ_NEWILB_KICK on its own
+    /// rq and runs the stats pass itself before idling: no IPI, nohz.next_blocked moves on, an
+    /// idle CPU's blocked load decays. With a short expected idle it does not.
+    #[test]
+    fn a_long_newidle_runs_the_blocked_load_update_locally() {
+        for (avg_idle, runs) in [(10_000_000, true), (MIGRATION_COST_NS - 1, false)] {
+            let mut e = two_levels(0);
+            e.nohz.has_blocked = true;
+            e.nohz.next_blocked = 0;
+            e.nohz.idle[3] = true;
+            let mut avg = e.cpus[0].rq.avg;
+            avg.last_update_time -= 2_000_000;
+            e.cpus[3].rq.avg = avg;
+            e.cpus[3].rq.has_blocked_load = true;
+            e.cpus[1].idle.avg_idle = avg_idle;
+            let kicks = e.metrics.counters[Counter::IlbKicks as usize];
+            run_newidle(&mut e, 1);
+            let job = e.cpus[1].exec.jobs.pop_front();
+            assert_eq!(job.is_some(), runs, "avg_idle {avg_idle}");
+            let Some(Job::Ilb(mut s)) = job else {
+                continue;
+            };
+            loop {
+                e.now = e.now.max(e.cpus[1].exec.cursor);
+                match e.step_ilb(1, s) {
+                    Some(next) => s = next,
+                    None => break,
+                }
+            }
+            let j = e.jiffies();
+            assert_eq!(e.metrics.counters[Counter::IlbKicks as usize], kicks);
+            assert_eq!(e.nohz.nohz_flags[1], 0);
+            assert_eq!(e.nohz.next_blocked, j + e.ms_to_jiffies(32));
+            assert_eq!(e.cpus[3].rq.last_blocked_load_update_tick, j);
+            assert!(e.cpus[3].rq.avg.load_avg < avg.load_avg);
         }
     }
 }
