@@ -378,7 +378,14 @@ impl Engine {
                 return 0;
             };
             let (moved, all_pinned) = if self.cpus[src].nr_running() > 1 {
-                self.detach_tasks(exec, src, dst, level, dom_id, it, mt, imbalance)
+                // rq_lock_irqsave(busiest): a locked access to its rq line
+                if src != exec {
+                    let lock = self.rq_lock_remote(exec, src);
+                    self.kcharge(exec, Sym::DetachTasks, lock);
+                }
+                let r = self.detach_tasks(exec, src, dst, level, dom_id, it, mt, imbalance);
+                self.rq_written_by(src, exec);
+                r
             } else {
                 (0, false)
             };
@@ -564,11 +571,9 @@ impl Engine {
             }
             imbalance -= amount as i64;
             self.migrate_task(exec, src, dst, i);
-            self.kcharge(
-                exec,
-                Sym::DetachTasks,
-                2 * self.topo.xfer_ns(exec, src) as u64 + 300,
-            );
+            // the task's own lines, last written on src, and the dequeue/enqueue bookkeeping
+            let ns = self.topo.xfer_ns(exec, src) as u64 + 300;
+            self.kcharge(exec, Sym::DetachTasks, ns);
             moved += 1;
             if it == IdleType::NewlyIdle {
                 break; // CONFIG_PREEMPTION: a newidle pass stops after one task
@@ -607,8 +612,11 @@ impl Engine {
             !(failed == 0 && dst_has_queued && !self.entity_eligible(src, t))
         });
         if let Some(i) = idx {
+            // double_lock_balance(): the target's rq lock through its line, then the move
+            let lock = self.rq_lock_remote(src, target);
             self.migrate_task(src, src, target, i);
-            let ns = 2 * self.topo.xfer_ns(src, target) as u64 + 300;
+            self.rq_written_by(target, src);
+            let ns = lock + self.topo.xfer_ns(src, target) as u64 + 300;
             self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, ns);
             self.metrics.count(Counter::ActiveBalances);
             self.cpus[target].balance.doms[level].nr_balance_failed = 0;

@@ -162,6 +162,13 @@ impl Engine {
         self.cpus[c].rq.rq_written_by = Some(c as u32);
     }
 
+    /// `c`'s rq line was last written by `writer` (a remote CPU holding its lock).
+    pub(super) fn rq_written_by(&mut self, c: usize, writer: usize) {
+        if self.cpus[c].rq.rq_written_by.is_some() {
+            self.cpus[c].rq.rq_written_by = Some(writer as u32);
+        }
+    }
+
     pub(super) fn update_overload(&mut self, c: usize, before: usize) {
         let after = self.cpus[c].nr_running();
         match (before >= 2, after >= 2) {
