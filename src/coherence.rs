@@ -32,7 +32,7 @@ pub enum Op {
 
 /// Cost of an access that hits the requester's own cache, ns (stated assumption: L1 hit ~1 ns;
 /// a locked instruction on an owned line ~20 cycles).
-const HIT_NS: u64 = 1;
+pub const HIT_NS: u64 = 1;
 pub const LOCKED_HIT_NS: u64 = 8;
 /// How long a core keeps a line after a locked read-modify-write before the next queued request
 /// is served. No direct measurement exists (HARDWARE.md §6); the CAS ping-pong tables bound it: a
@@ -237,6 +237,39 @@ impl Coherence {
                 .collect(),
         });
         self.lines.len() - 1
+    }
+
+    /// `cpu` wrote field `field` of `line` before `now`, in code whose cost its caller prices (the
+    /// owner of a run queue updating it): the line is Modified in `cpu`'s cache, every other copy
+    /// is gone. Writes between two accesses by others are one store (the others see only the last).
+    pub fn owner_wrote(&mut self, id: LineId, cpu: usize, field: usize, now: u64) {
+        let line = &mut self.lines[id];
+        line.stats.stores += 1;
+        line.fields[field].stores += 1;
+        line.forget_handoffs_before(now);
+        if line.owner == Some(cpu as u32) {
+            return;
+        }
+        line.clear_sharers();
+        line.owner = Some(cpu as u32);
+        line.owner_ready_at = line.owner_ready_at.max(now);
+        line.last = cpu as u32;
+    }
+
+    /// A load by `cpu` that hits its own cache, counted exactly as `access` counts it; false (and
+    /// nothing counted) when it would miss. A fast path for lines read in bulk.
+    pub fn load_hit(&mut self, id: LineId, cpu: usize, field: usize) -> bool {
+        let line = &mut self.lines[id];
+        let c = cpu as u32;
+        let hit = match line.owner {
+            Some(o) => o == c,
+            None => line.has_sharer(c),
+        };
+        if hit {
+            line.stats.loads += 1;
+            line.fields[field].loads += 1;
+        }
+        hit
     }
 
     /// `cpu` accesses field `field` (index into the line's fields) of `line` at time `now`.

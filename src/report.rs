@@ -547,7 +547,16 @@ impl Report {
             "\n# perf c2c: Shared Data Cache Line Table\n# {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
             "Cacheline", "Loads", "Stores", "Atomics", "LclHitm", "RmtHitm", "AvgStall"
         );
-        for l in &self.cachelines {
+        // Per-CPU lines (run queues, nohz_flags, call_single_queue) are one row each in the JSON;
+        // the text shows the shared lines, the per-CPU ones with the most HITMs, and a sum of the rest.
+        const PER_CPU_ROWS: usize = 8;
+        let (mut per_cpu, shared): (Vec<&CacheLineRow>, Vec<&CacheLineRow>) = self
+            .cachelines
+            .iter()
+            .partition(|l| l.name.contains("(cpu"));
+        per_cpu.sort_by_key(|l| std::cmp::Reverse(l.hitm_local + l.hitm_remote));
+        let rest = per_cpu.split_off(per_cpu.len().min(PER_CPU_ROWS));
+        for l in shared.into_iter().chain(per_cpu) {
             let _ = writeln!(
                 s,
                 "  {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8.0}ns",
@@ -564,6 +573,19 @@ impl Report {
                     o.offset, o.field, o.loads, o.stores, o.atomics, o.hitm
                 );
             }
+        }
+        if !rest.is_empty() {
+            let sum = |f: fn(&CacheLineRow) -> u64| rest.iter().map(|l| f(l)).sum::<u64>();
+            let _ = writeln!(
+                s,
+                "  {:<40} {:>10} {:>10} {:>10} {:>9} {:>9}",
+                format!("({} more per-CPU lines)", rest.len()),
+                sum(|l| l.loads),
+                sum(|l| l.stores),
+                sum(|l| l.atomics),
+                sum(|l| l.hitm_local),
+                sum(|l| l.hitm_remote)
+            );
         }
         let _ = writeln!(s, "\n# counters");
         for (k, v) in &self.counters {

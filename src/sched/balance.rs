@@ -3,6 +3,10 @@
 //! variant puts it) → should_we_balance → sched_balance_rq; newidle balancing; the NOHZ
 //! idle-load-balancer.
 
+use super::nohz::{
+    CsdStep, NOHZ_BALANCE_KICK, NOHZ_NEWILB_KICK, NOHZ_NEXT_KICK, NOHZ_STATS_KICK, NohzField,
+};
+use super::rq::RqLine;
 use super::*;
 use crate::domains::{SD_BALANCE_NEWIDLE, SD_SERIALIZE, SD_SHARE_CPUCAPACITY};
 
@@ -62,8 +66,9 @@ pub(crate) struct DomainState {
     last_balance: u64,
     pub(super) balance_interval: u32,
     pub(super) nr_balance_failed: u32,
-    max_newidle_lb_cost: u64,
-    last_decay: u64,
+    pub(super) max_newidle_lb_cost: u64,
+    /// sd->last_decay_max_lb_cost (jiffies).
+    pub(super) last_decay: u64,
 }
 
 /// A CPU's balancing state: rq->next_balance and its domains' state, lowest level first.
@@ -128,11 +133,73 @@ impl Walk {
     }
 }
 
-/// _nohz_idle_balance() in progress: the idle CPUs to visit and the walk of the current one.
+/// What the idle load balancer does next: receive the kick (nohz_csd_func), or for the newidle
+/// path flag and take NOHZ_NEWILB_KICK; then _nohz_idle_balance().
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IlbPhase {
+    /// flush_smp_call_function_queue: llist_del_all of the call_single_queue.
+    Queue,
+    /// nohz_csd_func: take the flags; raise SCHED_SOFTIRQ if still idle.
+    Flags,
+    /// nohz_newidle_balance: read nohz.has_blocked / next_blocked.
+    NewilbRead,
+    /// `atomic_or(NOHZ_NEWILB_KICK, nohz_flags(this_cpu))`.
+    NewilbOr,
+    /// nohz_run_idle_balance at do_idle: `atomic_fetch_andnot(NOHZ_NEWILB_KICK, ...)`.
+    NewilbTake,
+    /// `nohz.has_blocked = 0` (STATS) / `nohz.needs_update = 0` (NEXT).
+    Clear,
+    ClearNext,
+    /// for_each_cpu_wrap over the mask: update_nohz_stats, sched_balance_domains(CPU_IDLE).
+    Cpus,
+    /// The ILB CPU got work: restore needs_update.
+    Abort,
+    NextBalance,
+    NextBlocked,
+    /// `nohz.has_blocked = 1` if a CPU still has blocked load.
+    HasBlocked,
+}
+
+/// _nohz_idle_balance() in progress (with the kick's receipt before it).
 pub(crate) struct IlbState {
-    pub cpus: Vec<u32>,
-    pub next: usize,
-    pub walk: Option<Walk>,
+    flags: u8,
+    phase: IlbPhase,
+    /// for_each_cpu_wrap(…, this_cpu + 1): the offset of the next CPU to look at (1..=nr_cpus).
+    k: u32,
+    /// jiffies at the start of the pass.
+    start: u64,
+    next_balance: u64,
+    updated: bool,
+    has_blocked_load: bool,
+    /// The CPU whose sched_balance_domains is `walk`.
+    walking: u32,
+    walk: Option<Walk>,
+}
+
+impl IlbState {
+    fn with(flags: u8, phase: IlbPhase) -> IlbState {
+        IlbState {
+            flags,
+            phase,
+            k: 1,
+            start: 0,
+            next_balance: 0,
+            updated: false,
+            has_blocked_load: false,
+            walking: 0,
+            walk: None,
+        }
+    }
+
+    /// An ILB kicked by IPI (kick_ilb).
+    pub fn kicked(flags: u8) -> IlbState {
+        IlbState::with(flags, IlbPhase::Queue)
+    }
+
+    /// nohz_newidle_balance → nohz_run_idle_balance: a local blocked-load update, no IPI.
+    pub fn newidle() -> IlbState {
+        IlbState::with(NOHZ_STATS_KICK, IlbPhase::NewilbRead)
+    }
 }
 
 /// What a newidle walk does next at its current level.
@@ -144,6 +211,8 @@ enum NewidlePhase {
     Cmpxchg,
     /// It has been served: balance this level if it found the flag free.
     CmpxchgServed,
+    /// Balance this level (sched_balance_rq as CPU_NEWLY_IDLE).
+    Balance,
     /// Release `sched_balance_running` if held, then update_newidle_cost() and go to the next level.
     UpdateCost,
 }
@@ -157,6 +226,8 @@ pub(crate) struct NewidleWalk {
     next_balance: u64,
     held: bool,
     pulled: bool,
+    /// sched_balance_update_blocked_averages has run (once, past the gate).
+    blocked_done: bool,
 }
 
 impl NewidleWalk {
@@ -169,6 +240,7 @@ impl NewidleWalk {
             next_balance: e.jiffies() + e.hz as u64,
             held: false,
             pulled: false,
+            blocked_done: false,
         }
     }
 }
@@ -190,16 +262,39 @@ impl Engine {
         j.clamp(1, self.max_load_balance_interval)
     }
 
-    /// update_newidle_cost(sd, 0): decay max_newidle_lb_cost by 253/256 once a second.
-    fn newidle_cost_decay(&mut self, cpu: usize, level: usize) -> bool {
-        let now = self.now;
+    /// update_newidle_cost(sd, cost) (v6.18): a higher cost becomes the max, capped at
+    /// sysctl_sched_migration_cost + 200 (155213a2aed4, v6.17-v6.18); otherwise the max decays by
+    /// 253/256 when a second has passed since the last raise or decay. True when it decayed.
+    pub(super) fn update_newidle_cost(&mut self, cpu: usize, level: usize, cost: u64) -> bool {
+        let (jiffies, hz) = (self.jiffies(), self.hz as u64);
         let d = &mut self.cpus[cpu].balance.doms[level];
-        if now > d.last_decay + 1_000_000_000 {
+        if cost > d.max_newidle_lb_cost {
+            d.max_newidle_lb_cost = cost.min(MIGRATION_COST_NS + 200);
+            d.last_decay = jiffies;
+        } else if jiffies > d.last_decay + hz {
             d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
-            d.last_decay = now;
+            d.last_decay = jiffies;
             return true;
         }
         false
+    }
+
+    /// The end of sched_balance_domains: rq->next_balance, and after a decay
+    /// rq->max_idle_balance_cost = max(sysctl_sched_migration_cost, Σ max_newidle_lb_cost).
+    fn balance_domains_done(&mut self, rq: usize, w: &Walk) {
+        if w.update_next {
+            self.cpus[rq].balance.next_balance = w.next_balance;
+        }
+        if w.need_decay {
+            // every level was visited (a walk stops early only without a decay)
+            let sum: u64 = self.cpus[rq]
+                .balance
+                .doms
+                .iter()
+                .map(|d| d.max_newidle_lb_cost)
+                .sum();
+            self.cpus[rq].idle.max_idle_balance_cost = sum.max(MIGRATION_COST_NS);
+        }
     }
 
     pub(super) fn step_balance(&mut self, c: usize, mut w: Walk) -> Option<Walk> {
@@ -209,23 +304,21 @@ impl Engine {
             let level = w.level as usize;
             match w.phase {
                 Phase::Level => {
-                    if level >= nlev || !w.continue_balancing {
-                        if w.update_next {
-                            self.cpus[rq].balance.next_balance = w.next_balance;
-                        }
-                        if w.need_decay {
-                            // rq->max_idle_balance_cost = max(sysctl_sched_migration_cost, Σ max_newidle_lb_cost)
-                            let sum: u64 = self.cpus[rq]
-                                .balance
-                                .doms
-                                .iter()
-                                .map(|d| d.max_newidle_lb_cost)
-                                .sum();
-                            self.cpus[rq].idle.max_idle_balance_cost = sum.max(MIGRATION_COST_NS);
-                        }
+                    if level >= nlev {
+                        self.balance_domains_done(rq, &w);
                         return None;
                     }
-                    w.need_decay |= self.newidle_cost_decay(rq, level);
+                    // need_decay = update_newidle_cost(sd, 0): a regular visit to every domain
+                    w.need_decay = self.update_newidle_cost(rq, level, 0);
+                    if !w.continue_balancing {
+                        // should_we_balance failed below: go on only to decay the upper levels
+                        if w.need_decay {
+                            w.level += 1;
+                            continue;
+                        }
+                        self.balance_domains_done(rq, &w);
+                        return None;
+                    }
                     w.interval = self.balance_interval(rq, level, w.busy);
                     w.due = self.jiffies()
                         >= self.cpus[rq].balance.doms[level].last_balance + w.interval;
@@ -278,6 +371,10 @@ impl Engine {
                     };
                 }
                 Phase::Balance => {
+                    // the rq lines are read at this CPU's time
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
                     self.metrics.count(Counter::Balances);
                     let it = if w.idle {
                         IdleType::Idle
@@ -401,10 +498,10 @@ impl Engine {
         let g = &d.groups[0];
         let share_cap = d.has(SD_SHARE_CPUCAPACITY);
         let mut idle_smt: Option<u32> = None;
-        let mut checked = 0u64;
+        let mut checked = 0;
         let mut verdict = None;
         for &cpu in &g.balance_cpus {
-            checked += self.topo.xfer_ns(exec, cpu as usize) as u64;
+            checked += 1;
             if !self.cpu_idle(cpu as usize) {
                 continue;
             }
@@ -422,7 +519,15 @@ impl Engine {
         }
         let first = g.balance_cpus[0] as usize;
         let v = verdict.unwrap_or_else(|| idle_smt.map_or(first == dst, |s| s as usize == dst));
-        self.kcharge(exec, Sym::SchedBalanceRq, checked / STATS_MLP);
+        // idle_cpu() of each CPU looked at: a load of its rq line
+        let (mut sum, mut max) = (0u64, 0u64);
+        for k in 0..checked {
+            let cpu = self.dom(dst, level).groups[0].balance_cpus[k] as usize;
+            let ns = self.rq_line_load(exec, cpu, RqLine::Rq);
+            sum += ns;
+            max = max.max(ns);
+        }
+        self.charge_loads(exec, Sym::SchedBalanceRq, sum, max);
         v
     }
 
@@ -463,7 +568,25 @@ impl Engine {
                         if w.curr_cost > self.cpus[c].idle.max_idle_balance_cost {
                             self.cpus[c].idle.max_idle_balance_cost = w.curr_cost;
                         }
+                        // nohz_newidle_balance(): nothing pulled and a long expected idle: the
+                        // idle CPUs' blocked load may be updated locally before idling
+                        let cpu = &mut self.cpus[c];
+                        if !w.pulled
+                            && cpu.rq.queued.is_empty()
+                            && cpu.idle.avg_idle >= MIGRATION_COST_NS
+                        {
+                            let job = Job::Ilb(Box::new(IlbState::newidle()));
+                            cpu.exec.jobs.push_back(job);
+                        }
                         return None;
+                    }
+                    if !w.blocked_done {
+                        // past the gate: t0, then the local blocked averages (their cost goes to
+                        // the first domain's)
+                        w.blocked_done = true;
+                        w.started = self.cpus[c].exec.cursor;
+                        self.sched_balance_update_blocked_averages(c);
+                        self.kcharge(c, Sym::SchedBalanceUpdateBlockedAverages, UPDATE_BLOCKED_NS);
                     }
                     let mut nb = w.next_balance;
                     self.update_next_balance(c, level, &mut nb);
@@ -479,15 +602,21 @@ impl Engine {
                         w.level += 1;
                         continue;
                     }
-                    w.started = self.cpus[c].exec.cursor;
                     self.metrics.count(Counter::NewidleBalances);
                     self.kcharge(c, Sym::SchedBalanceNewidle, SBD_LEVEL_NS);
                     if self.patches.serialize_newidle && self.dom(c, level).has(SD_SERIALIZE) {
                         w.phase = NewidlePhase::Cmpxchg;
                     } else {
-                        w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
-                        w.phase = NewidlePhase::UpdateCost;
+                        w.phase = NewidlePhase::Balance;
                     }
+                }
+                NewidlePhase::Balance => {
+                    // the rq lines are read at this CPU's time
+                    if self.must_wait(c) {
+                        return Some(w);
+                    }
+                    w.pulled = self.balance_core(c, c, level, IdleType::NewlyIdle) > 0;
+                    w.phase = NewidlePhase::UpdateCost;
                 }
                 NewidlePhase::Cmpxchg => {
                     self.drain_store_buffer(c, Sym::SchedBalanceNewidle);
@@ -517,15 +646,15 @@ impl Engine {
                         self.sbr.release(a.visible);
                         w.held = false;
                     }
-                    // update_newidle_cost(sd, domain_cost)
-                    let cost = self.cpus[c].exec.cursor - w.started;
-                    let now = self.now;
-                    let d = &mut self.cpus[c].balance.doms[level];
-                    if cost > d.max_newidle_lb_cost {
-                        d.max_newidle_lb_cost = cost;
-                        d.last_decay = now;
-                    }
+                    // domain_cost = t1 - t0; curr_cost += domain_cost; t0 = t1
+                    let t1 = self.cpus[c].exec.cursor;
+                    let cost = t1 - w.started;
                     w.curr_cost += cost;
+                    w.started = t1;
+                    // v6.17-v6.18 (155213a2aed4): a pass that pulled nothing bumps the max by half
+                    let max = self.cpus[c].balance.doms[level].max_newidle_lb_cost;
+                    let domain_cost = if w.pulled { cost } else { 3 * max / 2 };
+                    self.update_newidle_cost(c, level, domain_cost);
                     w.level += 1;
                     w.phase = NewidlePhase::Level;
                 }
@@ -535,41 +664,161 @@ impl Engine {
 
     // ---- NOHZ idle load balancer ----------------------------------------------------------
 
-    /// _nohz_idle_balance() on the ILB CPU: sched_balance_domains(CPU_IDLE) for each due idle CPU.
+    /// The idle load balancer on CPU `c`: nohz_csd_func (or the newidle path's NOHZ_NEWILB_KICK),
+    /// then _nohz_idle_balance(): clear has_blocked / needs_update, walk the idle CPUs from c+1
+    /// (update_nohz_stats with STATS, sched_balance_domains(CPU_IDLE) when due with BALANCE),
+    /// collate their next_balance, and store nohz.next_balance / next_blocked / has_blocked.
     pub(super) fn step_ilb(&mut self, c: usize, mut s: Box<IlbState>) -> Option<Box<IlbState>> {
-        if let Some(w) = s.walk.take() {
-            s.walk = self.step_balance(c, w);
-            if s.walk.is_some() {
+        let n = self.cpus.len();
+        loop {
+            let atomic = matches!(
+                s.phase,
+                IlbPhase::Queue | IlbPhase::NewilbOr | IlbPhase::NewilbTake
+            );
+            if atomic {
+                self.drain_store_buffer(c, Sym::NohzIdleBalance);
+            }
+            if s.phase != IlbPhase::Cpus && self.must_wait(c) {
                 return Some(s);
             }
-        }
-        while s.next < s.cpus.len() {
-            if !self.cpus[c].rq.queued.is_empty() {
-                break; // this CPU got work: abort
+            let flags = s.flags;
+            let has = |f: u8| flags & f != 0;
+            match s.phase {
+                IlbPhase::Queue => {
+                    self.nohz_csd_func(c, CsdStep::Queue);
+                    s.phase = IlbPhase::Flags;
+                }
+                IlbPhase::Flags => {
+                    let flags = self.nohz_csd_func(c, CsdStep::Flags).unwrap_or(0);
+                    // rq->idle_balance = idle_cpu(cpu): only an idle CPU raises the softirq
+                    if flags == 0 || !self.cpus[c].is_idle() {
+                        return None;
+                    }
+                    s.flags = flags;
+                    s.phase = IlbPhase::Clear;
+                }
+                IlbPhase::NewilbRead => {
+                    let (line, f) = self.nohz_line_field(NohzField::HasBlocked);
+                    self.kaccess(c, line, Op::Load, f, Sym::SchedBalanceNewidle);
+                    let n = &self.nohz;
+                    if !n.has_blocked || self.jiffies() < n.next_blocked {
+                        return None;
+                    }
+                    s.phase = IlbPhase::NewilbOr;
+                }
+                IlbPhase::NewilbOr => {
+                    let line = self.nohz_flags_line(c);
+                    self.kaccess(c, line, Op::Atomic, 0, Sym::SchedBalanceNewidle);
+                    self.nohz.nohz_flags[c] |= NOHZ_NEWILB_KICK;
+                    s.phase = IlbPhase::NewilbTake;
+                }
+                IlbPhase::NewilbTake => {
+                    let line = self.nohz_flags_line(c);
+                    self.kaccess(c, line, Op::Atomic, 0, Sym::NohzIdleBalance);
+                    let old = self.nohz.nohz_flags[c];
+                    self.nohz.nohz_flags[c] &= !NOHZ_NEWILB_KICK;
+                    // only when no SCHED_SOFTIRQ kick is pending and nothing is to run
+                    if old != NOHZ_NEWILB_KICK || !self.cpus[c].is_idle() {
+                        return None;
+                    }
+                    s.phase = IlbPhase::Clear;
+                }
+                IlbPhase::Clear => {
+                    s.start = self.jiffies();
+                    s.next_balance = s.start + 60 * self.hz as u64;
+                    if has(NOHZ_STATS_KICK) {
+                        self.nohz_store(c, NohzField::HasBlocked);
+                        self.nohz.has_blocked = false;
+                        s.phase = IlbPhase::ClearNext;
+                    } else {
+                        s.phase = IlbPhase::ClearNext;
+                        continue;
+                    }
+                }
+                IlbPhase::ClearNext => {
+                    if has(NOHZ_NEXT_KICK) {
+                        self.nohz_store(c, NohzField::NeedsUpdate);
+                        self.nohz.needs_update = false;
+                    }
+                    s.phase = IlbPhase::Cpus;
+                }
+                IlbPhase::Cpus => {
+                    if let Some(w) = s.walk.take() {
+                        s.walk = self.step_balance(c, w);
+                        if s.walk.is_some() {
+                            return Some(s);
+                        }
+                        let b = s.walking as usize;
+                        self.ilb_collate(&mut s, b);
+                    }
+                    while s.k as usize <= n {
+                        let b = (c + s.k as usize) % n;
+                        s.k += 1;
+                        if !self.nohz.idle[b] || !self.cpus[b].is_idle() {
+                            continue;
+                        }
+                        if !self.cpus[c].is_idle() {
+                            // this CPU got work: abort, leaving the flags for the next pass
+                            s.has_blocked_load |= has(NOHZ_STATS_KICK);
+                            s.phase = IlbPhase::Abort;
+                            break;
+                        }
+                        self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
+                        if has(NOHZ_STATS_KICK) {
+                            s.has_blocked_load |= self.update_nohz_stats(c, b);
+                        }
+                        if has(NOHZ_BALANCE_KICK)
+                            && self.jiffies() >= self.cpus[b].balance.next_balance
+                        {
+                            s.walking = b as u32;
+                            s.walk = Some(Walk::new(self, b, true));
+                            return Some(s);
+                        }
+                        self.ilb_collate(&mut s, b);
+                    }
+                    if s.phase == IlbPhase::Cpus {
+                        s.phase = IlbPhase::NextBalance;
+                    }
+                }
+                IlbPhase::Abort => {
+                    if has(NOHZ_NEXT_KICK) {
+                        self.nohz_store(c, NohzField::NeedsUpdate);
+                        self.nohz.needs_update = true;
+                    }
+                    s.phase = IlbPhase::HasBlocked;
+                }
+                IlbPhase::NextBalance => {
+                    if s.updated {
+                        self.nohz_store(c, NohzField::NextBalance);
+                        self.nohz.next_balance = s.next_balance;
+                    }
+                    s.phase = IlbPhase::NextBlocked;
+                }
+                IlbPhase::NextBlocked => {
+                    if has(NOHZ_STATS_KICK) {
+                        self.nohz_store(c, NohzField::NextBlocked);
+                        self.nohz.next_blocked = s.start + self.load_avg_period_jiffies();
+                    }
+                    s.phase = IlbPhase::HasBlocked;
+                }
+                IlbPhase::HasBlocked => {
+                    if s.has_blocked_load {
+                        self.nohz_store(c, NohzField::HasBlocked);
+                        self.nohz.has_blocked = true;
+                    }
+                    return None;
+                }
             }
-            let b = s.cpus[s.next] as usize;
-            s.next += 1;
-            self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
-            // the kick carries NOHZ_STATS_KICK: decay b's blocked load first
-            self.update_nohz_stats(c, b);
-            if self.nohz.idle[b] && self.jiffies() >= self.cpus[b].balance.next_balance {
-                s.walk = Some(Walk::new(self, b, true));
-                return Some(s);
-            }
         }
-        if self.must_wait(c) {
-            return Some(s);
+    }
+
+    /// `next_balance = min(next_balance, rq->next_balance)` for a visited idle CPU.
+    fn ilb_collate(&self, s: &mut IlbState, b: usize) {
+        let nb = self.cpus[b].balance.next_balance;
+        if s.next_balance > nb {
+            s.next_balance = nb;
+            s.updated = true;
         }
-        // nohz.next_balance = the earliest next_balance of the idle CPUs
-        let nb = s
-            .cpus
-            .iter()
-            .filter(|&&b| self.nohz.idle[b as usize])
-            .map(|&b| self.cpus[b as usize].balance.next_balance)
-            .min();
-        let next = nb.unwrap_or(self.jiffies() + 1).max(self.jiffies() + 1);
-        self.nohz_set_next_balance(c, next);
-        None
     }
 }
 
@@ -604,6 +853,176 @@ mod tests {
             let mut want = vec![false; 7];
             want[0] = next_wins;
             assert_eq!(won, want, "release {after} ns after the cmpxchg");
+        }
+    }
+}
+
+#[cfg(test)]
+mod decay_tests_support {
+    use super::*;
+    use crate::sched::rq::tests::engine_smt;
+
+    /// Two cores of two SMT threads (levels SMT and MC), one spinner on CPU 0, run past 1 s to
+    /// between two ticks; every level's max_newidle_lb_cost set to `max`.
+    pub(super) fn two_levels(max: u64) -> Engine {
+        let mut e = engine_smt(2, 2, 1);
+        e.run_until(1_100_500_000, u64::MAX);
+        for c in 0..4 {
+            for d in e.cpus[c].balance.doms.iter_mut() {
+                d.max_newidle_lb_cost = max;
+            }
+        }
+        assert_eq!(e.cpus[1].balance.doms.len(), 2);
+        e
+    }
+
+    /// sched_balance_newidle on `c`, stepped to its end (its cursor is time).
+    pub(super) fn run_newidle(e: &mut Engine, c: usize) {
+        e.enter_kernel(c);
+        let mut w = NewidleWalk::new(e);
+        loop {
+            e.now = e.now.max(e.cpus[c].exec.cursor);
+            match e.step_newidle(c, w) {
+                Some(next) => w = next,
+                None => return,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod decay_tests {
+    use super::decay_tests_support::*;
+    use super::*;
+
+    #[test]
+    fn update_newidle_cost_raises_to_a_capped_max_and_decays_once_a_second() {
+        let mut e = two_levels(1000);
+        let j = e.jiffies();
+        e.cpus[1].balance.doms[0].last_decay = j;
+        assert!(!e.update_newidle_cost(1, 0, 2000));
+        assert_eq!(e.cpus[1].balance.doms[0].max_newidle_lb_cost, 2000);
+        assert!(!e.update_newidle_cost(1, 0, 10_000_000));
+        assert_eq!(e.cpus[1].balance.doms[0].max_newidle_lb_cost, 500_200);
+        assert!(!e.update_newidle_cost(1, 0, 0), "decayed less than HZ ago");
+        e.cpus[1].balance.doms[0].last_decay = j - e.hz as u64 - 1;
+        assert!(e.update_newidle_cost(1, 0, 0));
+        let d = &e.cpus[1].balance.doms[0];
+        assert_eq!(
+            (d.max_newidle_lb_cost, d.last_decay),
+            (500_200 * 253 / 256, j)
+        );
+    }
+
+    fn run_walk(e: &mut Engine, c: usize, mut w: Walk) {
+        loop {
+            e.now = e.now.max(e.cpus[c].exec.cursor);
+            match e.step_balance(c, w) {
+                Some(next) => w = next,
+                None => return,
+            }
+        }
+    }
+
+    /// sched_balance_domains after a failed should_we_balance: it keeps visiting the levels
+    /// while each one decays (and then resets max_idle_balance_cost from the sum), and stops at
+    /// the first level that does not.
+    #[test]
+    fn the_periodic_walk_keeps_visiting_upper_levels_to_decay_them() {
+        let decayed = 1000 * 253 / 256;
+        for (first_due, want) in [(true, [decayed, decayed]), (false, [1000, 1000])] {
+            let mut e = two_levels(1000);
+            let j = e.jiffies();
+            for d in e.cpus[1].balance.doms.iter_mut() {
+                d.last_decay = 0;
+            }
+            if !first_due {
+                e.cpus[1].balance.doms[0].last_decay = j;
+            }
+            let mut w = Walk::new(&e, 1, true);
+            w.continue_balancing = false;
+            run_walk(&mut e, 1, w);
+            let got: Vec<u64> = e.cpus[1]
+                .balance
+                .doms
+                .iter()
+                .map(|d| d.max_newidle_lb_cost)
+                .collect();
+            assert_eq!(got, want, "level 0 due: {first_due}");
+            let cost = e.cpus[1].idle.max_idle_balance_cost;
+            assert_eq!(cost, MIGRATION_COST_NS, "max(migration_cost, Σ)");
+        }
+    }
+
+    /// v6.18 newidle: past the gate, the blocked averages are updated first; a level that pulls
+    /// nothing bumps its max_newidle_lb_cost by half (capped at migration_cost + 200), so a
+    /// failing newidle never decays its costs (only the periodic walk does).
+    #[test]
+    fn a_failed_newidle_pass_bumps_every_level_it_visits() {
+        for (max, want) in [(1000, 1500), (400_000, 500_200)] {
+            let mut e = two_levels(max);
+            e.rd_overloaded = true;
+            e.cpus[1].idle.avg_idle = 10_000_000;
+            for d in e.cpus[1].balance.doms.iter_mut() {
+                d.last_decay = 0; // a decay is due: the bump still wins
+            }
+            let tick = e.cpus[1].rq.last_blocked_load_update_tick;
+            run_newidle(&mut e, 1);
+            assert!(e.cpus[1].is_idle(), "nothing to pull");
+            let got: Vec<u64> = e.cpus[1]
+                .balance
+                .doms
+                .iter()
+                .map(|d| d.max_newidle_lb_cost)
+                .collect();
+            assert_eq!(got, vec![want, want], "max {max}");
+            assert_eq!(e.cpus[1].rq.last_blocked_load_update_tick, e.jiffies());
+            assert!(tick < e.jiffies());
+        }
+    }
+}
+
+#[cfg(test)]
+mod newilb_tests {
+    use super::decay_tests_support::*;
+    use super::*;
+
+    /// nohz_newidle_balance → nohz_run_idle_balance: a newidle pass that pulls nothing, with a
+    /// long expected idle and the idle CPUs' blocked load due, flags NOHZ_NEWILB_KICK on its own
+    /// rq and runs the stats pass itself before idling: no IPI, nohz.next_blocked moves on, an
+    /// idle CPU's blocked load decays. With a short expected idle it does not.
+    #[test]
+    fn a_long_newidle_runs_the_blocked_load_update_locally() {
+        for (avg_idle, runs) in [(10_000_000, true), (MIGRATION_COST_NS - 1, false)] {
+            let mut e = two_levels(0);
+            e.nohz.has_blocked = true;
+            e.nohz.next_blocked = 0;
+            e.nohz.idle[3] = true;
+            let mut avg = e.cpus[0].rq.avg;
+            avg.last_update_time -= 2_000_000;
+            e.cpus[3].rq.avg = avg;
+            e.cpus[3].rq.has_blocked_load = true;
+            e.cpus[1].idle.avg_idle = avg_idle;
+            let kicks = e.metrics.counters[Counter::IlbKicks as usize];
+            run_newidle(&mut e, 1);
+            let job = e.cpus[1].exec.jobs.pop_front();
+            assert_eq!(job.is_some(), runs, "avg_idle {avg_idle}");
+            let Some(Job::Ilb(mut s)) = job else {
+                continue;
+            };
+            loop {
+                e.now = e.now.max(e.cpus[1].exec.cursor);
+                match e.step_ilb(1, s) {
+                    Some(next) => s = next,
+                    None => break,
+                }
+            }
+            let j = e.jiffies();
+            assert_eq!(e.metrics.counters[Counter::IlbKicks as usize], kicks);
+            assert_eq!(e.nohz.nohz_flags[1], 0);
+            assert_eq!(e.nohz.next_blocked, j + e.ms_to_jiffies(32));
+            assert_eq!(e.cpus[3].rq.last_blocked_load_update_tick, j);
+            assert!(e.cpus[3].rq.avg.load_avg < avg.load_avg);
         }
     }
 }

@@ -177,6 +177,16 @@ impl Engine {
         }
     }
 
+    /// Queues kernel work on `c` that arrives at `t` (an IPI in flight): a CPU outside the kernel
+    /// stays where it is until then and enters the kernel at `t`; one in the kernel runs it after
+    /// its queued work.
+    pub(super) fn push_job_at(&mut self, c: usize, job: Job, t: u64) {
+        self.cpus[c].exec.jobs.push_back(job);
+        if self.cpus[c].exec.mode != Mode::Kernel {
+            self.continue_at(c, t);
+        }
+    }
+
     /// Something became runnable on `c` (a resched IPI): a CPU outside the kernel enters it and
     /// re-evaluates at kernel exit; one in the kernel does so at its own exit (a queued no-op job
     /// would change nothing, so none is queued).
@@ -194,6 +204,13 @@ impl Engine {
     }
 
     pub(super) fn run_cpu(&mut self, c: usize) {
+        if self.cpus[c].exec.mode != Mode::Kernel {
+            // a job that was in flight (push_job_at) and now starts
+            if self.cpus[c].exec.jobs.is_empty() {
+                return;
+            }
+            self.enter_kernel(c);
+        }
         self.run_depth += 1;
         self.run_cpu_inner(c);
         self.run_depth -= 1;

@@ -6,6 +6,7 @@
 //! calls it (sched_balance_domains, should_we_balance, newidle) is in `balance.rs`.
 
 use super::balance::IdleType;
+use super::rq::RqLine;
 use super::*;
 use crate::domains::{SD_NUMA, SD_PREFER_SIBLING, SD_SHARE_CPUCAPACITY, SD_SHARE_LLC};
 
@@ -219,9 +220,8 @@ pub(super) fn find_imbalance(
 }
 
 impl Engine {
-    /// update_sg_lb_stats() for one group of `dom_id` (its CPUs not in `excluded`); returns the
-    /// stats, adding the cost of the rq reads to `stats_ns`.
-    #[allow(clippy::too_many_arguments)]
+    /// update_sg_lb_stats() for one group of `dom_id` (its CPUs not in `excluded`); the reads
+    /// of the rq lines are priced by the caller.
     fn update_sg_lb_stats(
         &self,
         dom_id: usize,
@@ -229,8 +229,6 @@ impl Engine {
         excluded: &[usize],
         idle: bool,
         child_flags: u32,
-        exec: usize,
-        stats_ns: &mut u64,
     ) -> GroupStats {
         let d = &self.sd.domains[dom_id];
         let g = &d.groups[gi];
@@ -243,7 +241,6 @@ impl Engine {
             if excluded.contains(&i) {
                 continue;
             }
-            *stats_ns += self.topo.xfer_ns(exec, i) as u64;
             let rq = &self.cpus[i].rq;
             s.group_weight += 1;
             s.group_capacity += CAPACITY;
@@ -295,8 +292,7 @@ impl Engine {
         let mut excluded: Vec<usize> = Vec::new();
         let mut first = true;
         loop {
-            // update_sd_lb_stats(): every CPU's rq of the domain is read (lines other CPUs modify).
-            let mut stats_ns = 0u64;
+            // update_sd_lb_stats(): every CPU's rq and cfs.avg lines of the domain are read
             let ngroups = self.sd.domains[dom_id].groups.len();
             let dom = &self.sd.domains[dom_id];
             let mut sds = SdStats {
@@ -310,15 +306,7 @@ impl Engine {
             let mut sum_util = 0u64;
             let mut sg_overloaded = false;
             for gi in 0..ngroups {
-                let s = self.update_sg_lb_stats(
-                    dom_id,
-                    gi,
-                    &excluded,
-                    idle,
-                    child_flags,
-                    exec,
-                    &mut stats_ns,
-                );
+                let s = self.update_sg_lb_stats(dom_id, gi, &excluded, idle, child_flags);
                 sds.total_load += s.group_load;
                 sds.total_capacity += s.group_capacity;
                 sum_util += s.group_util;
@@ -334,7 +322,19 @@ impl Engine {
                 // the root domain: set_rd_overloaded(rd, sg_overloaded), the only place it clears
                 self.rd_overloaded = sg_overloaded;
             }
-            self.kcharge(exec, Sym::UpdateSdLbStats, stats_ns / STATS_MLP);
+            let (mut sum, mut max) = (0u64, 0u64);
+            for k in 0..self.sd.domains[dom_id].cpus.len() {
+                let i = self.sd.domains[dom_id].cpus[k] as usize;
+                if excluded.contains(&i) {
+                    continue;
+                }
+                for which in [RqLine::Rq, RqLine::Avg] {
+                    let ns = self.rq_line_load(exec, i, which);
+                    sum += ns;
+                    max = max.max(ns);
+                }
+            }
+            self.charge_loads(exec, Sym::UpdateSdLbStats, sum, max);
             if first {
                 self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);
                 self.update_idle_cpu_scan(dst, dom_id, it, sum_util);
@@ -378,7 +378,14 @@ impl Engine {
                 return 0;
             };
             let (moved, all_pinned) = if self.cpus[src].nr_running() > 1 {
-                self.detach_tasks(exec, src, dst, level, dom_id, it, mt, imbalance)
+                // rq_lock_irqsave(busiest): a locked access to its rq line
+                if src != exec {
+                    let lock = self.rq_lock_remote(exec, src);
+                    self.kcharge(exec, Sym::DetachTasks, lock);
+                }
+                let r = self.detach_tasks(exec, src, dst, level, dom_id, it, mt, imbalance);
+                self.rq_written_by(src, exec);
+                r
             } else {
                 (0, false)
             };
@@ -564,11 +571,9 @@ impl Engine {
             }
             imbalance -= amount as i64;
             self.migrate_task(exec, src, dst, i);
-            self.kcharge(
-                exec,
-                Sym::DetachTasks,
-                2 * self.topo.xfer_ns(exec, src) as u64 + 300,
-            );
+            // the task's own lines, last written on src, and the dequeue/enqueue bookkeeping
+            let ns = self.topo.xfer_ns(exec, src) as u64 + 300;
+            self.kcharge(exec, Sym::DetachTasks, ns);
             moved += 1;
             if it == IdleType::NewlyIdle {
                 break; // CONFIG_PREEMPTION: a newidle pass stops after one task
@@ -607,8 +612,11 @@ impl Engine {
             !(failed == 0 && dst_has_queued && !self.entity_eligible(src, t))
         });
         if let Some(i) = idx {
+            // double_lock_balance(): the target's rq lock through its line, then the move
+            let lock = self.rq_lock_remote(src, target);
             self.migrate_task(src, src, target, i);
-            let ns = 2 * self.topo.xfer_ns(src, target) as u64 + 300;
+            self.rq_written_by(target, src);
+            let ns = lock + self.topo.xfer_ns(src, target) as u64 + 300;
             self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, ns);
             self.metrics.count(Counter::ActiveBalances);
             self.cpus[target].balance.doms[level].nr_balance_failed = 0;

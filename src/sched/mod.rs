@@ -233,7 +233,7 @@ impl Engine {
         let cpus = (0..n)
             .map(|c| Cpu {
                 exec: ExecState::new(),
-                rq: RunQueue::new(),
+                rq: RunQueue::new().with_lines(rq::RqLines::new(&mut lines, c)),
                 idle: IdleState::new(tick_ns),
                 tick: TickState::new(&patches, tick_ns, n, c),
                 balance: BalanceState::new(&sd, c),

@@ -187,6 +187,7 @@ impl Engine {
         let now = self.rq_clock_pelt();
         let (load, runnable, running) = self.cfs_rq_pelt_inputs(c);
         let rq = &mut self.cpus[c].rq;
+        rq.avg_written_by = Some(c as u32);
         let mut decayed = false;
         if rq.removed.nr > 0 {
             let r = std::mem::take(&mut rq.removed);
@@ -329,16 +330,27 @@ impl Engine {
         decayed
     }
 
-    /// update_nohz_stats(): the ILB's blocked-load update of idle CPU `c`, at most once a jiffy.
-    pub(super) fn update_nohz_stats(&mut self, exec: usize, c: usize) {
+    /// update_nohz_stats(): the ILB's blocked-load update of idle CPU `c`, at most once a jiffy;
+    /// true while `c` still has blocked load.
+    pub(super) fn update_nohz_stats(&mut self, exec: usize, c: usize) -> bool {
         let rq = &self.cpus[c].rq;
-        if !rq.has_blocked_load || self.jiffies() <= rq.last_blocked_load_update_tick {
-            return;
+        if !rq.has_blocked_load || !self.nohz.idle[c] {
+            return false;
         }
+        if self.jiffies() <= rq.last_blocked_load_update_tick {
+            return true;
+        }
+        // the ILB takes c's rq lock (a locked access to its rq line) and writes its averages
+        let lock = if exec == c {
+            0
+        } else {
+            self.rq_lock_remote(exec, c)
+        };
         self.sched_balance_update_blocked_averages(c);
-        // the remote rq lock comes to the ILB CPU
-        let ns = UPDATE_BLOCKED_NS + self.topo.xfer_ns(exec, c) as u64;
+        self.cpus[c].rq.avg_written_by = Some(exec as u32);
+        let ns = UPDATE_BLOCKED_NS + lock;
         self.kcharge(exec, Sym::SchedBalanceUpdateBlockedAverages, ns);
+        self.cpus[c].rq.has_blocked_load
     }
 }
 

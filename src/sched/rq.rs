@@ -12,8 +12,42 @@ use super::eevdf::{Entity, before};
 use super::pelt::{Removed, SchedAvg};
 use super::*;
 
+/// The run queue's cache lines other CPUs read (docs/MODEL.md §9, §10): the first line of
+/// `struct rq` (`__lock`, `nr_running`, `curr`, ...) and the cfs_rq's PELT averages. Each is written
+/// by the CPU that changes it; the writes are folded in when another CPU next reads the line.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RqLines {
+    pub rq: LineId,
+    pub avg: LineId,
+}
+
+impl RqLines {
+    pub(crate) fn new(lines: &mut Coherence, c: usize) -> Self {
+        RqLines {
+            rq: lines.add_line(format!("rq(cpu{c})"), &[(0, "__lock"), (4, "nr_running")]),
+            avg: lines.add_line(
+                format!("rq(cpu{c}).cfs.avg"),
+                &[(0, "load/runnable/util_avg")],
+            ),
+        }
+    }
+}
+
+/// Which run-queue line a reader loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RqLine {
+    /// nr_running, curr (idle_cpu(), the group's task counts).
+    Rq,
+    /// cfs.avg (cpu_load, cpu_util_cfs, cpu_runnable).
+    Avg,
+}
+
 /// A CPU's run queue (the fair class only): the running task and the queued ones.
 pub(crate) struct RunQueue {
+    /// Its lines, and who wrote each since another CPU last read it.
+    pub(super) lines: RqLines,
+    rq_written_by: Option<u32>,
+    pub(super) avg_written_by: Option<u32>,
     /// rq->curr (None: the idle task). Not in `queued` and not in the avg sums, as in the kernel.
     pub(super) curr: Option<TaskId>,
     /// The queued entities (runnable, or blocked and delayed), not running.
@@ -40,6 +74,9 @@ pub(crate) struct RunQueue {
 impl RunQueue {
     pub(super) fn new() -> Self {
         RunQueue {
+            lines: RqLines::default(),
+            rq_written_by: None,
+            avg_written_by: None,
             curr: None,
             queued: Vec::new(),
             need_resched: false,
@@ -67,7 +104,71 @@ pub(super) enum Enq {
     Migrated,
 }
 
+impl RunQueue {
+    pub(crate) fn with_lines(mut self, lines: RqLines) -> Self {
+        self.lines = lines;
+        self
+    }
+}
+
 impl Engine {
+    /// The load of run-queue line `which` of CPU `i` by `exec`, issued at now: the owner's
+    /// pending write is folded in first, then the line model serves it. Returns its stall.
+    pub(super) fn rq_line_load(&mut self, exec: usize, i: usize, which: RqLine) -> u64 {
+        let rq = &mut self.cpus[i].rq;
+        let (id, writer) = match which {
+            RqLine::Rq => (rq.lines.rq, rq.rq_written_by.take()),
+            RqLine::Avg => (rq.lines.avg, rq.avg_written_by.take()),
+        };
+        let f = usize::from(which == RqLine::Rq); // nr_running / the averages
+        if let Some(w) = writer {
+            self.lines.owner_wrote(id, w as usize, f, self.now);
+        }
+        if self.lines.load_hit(id, exec, f) {
+            return crate::coherence::HIT_NS;
+        }
+        let a = self
+            .lines
+            .access(&self.topo, id, exec, Op::Load, f, self.now);
+        a.done - self.now
+    }
+
+    /// Independent loads overlap (up to STATS_MLP in flight): their sum over the MLP, at least
+    /// the longest. Charged to `sym` on `exec` as a stall.
+    pub(super) fn charge_loads(&mut self, exec: usize, sym: Sym, sum: u64, max: u64) {
+        let ns = (sum / STATS_MLP).max(max);
+        self.metrics.stall(exec, ns);
+        self.kcharge(exec, sym, ns);
+    }
+
+    /// The rq lock of a remote CPU `i` taken by `exec` (ttwu's remote enqueue): a locked
+    /// read-for-ownership of its first line. Returns the stall.
+    pub(super) fn rq_lock_remote(&mut self, exec: usize, i: usize) -> u64 {
+        let rq = &mut self.cpus[i].rq;
+        let (id, writer) = (rq.lines.rq, rq.rq_written_by.take());
+        if let Some(w) = writer {
+            self.lines.owner_wrote(id, w as usize, 1, self.now);
+        }
+        let a = self
+            .lines
+            .access(&self.topo, id, exec, Op::Atomic, 0, self.now);
+        let stall = a.done - self.now;
+        self.metrics.stall(exec, stall);
+        stall
+    }
+
+    /// `c`'s nr_running or curr changed: its rq line is written (by `c`).
+    fn rq_written(&mut self, c: usize) {
+        self.cpus[c].rq.rq_written_by = Some(c as u32);
+    }
+
+    /// `c`'s rq line was last written by `writer` (a remote CPU holding its lock).
+    pub(super) fn rq_written_by(&mut self, c: usize, writer: usize) {
+        if self.cpus[c].rq.rq_written_by.is_some() {
+            self.cpus[c].rq.rq_written_by = Some(writer as u32);
+        }
+    }
+
     pub(super) fn update_overload(&mut self, c: usize, before: usize) {
         let after = self.cpus[c].nr_running();
         match (before >= 2, after >= 2) {
@@ -98,6 +199,7 @@ impl Engine {
         rq.avg_vruntime += k * w;
         rq.avg_load += w;
         rq.queued.push(t);
+        self.rq_written(c);
         self.trace_nr_running(c);
     }
 
@@ -109,6 +211,7 @@ impl Engine {
         rq.avg_load -= w;
         let i = rq.queued.iter().position(|&q| q == t).expect("queued");
         rq.queued.remove(i);
+        self.rq_written(c);
         self.trace_nr_running(c);
     }
 
@@ -294,6 +397,7 @@ impl Engine {
     pub(super) fn dequeue_curr(&mut self, c: usize) {
         let before = self.cpus[c].nr_running();
         self.cpus[c].rq.curr = None;
+        self.rq_written(c);
         self.trace_nr_running(c);
         self.update_min_vruntime(c);
         self.update_overload(c, before);
@@ -606,7 +710,7 @@ pub(super) mod tests {
     /// with these `(vruntime, deadline)`.
     fn hand_queue(e: &mut Engine, ents: &[(u64, u64)]) {
         for cpu in e.cpus.iter_mut() {
-            cpu.rq = RunQueue::new();
+            cpu.rq = RunQueue::new().with_lines(cpu.rq.lines);
         }
         for task in e.tasks.iter_mut() {
             task.state = TaskState::Sleeping;
@@ -620,6 +724,40 @@ pub(super) mod tests {
             e.enqueue_queued(0, t as TaskId);
         }
         e.nr_overloaded = usize::from(ents.len() >= 2);
+    }
+
+    /// The loads of update_sd_lb_stats / should_we_balance / the idle scans: a run-queue line
+    /// nobody wrote since this CPU last read it is a hit; after its owner wrote it (nr_running,
+    /// curr) it is a HITM costing the transfer from the owner. The remote enqueue's rq lock is a
+    /// locked read-for-ownership.
+    #[test]
+    fn rq_line_loads_miss_only_after_the_owner_wrote() {
+        let mut e = engine(4, 1);
+        e.run_until(1_500_000, u64::MAX);
+        e.rq_line_load(3, 1, RqLine::Rq);
+        assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), 1, "clean: a hit");
+        let id = e.cpus[1].rq.lines.rq;
+        let hitm = e.lines.lines[id].stats.hitm_local;
+        e.rq_written(1);
+        e.now += 1_000;
+        let xfer = e.topo.xfer_ns(1, 3) as u64;
+        assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), xfer);
+        assert_eq!(e.lines.lines[id].stats.hitm_local, hitm + 1);
+        assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), 1);
+        // the PELT line is written by every update of the averages
+        e.rq_line_load(3, 0, RqLine::Avg);
+        assert_eq!(e.rq_line_load(3, 0, RqLine::Avg), 1);
+        e.update_cfs_rq_load_avg(0);
+        e.now += 1_000;
+        assert_eq!(
+            e.rq_line_load(3, 0, RqLine::Avg),
+            e.topo.xfer_ns(0, 3) as u64
+        );
+        e.now += 1_000;
+        assert!(
+            e.rq_lock_remote(3, 1) >= xfer,
+            "the lock takes the line from its sharers"
+        );
     }
 
     #[test]

@@ -13,7 +13,11 @@ impl Engine {
         // The burst is over: the CPU is in the kernel (syscall, wakeups, schedule).
         self.enter_kernel(c);
         self.tasks[t as usize].remaining = 0;
+        // this CPU's kernel work is not scheduled yet: a CPU its wakeups run must not move the
+        // clock past it (it is not the outermost, see must_wait)
+        self.run_depth += 1;
         self.advance_script(c, t, now);
+        self.run_depth -= 1;
         self.run_cpu(c);
     }
 

@@ -1,6 +1,7 @@
 //! Wakeup placement: try_to_wake_up → select_task_rq_fair (record_wakee, wake_wide, wake_affine)
 //! → select_idle_sibling → select_idle_cpu with the SIS_UTIL scan limit.
 
+use super::rq::RqLine;
 use super::*;
 use crate::domains::SD_WAKE_AFFINE;
 
@@ -40,14 +41,15 @@ impl Engine {
         self.tasks[t as usize].woken_at = Some(self.now);
         let prev = self.tasks[t as usize].cpu as usize;
         let (target, sis_ns) = self.select_task_rq_fair(t, prev, waker_cpu, waker.map(|w| w.0));
+        self.metrics.stall(waker_cpu, sis_ns);
         if target != prev {
             self.metrics.count(Counter::WakeMigrations);
         }
         self.trace_flow(waker_cpu, t, "wakeup");
-        // Remote enqueue: the target rq's lock/wakelist line comes to the waker.
+        // Remote enqueue: the waker takes the target rq's lock, in its first line.
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
-                self.topo.xfer_ns(waker_cpu, target) as u64
+                self.rq_lock_remote(waker_cpu, target)
             } else {
                 0
             };
@@ -66,8 +68,11 @@ impl Engine {
         self.enter_kernel(waker_cpu);
         // The enqueue is done at the waker's entry time (update_curr accounting may touch a shared
         // line from here); the wakeup's cost then comes first in the waker's kernel work, as jobs
-        // queued before anything the enqueue queues would.
+        // queued before anything the enqueue queues would. The wakee's CPU, run from here, is not
+        // the outermost: it must not move the clock past the waker's unscheduled work.
+        self.run_depth += 1;
         self.enqueue(target, t, waker_cpu);
+        self.run_depth -= 1;
         if sis_ns > 0 {
             self.kcharge(waker_cpu, Sym::SelectIdleSibling, sis_ns);
         }
@@ -88,7 +93,7 @@ impl Engine {
         let target = self.tasks[t as usize].cpu as usize;
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
-                self.topo.xfer_ns(waker_cpu, target) as u64
+                self.rq_lock_remote(waker_cpu, target)
             } else {
                 0
             };
@@ -99,7 +104,9 @@ impl Engine {
             return;
         }
         self.enter_kernel(waker_cpu);
+        self.run_depth += 1;
         self.requeue_delayed(t, waker_cpu);
+        self.run_depth -= 1;
         self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
         self.run_cpu(waker_cpu);
     }
@@ -153,7 +160,7 @@ impl Engine {
                 }
             }
         }
-        self.select_idle_sibling(prev, target)
+        self.select_idle_sibling(cpu, prev, target)
     }
 
     /// wake_affine(): WA_IDLE, then WA_WEIGHT on run-queue load.
@@ -174,7 +181,9 @@ impl Engine {
         if this_eff < prev_eff { this } else { prev }
     }
 
-    fn select_idle_sibling(&mut self, prev: usize, target: usize) -> (usize, u64) {
+    /// select_idle_sibling() run by `waker`: the rq lines it scans are loads through the line
+    /// model (overlapping, see `charge_loads`); returns the CPU and the scan's cost.
+    fn select_idle_sibling(&mut self, waker: usize, prev: usize, target: usize) -> (usize, u64) {
         if self.cpus[target].is_idle() {
             return (target, 0);
         }
@@ -184,11 +193,19 @@ impl Engine {
         let llc = self.topo.cpus[target].llc as usize;
         let smt = self.topo.spec.smt > 1;
         let has_idle_core = smt && self.llc_has_idle_cores[llc];
+        let (mut sum, mut max) = (0u64, 0u64);
+        let mut load = |e: &mut Engine, c: usize| {
+            let ns = e.rq_line_load(waker, c, RqLine::Rq);
+            sum += ns;
+            max = max.max(ns);
+            (sum / STATS_MLP).max(max)
+        };
         let mut cost = 0u64;
         if smt && !has_idle_core && self.share_cache(prev, target) {
             // select_idle_smt(): prev's siblings
-            for s in self.topo.smt_siblings(prev) {
-                cost += self.topo.xfer_ns(target, s) as u64 / STATS_MLP;
+            let sibs: Vec<usize> = self.topo.smt_siblings(prev).collect();
+            for s in sibs {
+                cost = load(self, s);
                 if s != prev && self.cpus[s].is_idle() {
                     return (s, cost);
                 }
@@ -199,11 +216,10 @@ impl Engine {
         if !has_idle_core && nr == 1 {
             return (target, cost);
         }
-        let list = &self.llc_list[llc];
-        let start = self.llc_pos[target] as usize;
-        for k in 1..=list.len() {
-            let c = list[(start + k) % list.len()] as usize;
-            cost += self.topo.xfer_ns(target, c) as u64 / STATS_MLP;
+        let (len, start) = (self.llc_list[llc].len(), self.llc_pos[target] as usize);
+        for k in 1..=len {
+            let c = self.llc_list[llc][(start + k) % len] as usize;
+            cost = load(self, c);
             if has_idle_core {
                 if self.topo.smt_siblings(c).all(|s| self.cpus[s].is_idle()) {
                     return (c, cost);
