@@ -253,8 +253,10 @@ fn seed_002_mm_struct_false_sharing_and_its_fixes() {
         mm_hitm(&b),
         mm_hitm(&a)
     );
+    // (user time grows with the SMT co-run of docs/MODEL.md §21 while the mm line's stalls do
+    // not, so the kernel's share of non-idle cycles is lower than before it: 1.15% -> 0.92%)
     assert!(
-        pct(&b, "account_mm_sched") > 1.0 && pct(&b, "exceed_llc_nr") > 0.1,
+        pct(&b, "account_mm_sched") > 0.5 && pct(&b, "exceed_llc_nr") > 0.1,
         "{:?}",
         b.profile
     );
@@ -266,9 +268,10 @@ fn seed_002_mm_struct_false_sharing_and_its_fixes() {
         mm_hitm(&b)
     );
     // fix 2: a store of -1 over -1 only when two CPUs race between the test and the store;
-    // without it, almost every store is one
+    // without it, almost every store is one (with the placement prices of docs/MODEL.md §21 the
+    // races are more frequent: 1,426 against 133,081 in 0.1 s, 93x fewer)
     assert!(
-        fixed.counters["mm_sched_cpu_stores_of_unchanged_value"] * 100
+        fixed.counters["mm_sched_cpu_stores_of_unchanged_value"] * 50
             < b.counters["mm_sched_cpu_stores_of_unchanged_value"]
     );
     assert!(
@@ -432,7 +435,7 @@ fn warmup_excludes_the_start_from_the_figures_only() {
     assert_eq!(warm.series.contention_pct, whole.series.contention_pct);
     assert_eq!(warm.sim_seconds, whole.sim_seconds);
     assert_eq!(warm.warmup_s, 0.05);
-    assert_eq!(warm.schema, 3);
+    assert_eq!(warm.schema, 4);
     // CPU time: the profile's ns over the measured window cover 0.15 s of 32 CPUs (with idle).
     let busy_ns = |r: &Report| r.profile.iter().map(|p| p.ns).sum::<u64>();
     assert!(busy_ns(&warm) < busy_ns(&whole));
@@ -453,4 +456,60 @@ fn warmup_excludes_the_start_from_the_figures_only() {
     assert_eq!(j["warmup_s"], 0.05);
     let j = serde_json::to_value(&whole).unwrap();
     assert!(j.get("warmup_s").is_none());
+}
+
+/// The locality block adds up (docs/MODEL.md §21): its costs are the user time lost against a
+/// warm, local run with idle siblings, and the user time is the work plus them, less the work
+/// still in flight, to the ns, for every workload.
+#[test]
+fn locality_block_adds_up() {
+    for w in ["oltp", "hackbench", "schbench", "spin", "atomics"] {
+        let mut e = exp("custom", w, 0.05);
+        custom(&mut e, 2, 8, 2);
+        let l = run(&e, Side::A).unwrap().locality;
+        assert_eq!(
+            l.lost_ns,
+            l.refill_ns + l.comm_ns + l.remote_mem_ns + l.smt_ns,
+            "{w}"
+        );
+        assert_eq!(
+            l.user_ns + l.in_flight_ns,
+            l.work_ns + l.lost_ns,
+            "{w}: {l:?}"
+        );
+        assert!(l.user_ns > 0, "{w}");
+    }
+}
+
+/// A communicating pair (hackbench, one sender and one receiver) in one LLC finishes more
+/// messages than on a machine where every core has its own LLC across two sockets: each message
+/// and each refill comes from another LLC there. Both machines have 4 CPUs (SMT off).
+#[test]
+fn a_pair_in_one_llc_does_more_work_than_across_sockets() {
+    let pair = |sockets: u32, cores: u32, per_llc: u32| {
+        let mut e = exp("custom", "hackbench", 0.1);
+        custom(&mut e, sockets, cores, 1);
+        e.machine.overrides.smt = Some(1);
+        e.machine.overrides.cores_per_llc = Some(per_llc);
+        for (k, v) in [("groups", "1"), ("fds", "1")] {
+            e.workload.knobs.insert(k.into(), v.into());
+        }
+        run(&e, Side::A).unwrap()
+    };
+    let one = pair(1, 4, 4);
+    let split = pair(2, 2, 1);
+    let far = |r: &Report| {
+        let h = &r.locality.handoffs_by_class;
+        h["node_near"] + h["node_far"] + h["socket"]
+    };
+    assert_eq!(far(&one), 0);
+    assert!(far(&split) > 0, "{:?}", split.locality);
+    assert!(
+        one.throughput_per_sec > split.throughput_per_sec * 1.02,
+        "one LLC {} vs split {}",
+        one.throughput_per_sec,
+        split.throughput_per_sec
+    );
+    let per_msg = |r: &Report| r.locality.comm_ns as f64 / r.throughput_per_sec;
+    assert!(per_msg(&split) > per_msg(&one));
 }

@@ -10,15 +10,21 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     name: "oltp",
     description: "sysbench oltp_read_write against one mysqld: a thread per client, each transaction 20 statements of short CPU bursts and client round trips",
     unit: "transactions",
-    knobs: &[KnobInfo {
-        name: "clients",
-        what: "client connections = mysqld threads",
-        unit: "connections",
-        min: 1,
-        max: 16384,
-        default: KnobDefault::NrCpus,
-        ..KnobInfo::INT
-    }],
+    knobs: &[
+        KnobInfo {
+            name: "clients",
+            what: "client connections = mysqld threads",
+            unit: "connections",
+            min: 1,
+            max: 16384,
+            default: KnobDefault::NrCpus,
+            ..KnobInfo::INT
+        },
+        // hot per-thread set: stack, THD, per-connection buffers (128 KiB [A]); the buffer pool is
+        // spread over the nodes whatever the placement, so only the thread's own memory follows it
+        super::ws_knob(128),
+        super::mem_knob(10),
+    ],
     build: |k| Box::new(Oltp::new(k.int("clients") as usize)),
     tasks: |k| k.int("clients"),
 };
@@ -31,8 +37,6 @@ pub const ROUND_TRIP_NS: u64 = 40_000;
 /// Cache lines of shared server state (buffer-pool pages, locks, log) each statement touches that
 /// another connection thread wrote last.
 pub const SHARED_LINES: u32 = 24;
-/// Hot per-thread working set: 128 KiB (stack, THD, per-connection buffers).
-pub const WS_LINES: u32 = 2048;
 
 #[derive(Clone, Copy, Default)]
 struct Conn {
@@ -99,8 +103,5 @@ impl Workload for Oltp {
             ns: rng.exp_ns(STATEMENT_CPU_NS),
             shared_lines: SHARED_LINES,
         }
-    }
-    fn ws_lines(&self) -> u32 {
-        WS_LINES
     }
 }
