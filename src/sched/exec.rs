@@ -160,7 +160,7 @@ impl Engine {
         cpu.exec.since = t;
         self.trace_mode(c, t);
         if was_idle {
-            self.smt_changed(c);
+            self.smt_changed(c, true);
         }
     }
 
@@ -191,10 +191,15 @@ impl Engine {
         }
         self.user_progress(c, t, at);
         let cpu = &mut self.cpus[c];
+        let slower = rate < cpu.exec.rate;
         cpu.exec.rate = rate;
-        cpu.exec.burst_gen = cpu.exec.burst_gen.wrapping_add(1);
         let task = &mut self.tasks[t as usize];
         task.run_end = at + locality::wall_for(task.remaining, rate);
+        if slower {
+            // the pending BurstEnd comes first and is pushed on to the new end (on_burst_end)
+            return;
+        }
+        cpu.exec.burst_gen = cpu.exec.burst_gen.wrapping_add(1);
         self.q
             .push(task.run_end, Ev::BurstEnd(c as u32, cpu.exec.burst_gen));
     }
@@ -337,7 +342,7 @@ impl Engine {
         cpu.exec.mode = Mode::Idle;
         cpu.exec.since = now;
         self.trace_mode(c, now);
-        self.smt_changed(c);
+        self.smt_changed(c, false);
         Exit::Left
     }
 

@@ -243,6 +243,9 @@ pub(crate) struct Locality {
     /// Working set per task, bytes; memory-bound share of bursts, percent.
     pub ws_bytes: u64,
     pub mem_pct: u64,
+    /// Per core: its CPUs that are busy (not idle); whether SMT siblings slow each other at all.
+    core_busy: Vec<u8>,
+    smt: bool,
 }
 
 impl Locality {
@@ -256,6 +259,8 @@ impl Locality {
             llc_fill: vec![0; topo.nr_llcs],
             ws_bytes,
             mem_pct,
+            core_busy: vec![0; topo.cores_total],
+            smt: topo.spec.smt > 1 && fig.smt_share_permille < 1000,
         }
     }
 
@@ -393,17 +398,15 @@ impl Engine {
         extra
     }
 
-    /// Progress rate of user work on `c`, per mille: the SMT share while a sibling is busy.
+    /// Progress rate on `c` (busy: in user or kernel mode), per mille: the SMT share while a
+    /// sibling is busy too.
+    #[inline]
     pub(super) fn smt_rate(&self, c: usize) -> u32 {
-        let share = self.loc.fig.smt_share_permille;
-        if self.topo.spec.smt == 1 || share >= 1000 {
-            return 1000;
+        if self.loc.core_busy[self.topo.cpus[c].core as usize] >= 2 {
+            self.loc.fig.smt_share_permille
+        } else {
+            1000
         }
-        let busy = self
-            .topo
-            .smt_siblings(c)
-            .any(|s| s != c && self.cpus[s].exec.mode != Mode::Idle);
-        if busy { share } else { 1000 }
     }
 
     /// Progress rate of the user burst running on `c`, per mille.
@@ -414,12 +417,22 @@ impl Engine {
         }
     }
 
-    /// CPU `c` became busy or idle: its siblings running user code change speed from now on.
-    pub(super) fn smt_changed(&mut self, c: usize) {
-        if self.topo.spec.smt == 1 || self.loc.fig.smt_share_permille >= 1000 {
+    /// CPU `c` became busy (`busy`) or idle: its siblings running user code change speed.
+    pub(super) fn smt_changed(&mut self, c: usize, busy: bool) {
+        if !self.loc.smt {
             return;
         }
         let core = self.topo.cpus[c].core as usize;
+        let n = &mut self.loc.core_busy[core];
+        if busy {
+            *n += 1;
+        } else {
+            *n -= 1;
+        }
+        // only crossing between 1 and 2 busy threads changes a rate
+        if *n != if busy { 2 } else { 1 } {
+            return;
+        }
         for k in 0..self.topo.spec.smt as usize {
             let s = core + k * self.topo.cores_total;
             if s != c && self.cpus[s].exec.mode == Mode::User && self.cpus[s].rq.curr.is_some() {

@@ -10,6 +10,13 @@ impl Engine {
         let Some(t) = self.cpus[c].rq.curr else {
             return;
         };
+        let end = self.tasks[t as usize].run_end;
+        if end > now {
+            // a busy SMT sibling slowed the burst since this event was queued (retime_user)
+            let g = self.cpus[c].exec.burst_gen;
+            self.q.push(end, Ev::BurstEnd(c as u32, g));
+            return;
+        }
         // The burst is over: the CPU is in the kernel (syscall, wakeups, schedule).
         self.enter_kernel(c);
         self.tasks[t as usize].remaining = 0;
