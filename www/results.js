@@ -1,6 +1,7 @@
 // Result views: summary cards (A, B, Δ%), perf-report bars, perf-c2c table, counters.
 import { $, h, clear, fmt, fmtInt, fmtPct } from './dom.js';
 import { offsetText } from './export.js';
+import { renderLocality } from './locality.js';
 
 const METRICS = ['throughput', 'contention', 'lat-avg', 'lat-p95', 'lat-max'];
 
@@ -192,4 +193,5 @@ export function renderCounters(ra, rb) {
       h('td', { class: 'num' }, fmtInt(ra?.counters?.[n])),
       h('td', { class: 'num' }, fmtInt(rb?.counters?.[n]))));
   }
+  renderLocality(ra, rb);
 }
