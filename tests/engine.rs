@@ -513,3 +513,28 @@ fn a_pair_in_one_llc_does_more_work_than_across_sockets() {
     let per_msg = |r: &Report| r.locality.comm_ns as f64 / r.throughput_per_sec;
     assert!(per_msg(&split) > per_msg(&one));
 }
+
+/// `client=local`: sysbench is a process of its own on the box, one thread per connection that
+/// wakes its mysqld thread with the request and blocks on the reply: every statement is two
+/// handoffs, and transactions are counted on the mysqld threads only.
+#[test]
+fn oltp_local_client_is_a_process_of_its_own() {
+    let mut e = exp("custom", "oltp", 0.05);
+    custom(&mut e, 2, 8, 2);
+    e.workload.knobs.insert("clients".into(), "16".into());
+    e.workload.knobs.insert("client".into(), "local".into());
+    let r = run_checked(&e);
+    assert_eq!((r.tasks, r.counted_tasks), (32, 16));
+    assert!(r.throughput_per_sec > 0.0);
+    let handoffs: u64 = r.locality.handoffs_by_class.values().sum();
+    // 20 statements per transaction, a request and a reply each
+    let txns = r.throughput_per_sec * r.sim_seconds;
+    assert!(
+        handoffs as f64 >= txns * 40.0,
+        "{handoffs} handoffs for {txns} transactions"
+    );
+    e.workload.knobs.insert("client".into(), "remote".into());
+    let remote = run(&e, Side::A).unwrap();
+    assert_eq!(remote.tasks, 16);
+    assert_eq!(remote.locality.handoffs_by_class.values().sum::<u64>(), 0);
+}
