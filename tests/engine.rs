@@ -503,6 +503,9 @@ fn a_pair_in_one_llc_does_more_work_than_across_sockets() {
         h["node_near"] + h["node_far"] + h["socket"]
     };
     assert_eq!(far(&one), 0);
+    let w = &one.locality.wakeups_by_class;
+    assert_eq!(w["node_near"] + w["node_far"] + w["socket"], 0);
+    assert!(w.values().sum::<u64>() > 0);
     assert!(far(&split) > 0, "{:?}", split.locality);
     assert!(
         one.throughput_per_sec > split.throughput_per_sec * 1.02,
@@ -533,6 +536,8 @@ fn oltp_local_client_is_a_process_of_its_own() {
         handoffs as f64 >= txns * 40.0,
         "{handoffs} handoffs for {txns} transactions"
     );
+    let wakeups: u64 = r.locality.wakeups_by_class.values().sum();
+    assert!(wakeups as f64 >= txns * 40.0 && wakeups <= r.counters["wakeups"]);
     e.workload.knobs.insert("client".into(), "remote".into());
     let remote = run(&e, Side::A).unwrap();
     assert_eq!(remote.tasks, 16);

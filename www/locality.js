@@ -1,6 +1,6 @@
 // The report's `locality` block (docs/SCHEMA.md, docs/MODEL.md §21): where user time went (the
 // work itself and what placement cost: cache refills, communication, remote memory, SMT co-run),
-// and starts and handoffs by distance, for A and B. Its section is created next to the counters.
+// and starts, wakeups and handoffs by distance, for A and B. Its section is created next to the counters.
 import { h, clear, fmt, fmtInt, fmtPct } from './dom.js';
 
 const COSTS = [
@@ -46,7 +46,7 @@ export function renderLocality(ra, rb) {
   row('lost to placement', ms(la?.lost_ns), share(la, la?.lost_ns), ms(lb?.lost_ns), share(lb, lb?.lost_ns));
   row('user time', ms(la?.user_ns), '', ms(lb?.user_ns), '');
   for (const c of CLASSES) {
-    const n = (l) => (l ? `${fmtInt(l.starts_by_class?.[c])} starts, ${fmtInt(l.handoffs_by_class?.[c])} handoffs` : '–');
+    const n = (l) => (l ? `${fmtInt(l.starts_by_class?.[c])} starts, ${fmtInt(l.wakeups_by_class?.[c])} wakeups, ${fmtInt(l.handoffs_by_class?.[c])} handoffs` : '–');
     row(c.replace('_', ' '), n(la), '', n(lb), '');
   }
 }

@@ -213,7 +213,9 @@ pub mod stat {
     pub const REMOTE_MEM_NS: usize = 21;
     /// Base burst ns started (what a warm, local run on an idle core would take).
     pub const BURST_NS: usize = 22;
-    pub const N: usize = 23;
+    /// Task-to-task wakeups by the distance waker CPU → the CPU the wakee is queued on.
+    pub const WAKEUP: usize = 23; // ..WAKEUP + 6
+    pub const N: usize = 29;
 }
 
 /// Index of a latency class among the six reported distances.
@@ -377,6 +379,11 @@ impl Engine {
         ns
     }
 
+    /// A task on `waker` woke one queued on `target`.
+    pub(super) fn locality_wakeup(&mut self, waker: usize, target: usize) {
+        self.metrics.loc[stat::WAKEUP + class_index(self.topo.class(waker, target))] += 1;
+    }
+
     /// A burst of `ns` starts on `c`: its memory-bound share runs at the latency of the task's
     /// home memory from here (the ns added).
     pub(super) fn locality_burst(&mut self, c: usize, t: TaskId, ns: u64) -> u64 {
@@ -507,6 +514,8 @@ pub struct LocalityReport {
     pub smt_corun_pct: f64,
     /// Share of burst time started away from the task's home node, %.
     pub remote_burst_pct: f64,
+    /// Task-to-task wakeups by distance from the waker's CPU to the CPU the wakee is queued on.
+    pub wakeups_by_class: BTreeMap<String, u64>,
 }
 
 use std::collections::BTreeMap;
@@ -549,6 +558,7 @@ impl LocalityReport {
             handoffs_by_class: by(stat::HANDOFF),
             smt_corun_pct: pct(loc[stat::SMT_CORUN_NS] + corun_open, user_ns),
             remote_burst_pct: pct(loc[stat::REMOTE_BURST_NS], loc[stat::BURST_NS]),
+            wakeups_by_class: by(stat::WAKEUP),
         }
     }
 
@@ -599,15 +609,17 @@ impl LocalityReport {
         );
         let _ = writeln!(
             s,
-            "  {:<10} {:>10} {:>10}",
-            "distance", "starts", "handoffs"
+            "  {:<10} {:>10} {:>10} {:>10}",
+            "distance", "starts", "wakeups", "handoffs"
         );
+        let get = |m: &BTreeMap<String, u64>, n: &str| m.get(n).copied().unwrap_or(0);
         for n in CLASS_NAMES {
             let _ = writeln!(
                 s,
-                "  {n:<10} {:>10} {:>10}",
-                self.starts_by_class.get(n).copied().unwrap_or(0),
-                self.handoffs_by_class.get(n).copied().unwrap_or(0)
+                "  {n:<10} {:>10} {:>10} {:>10}",
+                get(&self.starts_by_class, n),
+                get(&self.wakeups_by_class, n),
+                get(&self.handoffs_by_class, n)
             );
         }
     }

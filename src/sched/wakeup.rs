@@ -43,6 +43,9 @@ impl Engine {
         if target != prev {
             self.metrics.count(Counter::WakeMigrations);
         }
+        if waker.is_some() {
+            self.locality_wakeup(waker_cpu, target);
+        }
         self.trace_flow(waker_cpu, t, "wakeup");
         // Remote enqueue: the target rq's lock/wakelist line comes to the waker.
         let ttwu_ns = TTWU_NS
@@ -86,6 +89,9 @@ impl Engine {
         }
         self.tasks[t as usize].woken_at = Some(self.now);
         let target = self.tasks[t as usize].cpu as usize;
+        if waker.is_some() {
+            self.locality_wakeup(waker_cpu, target);
+        }
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
                 self.topo.xfer_ns(waker_cpu, target) as u64
