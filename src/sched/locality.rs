@@ -714,6 +714,12 @@ mod tests {
         let mut e = warm_on_cpu0(2);
         e.loc.llc_fill[0] += 32 << 20;
         assert_eq!(start(&mut e, 4), lines * 452 / 8);
+        // a warm burst costs its length: others filled 512 KiB since, 1 MiB + 512 KiB fit the L2
+        let mut e = warm_on_cpu0(2);
+        e.loc.l2_fill[0] += 1 << 19;
+        e.loc.llc_fill[0] += 1 << 19;
+        assert_eq!(start(&mut e, 0), 0);
+        assert_eq!(e.metrics.loc[stat::COLD_STARTS], 0);
         // half evicted, back on the same core: the L2 keeps what others left room for
         let mut e = warm_on_cpu0(2);
         e.loc.l2_fill[0] += (2 << 20) - (1 << 19);
@@ -726,6 +732,26 @@ mod tests {
         };
         assert_eq!(refill_ns(&GNR_SNC3, 4096, 0, 0, 0, 0), 264);
         assert_eq!(refill_ns(&f, 4096, 0, 0, 0, 0), 4096);
+    }
+
+    /// The SNC3 classes on `gnr-2s-snc3` (CPU 0 on node 0): the nearer node 1 (CPU 43, SLIT 15)
+    /// at 105 ns and the farther node 2 (CPU 86, SLIT 17) at 132 ns per line.
+    #[test]
+    fn refill_from_the_near_and_far_snc_node() {
+        for (cpu, ns, class) in [(43usize, 105u64, 3usize), (86, 132, 4)] {
+            let mut e = Experiment::default();
+            e.machine.preset = "gnr-2s-snc3".into();
+            e.workload.name = "spin".into();
+            e.workload.knobs.insert("threads".into(), "1".into());
+            let spec = e.run_spec(Side::A).unwrap();
+            let wl = crate::workload::build(&spec.workload, &spec.knobs, 512).unwrap();
+            let mut e = Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000);
+            e.loc = Locality::new(&e.topo, 1 << 20, 0);
+            e.tasks[0].loc = TaskLoc::new();
+            start(&mut e, 0);
+            assert_eq!(start(&mut e, cpu), 16384 * ns / 8, "CPU {cpu}");
+            assert_eq!(e.metrics.loc[stat::START + class], 1);
+        }
     }
 
     #[test]
