@@ -863,6 +863,18 @@ test('screenshots: dark mode and phone', async () => {
   assert.ok(overflow <= 1, `no horizontal scroll on a phone (overflow ${overflow}px)`);
 });
 
+test('locality: where user time went, for A and B, and starts, wakeups and handoffs by distance', async () => {
+  const { page, problems } = await openPage('?v=1&machine=custom&workload=hackbench&mode=thread&b=cache-aware');
+  await page.fill('#seconds', '0.05');
+  await runAB(page);
+  await page.locator('#locality').evaluate((t) => { t.closest('details').open = true; });
+  const rows = await page.locator('#locality tbody tr').allTextContents();
+  assert.ok(rows.some((r) => r.startsWith('cache refill')) && rows.some((r) => r.startsWith('SMT co-run')), rows.join('\n'));
+  assert.ok(rows.some((r) => /^socket.*starts.*wakeups.*handoffs/.test(r)), rows.join('\n'));
+  await page.screenshot({ path: join(OUT, 'locality.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
 let passed = 0, failed = 0;
 try {
   for (const t of tests) {

@@ -2,7 +2,7 @@
 //! of the CLI and the page, documented field by field in docs/SCHEMA.md), and text renderers in
 //! the shapes users know (perf report, perf c2c, sysbench, schbench, perf bench sched messaging).
 
-use crate::sched::{Counter, Engine, Sym};
+use crate::sched::{Counter, Engine, LocalityReport, Sym};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -145,11 +145,15 @@ pub struct Report {
     /// empty. Since schema 3.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_settled: Vec<String>,
+    /// Where placement cost user time: refills, communication, remote memory, SMT co-run, and
+    /// starts and handoffs by distance (docs/MODEL.md §21). Since schema 4.
+    #[serde(default)]
+    pub locality: LocalityReport,
 }
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
-pub const REPORT_SCHEMA: u32 = 4;
+pub const REPORT_SCHEMA: u32 = 5;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -399,6 +403,7 @@ impl Report {
             schema: REPORT_SCHEMA,
             warmup_s: start_ns as f64 / 1e9,
             not_settled: crate::steady::not_settled(&metrics.series, metrics.sample_ns, start_ns),
+            locality: LocalityReport::new(&m.loc, m.total(Sym::User), e.locality_in_flight()),
         };
         r.report_hash = fnv1a(&serde_json::to_string(&r).unwrap_or_default());
         r
@@ -587,6 +592,7 @@ impl Report {
                 sum(|l| l.hitm_remote)
             );
         }
+        self.locality.text(&mut s);
         let _ = writeln!(s, "\n# counters");
         for (k, v) in &self.counters {
             let _ = writeln!(s, "  {k:<40} {v}");

@@ -312,7 +312,8 @@ fn hackbench_text_is_perf_bench_messaging_and_fairness_counts_receivers() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["workload_knobs"],
-        serde_json::json!({"groups": 3, "fds": 2, "loops": 5, "mode": "thread"})
+        serde_json::json!({"groups": 3, "fds": 2, "loops": 5, "mode": "thread", "ws_kib": 16,
+            "mem_bound_pct": 0})
     );
     assert_eq!(
         (v["tasks"].as_u64(), v["counted_tasks"].as_u64()),

@@ -253,8 +253,10 @@ fn seed_002_mm_struct_false_sharing_and_its_fixes() {
         mm_hitm(&b),
         mm_hitm(&a)
     );
+    // (user time grows with the SMT co-run of docs/MODEL.md §21 while the mm line's stalls do
+    // not, so the kernel's share of non-idle cycles is lower than before it: 1.15% -> 0.92%)
     assert!(
-        pct(&b, "account_mm_sched") > 1.0 && pct(&b, "exceed_llc_nr") > 0.1,
+        pct(&b, "account_mm_sched") > 0.5 && pct(&b, "exceed_llc_nr") > 0.1,
         "{:?}",
         b.profile
     );
@@ -266,9 +268,10 @@ fn seed_002_mm_struct_false_sharing_and_its_fixes() {
         mm_hitm(&b)
     );
     // fix 2: a store of -1 over -1 only when two CPUs race between the test and the store;
-    // without it, almost every store is one
+    // without it, almost every store is one (with the placement prices of docs/MODEL.md §21 the
+    // races are more frequent: 1,426 against 133,081 in 0.1 s, 93x fewer)
     assert!(
-        fixed.counters["mm_sched_cpu_stores_of_unchanged_value"] * 100
+        fixed.counters["mm_sched_cpu_stores_of_unchanged_value"] * 50
             < b.counters["mm_sched_cpu_stores_of_unchanged_value"]
     );
     assert!(
@@ -483,4 +486,90 @@ fn wakeup_percentiles_are_ordered_and_compared() {
         d.wakeup_p99_pct,
         pct(a.wakeup_latency_us.p99, b.wakeup_latency_us.p99)
     );
+}
+
+/// The locality block adds up (docs/MODEL.md §21): its costs are the user time lost against a
+/// warm, local run with idle siblings, and the user time is the work plus them, less the work
+/// still in flight, to the ns, for every workload.
+#[test]
+fn locality_block_adds_up() {
+    for w in ["oltp", "hackbench", "schbench", "spin", "atomics"] {
+        let mut e = exp("custom", w, 0.05);
+        custom(&mut e, 2, 8, 2);
+        let l = run(&e, Side::A).unwrap().locality;
+        assert_eq!(
+            l.lost_ns,
+            l.refill_ns + l.comm_ns + l.remote_mem_ns + l.smt_ns,
+            "{w}"
+        );
+        assert_eq!(
+            l.user_ns + l.in_flight_ns,
+            l.work_ns + l.lost_ns,
+            "{w}: {l:?}"
+        );
+        assert!(l.user_ns > 0, "{w}");
+    }
+}
+
+/// A communicating pair (hackbench, one sender and one receiver) in one LLC finishes more
+/// messages than on a machine where every core has its own LLC across two sockets: each message
+/// and each refill comes from another LLC there. Both machines have 4 CPUs (SMT off).
+#[test]
+fn a_pair_in_one_llc_does_more_work_than_across_sockets() {
+    let pair = |sockets: u32, cores: u32, per_llc: u32| {
+        let mut e = exp("custom", "hackbench", 0.1);
+        custom(&mut e, sockets, cores, 1);
+        e.machine.overrides.smt = Some(1);
+        e.machine.overrides.cores_per_llc = Some(per_llc);
+        for (k, v) in [("groups", "1"), ("fds", "1")] {
+            e.workload.knobs.insert(k.into(), v.into());
+        }
+        run(&e, Side::A).unwrap()
+    };
+    let one = pair(1, 4, 4);
+    let split = pair(2, 2, 1);
+    let far = |r: &Report| {
+        let h = &r.locality.handoffs_by_class;
+        h["node_near"] + h["node_far"] + h["socket"]
+    };
+    assert_eq!(far(&one), 0);
+    let w = &one.locality.wakeups_by_class;
+    assert_eq!(w["node_near"] + w["node_far"] + w["socket"], 0);
+    assert!(w.values().sum::<u64>() > 0);
+    assert!(far(&split) > 0, "{:?}", split.locality);
+    assert!(
+        one.throughput_per_sec > split.throughput_per_sec * 1.02,
+        "one LLC {} vs split {}",
+        one.throughput_per_sec,
+        split.throughput_per_sec
+    );
+    let per_msg = |r: &Report| r.locality.comm_ns as f64 / r.throughput_per_sec;
+    assert!(per_msg(&split) > per_msg(&one));
+}
+
+/// `client=local`: sysbench is a process of its own on the box, one thread per connection that
+/// wakes its mysqld thread with the request and blocks on the reply: every statement is two
+/// handoffs, and transactions are counted on the mysqld threads only.
+#[test]
+fn oltp_local_client_is_a_process_of_its_own() {
+    let mut e = exp("custom", "oltp", 0.05);
+    custom(&mut e, 2, 8, 2);
+    e.workload.knobs.insert("clients".into(), "16".into());
+    e.workload.knobs.insert("client".into(), "local".into());
+    let r = run_checked(&e);
+    assert_eq!((r.tasks, r.counted_tasks), (32, 16));
+    assert!(r.throughput_per_sec > 0.0);
+    let handoffs: u64 = r.locality.handoffs_by_class.values().sum();
+    // 20 statements per transaction, a request and a reply each
+    let txns = r.throughput_per_sec * r.sim_seconds;
+    assert!(
+        handoffs as f64 >= txns * 40.0,
+        "{handoffs} handoffs for {txns} transactions"
+    );
+    let wakeups: u64 = r.locality.wakeups_by_class.values().sum();
+    assert!(wakeups as f64 >= txns * 40.0 && wakeups <= r.counters["wakeups"]);
+    e.workload.knobs.insert("client".into(), "remote".into());
+    let remote = run(&e, Side::A).unwrap();
+    assert_eq!(remote.tasks, 16);
+    assert_eq!(remote.locality.handoffs_by_class.values().sum::<u64>(), 0);
 }

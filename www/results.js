@@ -1,6 +1,7 @@
 // Result views: summary cards (A, B, Δ%), perf-report bars, perf-c2c table, counters.
 import { $, h, clear, fmt, fmtInt, fmtPct, fmtFixed, columnDigits } from './dom.js';
 import { offsetText } from './export.js';
+import { renderLocality } from './locality.js';
 
 const METRICS = ['throughput', 'contention', 'lat-avg', 'lat-p95', 'lat-max', 'wake-p50', 'wake-p95', 'wake-p99'];
 const WAKE = ['p50', 'p95', 'p99']; // report.wakeup_latency_us: schbench's headline figures
@@ -203,4 +204,5 @@ export function renderCounters(ra, rb) {
       h('td', { class: 'num' }, fmtInt(ra?.counters?.[n])),
       h('td', { class: 'num' }, fmtInt(rb?.counters?.[n]))));
   }
+  renderLocality(ra, rb);
 }

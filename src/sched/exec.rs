@@ -39,6 +39,10 @@ pub(crate) struct ExecState {
     sb_sym: Sym,
     pub(super) burst_gen: u32,
     pub(super) cont_gen: u32,
+    /// In User mode: when the task's `remaining` work was last brought up to date, and the rate
+    /// (per mille) it progresses at since then (`locality.rs`: SMT co-run).
+    pub(super) ustart: u64,
+    pub(super) rate: u32,
 }
 
 impl ExecState {
@@ -53,6 +57,8 @@ impl ExecState {
             sb_sym: Sym::SchedTick,
             burst_gen: 0,
             cont_gen: 0,
+            ustart: 0,
+            rate: 1000,
         }
     }
 }
@@ -80,6 +86,8 @@ impl Engine {
     }
 
     pub(super) fn kcharge(&mut self, c: usize, sym: Sym, ns: u64) {
+        // kernel compute, like user work, runs at the SMT share while a sibling is busy
+        let ns = locality::wall_for(ns, self.smt_rate(c));
         self.metrics.charge(c, sym, ns);
         self.trace_charge(c, sym, self.cpus[c].exec.cursor, ns);
         self.cpus[c].exec.cursor += ns;
@@ -138,17 +146,62 @@ impl Engine {
             Mode::User => {
                 self.metrics.charge(c, Sym::User, dt);
                 if let Some(task) = cpu.rq.curr {
-                    let task = &mut self.tasks[task as usize];
-                    task.sum_exec += dt;
-                    task.remaining = task.run_end.saturating_sub(t);
+                    self.tasks[task as usize].sum_exec += dt;
+                    self.user_progress(c, task, t);
                 }
+                let cpu = &mut self.cpus[c];
                 cpu.exec.burst_gen = cpu.exec.burst_gen.wrapping_add(1);
             }
         }
+        let was_idle = self.cpus[c].exec.mode == Mode::Idle;
+        let cpu = &mut self.cpus[c];
         cpu.exec.mode = Mode::Kernel;
         cpu.exec.cursor = t;
         cpu.exec.since = t;
         self.trace_mode(c, t);
+        if was_idle {
+            self.smt_changed(c, true);
+        }
+    }
+
+    /// Brings the running task's remaining work up to `t` on `c` (at the CPU's rate since
+    /// `ustart`); the wall time beyond the work done is the SMT co-run's loss.
+    fn user_progress(&mut self, c: usize, task: TaskId, t: u64) {
+        let exec = &mut self.cpus[c].exec;
+        let wall = t.saturating_sub(exec.ustart);
+        let task = &mut self.tasks[task as usize];
+        let done = locality::progress(wall, exec.rate, task.remaining);
+        task.remaining -= done;
+        if exec.rate < 1000 {
+            self.metrics.loc[locality::stat::SMT_CORUN_NS] += wall;
+            self.metrics.loc[locality::stat::SMT_NS] += wall - done;
+        }
+        exec.ustart = t.max(exec.ustart);
+    }
+
+    /// A sibling of `c` changed between busy and idle: `c`'s running burst goes on at its new rate.
+    pub(super) fn retime_user(&mut self, c: usize) {
+        let Some(t) = self.cpus[c].rq.curr else {
+            return;
+        };
+        let at = self.now.max(self.cpus[c].exec.ustart);
+        let rate = self.user_rate(c);
+        if rate == self.cpus[c].exec.rate {
+            return;
+        }
+        self.user_progress(c, t, at);
+        let cpu = &mut self.cpus[c];
+        let slower = rate < cpu.exec.rate;
+        cpu.exec.rate = rate;
+        let task = &mut self.tasks[t as usize];
+        task.run_end = at + locality::wall_for(task.remaining, rate);
+        if slower {
+            // the pending BurstEnd comes first and is pushed on to the new end (on_burst_end)
+            return;
+        }
+        cpu.exec.burst_gen = cpu.exec.burst_gen.wrapping_add(1);
+        self.q
+            .push(task.run_end, Ev::BurstEnd(c as u32, cpu.exec.burst_gen));
     }
 
     /// True when a job on `c` must wait for simulated time to reach its cursor before touching a
@@ -306,20 +359,24 @@ impl Engine {
         cpu.exec.mode = Mode::Idle;
         cpu.exec.since = now;
         self.trace_mode(c, now);
+        self.smt_changed(c, false);
         Exit::Left
     }
 
     fn resume_user(&mut self, c: usize, t: TaskId) {
         let now = self.cpus[c].exec.cursor.max(self.now);
+        let rate = self.user_rate(c);
         let cpu = &mut self.cpus[c];
         cpu.exec.mode = Mode::User;
         cpu.exec.since = now;
+        cpu.exec.ustart = now;
+        cpu.exec.rate = rate;
         cpu.exec.burst_gen = cpu.exec.burst_gen.wrapping_add(1);
         let task = &mut self.tasks[t as usize];
         if let Some(w) = task.woken_at.take() {
             self.metrics.wakeup_latency.record(now - w); // wakeup to running in user space
         }
-        task.run_end = now + task.remaining;
+        task.run_end = now + locality::wall_for(task.remaining, rate);
         self.q
             .push(task.run_end, Ev::BurstEnd(c as u32, cpu.exec.burst_gen));
         self.trace_mode(c, now);

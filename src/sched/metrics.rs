@@ -231,6 +231,8 @@ pub struct Metrics {
     /// Per CPU, ns of user time spent on cache-line transfers (refills, shared data, handoffs).
     pub cpu_user_xfer: Vec<u64>,
     pub counters: [u64; Counter::ALL.len()],
+    /// Placement costs and distances (`locality::stat` indices).
+    pub loc: [u64; super::locality::stat::N],
     pub latency: Histogram,
     /// Wakeup to first run, every wakeup (schbench's "Wakeup Latencies").
     pub wakeup_latency: Histogram,
@@ -252,6 +254,7 @@ pub struct Window {
     pub cpu_stall: Vec<u64>,
     pub cpu_user_xfer: Vec<u64>,
     pub counters: [u64; Counter::ALL.len()],
+    pub loc: [u64; super::locality::stat::N],
     pub completions: u64,
     /// Units completed per task.
     pub task_events: Vec<u64>,
@@ -266,6 +269,7 @@ pub struct Measured {
     pub cpu_stall: Vec<u64>,
     pub cpu_user_xfer: Vec<u64>,
     pub counters: [u64; Counter::ALL.len()],
+    pub loc: [u64; super::locality::stat::N],
     pub completions: u64,
 }
 
@@ -299,6 +303,7 @@ impl Metrics {
             cpu_stall: vec![0; nr_cpus],
             cpu_user_xfer: vec![0; nr_cpus],
             counters: [0; Counter::ALL.len()],
+            loc: [0; super::locality::stat::N],
             latency: Histogram::default(),
             wakeup_latency: Histogram::default(),
             completions: 0,
@@ -323,6 +328,7 @@ impl Metrics {
             cpu_stall: self.cpu_stall.clone(),
             cpu_user_xfer: self.cpu_user_xfer.clone(),
             counters: self.counters,
+            loc: self.loc,
             completions: self.completions,
             task_events,
             lines,
@@ -365,6 +371,15 @@ impl Metrics {
                     }
                 }
                 c
+            },
+            loc: {
+                let mut l = self.loc;
+                if let Some(w) = w {
+                    for (x, y) in l.iter_mut().zip(&w.loc) {
+                        *x -= y;
+                    }
+                }
+                l
             },
             completions: self.completions - w.map_or(0, |w| w.completions),
         }

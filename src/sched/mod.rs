@@ -21,6 +21,7 @@ mod eevdf;
 mod exec;
 mod idle;
 mod lb;
+mod locality;
 mod metrics;
 mod nohz;
 mod pelt;
@@ -31,6 +32,7 @@ mod trace;
 mod user_lines;
 mod wakeup;
 
+pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Metrics, Series, Sym};
 pub use trace::TRACE_MAX_EVENTS;
 
@@ -45,6 +47,7 @@ use balance::{BalanceState, IlbState, NewidleWalk, SbrFlag, Walk};
 use cache_aware::{CacheAware, CasJob};
 use exec::{ExecState, Mode};
 use idle::IdleState;
+use locality::{Locality, TaskLoc};
 use nohz::{KickStep, NohzState, NohzStep};
 use pelt::UPDATE_BLOCKED_NS;
 use rq::RunQueue;
@@ -111,6 +114,8 @@ pub(crate) struct Task {
     woken_at: Option<u64>,
     /// Cache-aware scheduling: the LLC this task's mm prefers (-1: none).
     pub preferred_llc: i32,
+    /// Home node and cache stamps of its working set (`locality.rs`).
+    loc: TaskLoc,
 }
 
 pub(crate) enum Job {
@@ -203,7 +208,8 @@ pub struct Engine {
     /// Each CPU's index in its LLC's `llc_list` (where select_idle_cpu starts its scan).
     llc_pos: Vec<u32>,
     cas: Option<CacheAware>,
-    ws_lines: u64,
+    /// Placement pricing: cache fills, the machine's figures (`locality.rs`).
+    loc: Locality,
     pub events: u64,
     /// Nesting of run_cpu (a CPU's work can start another CPU's).
     run_depth: u32,
@@ -262,13 +268,18 @@ impl Engine {
                 events: 0,
                 preferred_llc: -1,
                 woken_at: None,
+                loc: TaskLoc::new(),
             })
             .collect();
         let nr_llcs = topo.nr_llcs;
         let llc_scan: Vec<u32> = (0..nr_llcs)
             .map(|l| topo.llc_cpus[l].weight() as u32)
             .collect();
-        let ws_lines = workload.ws_lines() as u64;
+        let loc = Locality::new(
+            &topo,
+            workload.ws_lines() as u64 * locality::LINE_BYTES,
+            workload.mem_bound_pct() as u64,
+        );
         let llc_list: Vec<Vec<u32>> = (0..nr_llcs)
             .map(|l| topo.llc_cpus[l].iter().map(|c| c as u32).collect())
             .collect();
@@ -306,7 +317,7 @@ impl Engine {
             cas: None,
             llc_list,
             llc_pos,
-            ws_lines,
+            loc,
             events: 0,
             run_depth: 0,
             tracer: None,

@@ -478,15 +478,7 @@ impl Engine {
             }
         }
         let now = self.cpus[c].exec.cursor.max(self.now);
-        let ws = self.ws_lines;
-        let from = self.tasks[t as usize].last_ran_cpu as usize;
-        let mut extra = 0;
-        if from != c && self.topo.cpus[from].core != self.topo.cpus[c].core {
-            extra += ws * self.topo.xfer_ns(from, c) as u64 / REFILL_MLP;
-        }
-        if let Some((w, lines)) = self.tasks[t as usize].handoff.take() {
-            extra += lines as u64 * self.topo.xfer_ns(w as usize, c) as u64;
-        }
+        let extra = self.locality_start(c, t);
         self.idle_exit(c, now);
         let cpu = &mut self.cpus[c];
         cpu.rq.curr = Some(t);

@@ -10,6 +10,13 @@ impl Engine {
         let Some(t) = self.cpus[c].rq.curr else {
             return;
         };
+        let end = self.tasks[t as usize].run_end;
+        if end > now {
+            // a busy SMT sibling slowed the burst since this event was queued (retime_user)
+            let g = self.cpus[c].exec.burst_gen;
+            self.q.push(end, Ev::BurstEnd(c as u32, g));
+            return;
+        }
         // The burst is over: the CPU is in the kernel (syscall, wakeups, schedule).
         self.enter_kernel(c);
         self.tasks[t as usize].remaining = 0;
@@ -28,20 +35,26 @@ impl Engine {
             match self.workload.next(t, now, &mut self.rng) {
                 Step::Run { ns, shared_lines } => {
                     let mut extra = std::mem::take(&mut self.tasks[t as usize].pending_extra);
+                    let ns = ns.max(1);
+                    self.tasks[t as usize].loc.line_wait = false;
                     if shared_lines > 0 {
                         let other = self.random_sibling_thread(t);
                         let from = self.tasks[other as usize].last_ran_cpu as usize;
                         let shared = shared_lines as u64 * self.topo.xfer_ns(from, c) as u64;
                         self.metrics.charge_stat(c, shared);
+                        self.metrics.loc[loc_stat::COMM_NS] += shared;
                         extra += shared;
                     }
+                    extra += self.locality_burst(c, t, ns);
                     self.tasks[t as usize].remaining = ns.max(1) + extra;
                     return;
                 }
                 Step::Access { line, op } => {
                     let extra = std::mem::take(&mut self.tasks[t as usize].pending_extra);
-                    let ns = self.user_access(c, t, line, op, now);
-                    self.tasks[t as usize].remaining = ns.max(1) + extra;
+                    let ns = self.user_access(c, t, line, op, now).max(1);
+                    self.metrics.loc[loc_stat::BURST_NS] += ns;
+                    self.tasks[t as usize].loc.line_wait = true;
+                    self.tasks[t as usize].remaining = ns + extra;
                     return;
                 }
                 Step::Complete { latency_ns } => {
@@ -49,6 +62,11 @@ impl Engine {
                     self.metrics.complete(latency_ns);
                 }
                 Step::Wake { task, lines } => self.try_to_wake_up(task, c, Some((t, lines))),
+                Step::Read { from, lines } => {
+                    let ns = self.locality_read(c, from, lines);
+                    self.metrics.charge_stat(c, ns);
+                    self.tasks[t as usize].pending_extra += ns;
+                }
                 Step::Sleep { ns } => {
                     self.block(c, t);
                     self.q.push(now + ns, Ev::Wake(t));

@@ -45,6 +45,9 @@ impl Engine {
         if target != prev {
             self.metrics.count(Counter::WakeMigrations);
         }
+        if waker.is_some() {
+            self.locality_wakeup(waker_cpu, target);
+        }
         self.trace_flow(waker_cpu, t, "wakeup");
         // Remote enqueue: the waker takes the target rq's lock, in its first line.
         let ttwu_ns = TTWU_NS
@@ -91,6 +94,9 @@ impl Engine {
         }
         self.tasks[t as usize].woken_at = Some(self.now);
         let target = self.tasks[t as usize].cpu as usize;
+        if waker.is_some() {
+            self.locality_wakeup(waker_cpu, target);
+        }
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
                 self.rq_lock_remote(waker_cpu, target)

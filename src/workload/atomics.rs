@@ -54,6 +54,8 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             default: KnobDefault::Choice("none"),
             ..KnobInfo::ENUM
         },
+        super::ws_knob(4),
+        super::mem_knob(0),
     ],
     build: |k| {
         Box::new(Atomics::new(
@@ -205,9 +207,6 @@ impl Workload for Atomics {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect()
-    }
-    fn ws_lines(&self) -> u32 {
-        64
     }
     fn lines(&self) -> &[UserLine] {
         &self.lines

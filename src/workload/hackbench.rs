@@ -46,6 +46,8 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             default: KnobDefault::Choice("process"),
             ..KnobInfo::ENUM
         },
+        super::ws_knob(16),
+        super::mem_knob(0),
     ],
     build: |k| {
         Box::new(Hackbench::new(
@@ -71,7 +73,8 @@ const MSG_LINES: u32 = 2;
 const PIPE_MSGS: usize = 655;
 
 struct Pipe {
-    queue: VecDeque<u64>,
+    /// Messages in the pipe: when and by whom each was written.
+    queue: VecDeque<(u64, TaskId)>,
     reader: TaskId,
     waiting_writers: Vec<TaskId>,
 }
@@ -89,6 +92,8 @@ enum Role {
         group: usize,
         pending_run: bool,
         wrote_back: bool,
+        /// The next message's lines were fetched from its writer (`Step::Read`).
+        fetched: bool,
     },
 }
 
@@ -154,6 +159,7 @@ impl Hackbench {
                     group: g,
                     pending_run: false,
                     wrote_back: false,
+                    fetched: false,
                 });
             }
         }
@@ -211,12 +217,13 @@ impl Workload for Hackbench {
                 if *pending_run {
                     // The write's CPU time is done: the message is in the pipe; wake the reader.
                     *pending_run = false;
-                    pipe.queue.push_back(now);
+                    pipe.queue.push_back((now, task));
                     *sent += 1;
                     *next_rx = (*next_rx + 1) % fds;
+                    // the message's lines travel with the read (Step::Read), not the wakeup
                     return Step::Wake {
                         task: pipe.reader,
-                        lines: MSG_LINES,
+                        lines: 0,
                     };
                 }
                 if *sent >= self.per_sender {
@@ -237,12 +244,13 @@ impl Workload for Hackbench {
                 group,
                 pending_run,
                 wrote_back,
+                fetched,
             } => {
                 let (pipe, group) = (*pipe, *group);
                 if *pending_run {
                     *pending_run = false;
                     *wrote_back = false;
-                    let written = self.pipes[pipe].queue.pop_front().unwrap_or(now);
+                    let written = self.pipes[pipe].queue.pop_front().map_or(now, |m| m.0);
                     let g = &mut self.groups[group];
                     g.pending_reads = g.pending_reads.saturating_sub(1);
                     if g.pending_reads == 0 {
@@ -270,9 +278,17 @@ impl Workload for Hackbench {
                         return Step::Wake { task: w, lines: 0 };
                     }
                 }
-                if p.queue.is_empty() {
+                let Some(&(_, writer)) = p.queue.front() else {
                     return Step::Block;
+                };
+                if !*fetched {
+                    *fetched = true;
+                    return Step::Read {
+                        from: writer,
+                        lines: MSG_LINES,
+                    };
                 }
+                *fetched = false;
                 *pending_run = true;
                 Step::Run {
                     ns: READ_NS,
@@ -280,8 +296,5 @@ impl Workload for Hackbench {
                 }
             }
         }
-    }
-    fn ws_lines(&self) -> u32 {
-        256
     }
 }

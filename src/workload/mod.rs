@@ -30,6 +30,9 @@ pub enum Step {
     Block,
     /// Wake `task`, handing it `lines` freshly written cache lines (pipe data, a request).
     Wake { task: TaskId, lines: u32 },
+    /// The next burst reads `lines` cache lines task `from` wrote (a message in a pipe): fetched
+    /// from the CPU `from` last ran on.
+    Read { from: TaskId, lines: u32 },
     /// One unit of the workload's throughput completed, with its latency.
     Complete { latency_ns: u64 },
     /// The task exits.
@@ -94,8 +97,15 @@ pub trait Workload {
     fn tasks(&self) -> &[TaskSpec];
     fn processes(&self) -> &[String];
     fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step;
-    /// Hot working set of one task in cache lines (refilled after a migration).
-    fn ws_lines(&self) -> u32;
+    /// Working set of one task in cache lines (the `ws_kib` knob; docs/MODEL.md §21).
+    fn ws_lines(&self) -> u32 {
+        0
+    }
+    /// Share of a burst's time spent waiting on memory, percent: stretched by the remote/local
+    /// latency ratio away from the task's home node (the `mem_bound_pct` knob).
+    fn mem_bound_pct(&self) -> u32 {
+        0
+    }
     /// The knob values this instance runs with, defaults resolved (the report shows them).
     fn knobs(&self) -> Knobs;
     /// Whether `task` completes the units the throughput counts (hackbench receivers, schbench
@@ -330,16 +340,95 @@ impl KnobValues<'_> {
     }
 }
 
+/// The placement knobs every workload has (docs/MODEL.md §21), with the workload's sourced default:
+/// the working set each task keeps warm where it last ran, KiB.
+pub const fn ws_knob(default_kib: u64) -> KnobInfo {
+    KnobInfo {
+        name: "ws_kib",
+        what: "working set per task, warm in the caches where it last ran",
+        unit: "KiB",
+        min: 0,
+        max: 1 << 20,
+        default: KnobDefault::Fixed(default_kib),
+        ..KnobInfo::INT
+    }
+}
+
+/// The share of a burst's time that waits on memory (stretched away from the home node), %.
+pub const fn mem_knob(default_pct: u64) -> KnobInfo {
+    KnobInfo {
+        name: "mem_bound_pct",
+        what: "share of burst time waiting on memory (slower on a remote node)",
+        unit: "%",
+        min: 0,
+        max: 100,
+        default: KnobDefault::Fixed(default_pct),
+        ..KnobInfo::INT
+    }
+}
+
+/// A workload with its placement knobs (`ws_kib`, `mem_bound_pct`): everything else is the
+/// workload's own.
+struct Placed {
+    inner: Box<dyn Workload>,
+    ws_kib: u64,
+    mem_pct: u64,
+}
+
+impl Workload for Placed {
+    fn tasks(&self) -> &[TaskSpec] {
+        self.inner.tasks()
+    }
+    fn processes(&self) -> &[String] {
+        self.inner.processes()
+    }
+    fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step {
+        self.inner.next(task, now, rng)
+    }
+    fn ws_lines(&self) -> u32 {
+        (self.ws_kib * 1024 / 64) as u32
+    }
+    fn mem_bound_pct(&self) -> u32 {
+        self.mem_pct as u32
+    }
+    fn knobs(&self) -> Knobs {
+        let mut k = self.inner.knobs();
+        k.insert("ws_kib".into(), self.ws_kib.to_string());
+        k.insert("mem_bound_pct".into(), self.mem_pct.to_string());
+        k
+    }
+    fn counts_units(&self, task: TaskId) -> bool {
+        self.inner.counts_units(task)
+    }
+    fn lines(&self) -> &[UserLine] {
+        self.inner.lines()
+    }
+    fn served(&mut self, task: TaskId, value: u64) {
+        self.inner.served(task, value)
+    }
+    fn initial_cpu(&self, task: TaskId, topo: &Topology) -> Option<u32> {
+        self.inner.initial_cpu(task, topo)
+    }
+    fn machine_errors(&self, topo: &Topology) -> Vec<FieldError> {
+        self.inner.machine_errors(topo)
+    }
+}
+
 /// Builds a workload for a machine with `nr_cpus` CPUs. Knobs must have been validated.
 pub fn build(name: &str, knobs: &Knobs, nr_cpus: usize) -> Result<Box<dyn Workload>, Invalid> {
     let errs = validate_knobs(name, knobs);
     let Some(info) = info(name).filter(|_| errs.is_empty()) else {
         return Err(Invalid(errs));
     };
-    Ok((info.build)(&KnobValues {
+    let k = KnobValues {
         info,
         knobs,
         nr_cpus: nr_cpus as u64,
+    };
+    Ok(Box::new(Placed {
+        inner: (info.build)(&k),
+        ws_kib: k.int("ws_kib"),
+        mem_pct: k.int("mem_bound_pct"),
     }))
 }
 

@@ -27,6 +27,8 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             default: KnobDefault::NrCpusPer("message_threads"),
             ..KnobInfo::INT
         },
+        super::ws_knob(256),
+        super::mem_knob(0),
     ],
     build: |k| {
         Box::new(Schbench::new(
@@ -172,7 +174,8 @@ impl Workload for Schbench {
                         phase: 1,
                     };
                     Step::Complete {
-                        latency_ns: now - t,
+                        // the waker may have stamped it from a kernel cursor ahead of this CPU's
+                        latency_ns: now.saturating_sub(t),
                     }
                 }
                 _ => {
@@ -181,8 +184,5 @@ impl Workload for Schbench {
                 }
             },
         }
-    }
-    fn ws_lines(&self) -> u32 {
-        512
     }
 }

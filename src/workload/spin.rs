@@ -8,15 +8,19 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     name: "spin",
     description: "N CPU hogs that never sleep",
     unit: "10 ms CPU slices",
-    knobs: &[KnobInfo {
-        name: "threads",
-        what: "spinning threads",
-        unit: "threads",
-        min: 1,
-        max: 16384,
-        default: KnobDefault::NrCpus,
-        ..KnobInfo::INT
-    }],
+    knobs: &[
+        KnobInfo {
+            name: "threads",
+            what: "spinning threads",
+            unit: "threads",
+            min: 1,
+            max: 16384,
+            default: KnobDefault::NrCpus,
+            ..KnobInfo::INT
+        },
+        super::ws_knob(4),
+        super::mem_knob(0),
+    ],
     build: |k| Box::new(Spin::new(k.int("threads") as usize)),
     tasks: |k| k.int("threads"),
 };
@@ -63,8 +67,5 @@ impl Workload for Spin {
             ns: BURST_NS,
             shared_lines: 0,
         }
-    }
-    fn ws_lines(&self) -> u32 {
-        64
     }
 }

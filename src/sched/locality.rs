@@ -1,0 +1,834 @@
+//! Placement has a price (docs/MODEL.md §21): a task's working set is warm in the L2 and the LLC
+//! where it last ran and cools there as others fill those caches; a start elsewhere, or after the
+//! set was evicted, refills it from where its lines are (local LLC, another LLC, memory). Data a
+//! waker hands over comes from the waker's CPU. Memory lives on the node where the task first ran;
+//! the memory-bound share of a burst away from it is stretched by the remote/local latency ratio.
+//! Two busy SMT siblings each progress at the machine's sourced share.
+//!
+//! Priced once per start (`set_curr`), per burst (`Step::Run`) and per change of a core's busy
+//! siblings, never per event. Integer arithmetic only.
+
+use super::*;
+use crate::topology::{LatencyClass, MachineSpec, Vendor};
+
+/// Bytes per cache line.
+pub const LINE_BYTES: u64 = 64;
+
+/// A machine's figures for pricing placement (sources: docs/MODEL.md §21, /work/shared/HARDWARE.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Figures {
+    /// L2 per L2 instance (a core, or an E-core module), KiB.
+    pub l2_kib: u32,
+    /// Load-to-use latency of a hit in the local LLC, ns.
+    pub llc_hit_ns: u32,
+    /// DRAM latency: local node, another node of the socket, another socket, ns.
+    pub mem_local_ns: u32,
+    pub mem_node_ns: u32,
+    pub mem_socket_ns: u32,
+    /// One core's DRAM bandwidth, GB/s (= bytes per ns): the floor of a refill's time.
+    pub core_gbps: u32,
+    /// Throughput of each of two busy SMT siblings relative to one thread alone, per mille.
+    pub smt_share_permille: u32,
+}
+
+const GNR_SNC3: Figures = Figures {
+    l2_kib: 2048,
+    llc_hit_ns: 33,
+    mem_local_ns: 104,
+    mem_node_ns: 165,
+    mem_socket_ns: 452,
+    core_gbps: 20,
+    smt_share_permille: 615,
+};
+const GNR_FLAT: Figures = Figures {
+    mem_local_ns: 130,
+    mem_node_ns: 130,
+    mem_socket_ns: 430,
+    ..GNR_SNC3
+};
+const SPR: Figures = Figures {
+    l2_kib: 2048,
+    llc_hit_ns: 33,
+    mem_local_ns: 115,
+    mem_node_ns: 130,
+    mem_socket_ns: 195,
+    core_gbps: 20,
+    smt_share_permille: 615,
+};
+const MILAN: Figures = Figures {
+    l2_kib: 512,
+    llc_hit_ns: 14,
+    mem_local_ns: 115,
+    mem_node_ns: 115,
+    mem_socket_ns: 200,
+    core_gbps: 28,
+    smt_share_permille: 610,
+};
+const GENOA: Figures = Figures {
+    l2_kib: 1024,
+    llc_hit_ns: 13,
+    mem_local_ns: 120,
+    mem_node_ns: 120,
+    mem_socket_ns: 200,
+    core_gbps: 30,
+    smt_share_permille: 625,
+};
+const BERGAMO: Figures = Figures {
+    llc_hit_ns: 16,
+    ..GENOA
+};
+/// E-core modules: 4 MB L2 shared by 4 cores, no SMT; the rest as Granite Rapids (same mesh).
+const SRF: Figures = Figures {
+    l2_kib: 4096,
+    smt_share_permille: 1000,
+    ..GNR_FLAT
+};
+const CWF: Figures = Figures {
+    l2_kib: 4096,
+    smt_share_permille: 1000,
+    ..GNR_SNC3
+};
+const CLX: Figures = Figures {
+    l2_kib: 1024,
+    llc_hit_ns: 33,
+    mem_local_ns: 115,
+    mem_node_ns: 115,
+    mem_socket_ns: 200,
+    core_gbps: 20,
+    smt_share_permille: 615,
+};
+
+/// Figures per preset name (every preset has a row: `tests::every_preset_has_figures`).
+pub const MACHINE_FIGURES: &[(&str, Figures)] = &[
+    ("gnr-2s-snc3", GNR_SNC3),
+    ("gnr-2s-96c-snc3", GNR_SNC3),
+    ("gnr-2s", GNR_FLAT),
+    ("spr-2s-snc4", SPR),
+    ("milan-2s", MILAN),
+    ("genoa-2s", GENOA),
+    ("bergamo-2s", BERGAMO),
+    ("custom", GNR_SNC3),
+    ("srf-2s", SRF),
+    ("cwf-2s", CWF),
+    ("turin-2s", GENOA),
+    ("turin-dense-2s", GENOA),
+    ("clx-8s", CLX),
+];
+
+/// The figures of a machine: its preset's row; a machine of another name (an imported one) takes
+/// its vendor's reference part (Granite Rapids SNC3 or Genoa).
+pub fn figures(spec: &MachineSpec) -> Figures {
+    MACHINE_FIGURES
+        .iter()
+        .find(|(n, _)| *n == spec.name)
+        .map(|(_, f)| *f)
+        .unwrap_or(match spec.vendor {
+            Vendor::Intel => GNR_SNC3,
+            Vendor::Amd => GENOA,
+        })
+}
+
+/// `a × b / c` rounded up, in u128 (no overflow for any u64 inputs with c > 0).
+fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
+    ((a as u128 * b as u128).div_ceil(c as u128)) as u64
+}
+
+/// Where a task's working set is when it starts on a CPU (bytes), and what fetching it costs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refill {
+    /// Lines of the L2 part found in the local LLC, fetched at the LLC hit latency.
+    pub llc_bytes: u64,
+    /// Lines found in the LLC the task left, fetched cache-to-cache at the class latency.
+    pub far_bytes: u64,
+    /// Lines fetched from the task's home memory.
+    pub mem_bytes: u64,
+    /// Time the burst is stretched by, ns.
+    pub ns: u64,
+}
+
+/// The refill of a working set: each line at the latency of where it is, `REFILL_MLP` misses in
+/// flight, and never faster than the core's DRAM bandwidth.
+pub fn refill_ns(
+    f: &Figures,
+    llc_bytes: u64,
+    far_bytes: u64,
+    far_ns: u64,
+    mem_bytes: u64,
+    mem_ns: u64,
+) -> u64 {
+    let lat =
+        (llc_bytes * f.llc_hit_ns as u64 + far_bytes * far_ns + mem_bytes * mem_ns) / LINE_BYTES;
+    let by_latency = lat.div_ceil(REFILL_MLP);
+    let by_bandwidth = (llc_bytes + far_bytes + mem_bytes).div_ceil(f.core_gbps.max(1) as u64);
+    by_latency.max(by_bandwidth)
+}
+
+/// Per-task placement state.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TaskLoc {
+    /// First-touch node of its memory (`NO_NODE` before it first runs).
+    pub home: u32,
+    /// The fill counters of its last L2 and LLC when it last started there.
+    pub l2_stamp: u64,
+    pub llc_stamp: u64,
+    /// Its burst is a wait on a cache line (`Step::Access`): it does not slow with a busy sibling
+    /// (the measured transfer times are what they are).
+    pub line_wait: bool,
+}
+
+pub const NO_NODE: u32 = u32::MAX;
+
+impl TaskLoc {
+    pub fn new() -> Self {
+        TaskLoc {
+            home: NO_NODE,
+            l2_stamp: 0,
+            llc_stamp: 0,
+            line_wait: false,
+        }
+    }
+}
+
+/// The locality counters (indices into `Metrics::loc`; windowed with the other totals).
+pub mod stat {
+    /// Starts by distance from the CPU the task last ran on: same CPU, SMT sibling, same LLC
+    /// (cluster included), other LLC of the node/socket (near), far node of the socket, other socket.
+    pub const START: usize = 0; // ..START + 6
+    /// Wakeups handing data over, by the distance waker CPU → wakee CPU (same six classes).
+    pub const HANDOFF: usize = 6; // ..HANDOFF + 6
+    /// Starts that had to refill any of their working set, and the ns the refills cost.
+    pub const COLD_STARTS: usize = 12;
+    pub const REFILL_NS: usize = 13;
+    /// Bytes refilled from the local LLC, another LLC, memory.
+    pub const REFILL_LLC_BYTES: usize = 14;
+    pub const REFILL_FAR_BYTES: usize = 15;
+    pub const REFILL_MEM_BYTES: usize = 16;
+    /// Communication: handed-over lines and lines shared with sibling threads, ns.
+    pub const COMM_NS: usize = 17;
+    /// User ns run while an SMT sibling was busy, and the progress lost to it.
+    pub const SMT_CORUN_NS: usize = 18;
+    pub const SMT_NS: usize = 19;
+    /// Burst ns started away from the home node, and the stretch of their memory-bound share.
+    pub const REMOTE_BURST_NS: usize = 20;
+    pub const REMOTE_MEM_NS: usize = 21;
+    /// Base burst ns started (what a warm, local run on an idle core would take).
+    pub const BURST_NS: usize = 22;
+    /// Task-to-task wakeups by the distance waker CPU → the CPU the wakee is queued on.
+    pub const WAKEUP: usize = 23; // ..WAKEUP + 6
+    pub const N: usize = 29;
+}
+
+/// Index of a latency class among the six reported distances.
+pub fn class_index(c: LatencyClass) -> usize {
+    match c {
+        LatencyClass::Same => 0,
+        LatencyClass::Smt => 1,
+        LatencyClass::Cluster | LatencyClass::Llc => 2,
+        LatencyClass::NodeNear => 3,
+        LatencyClass::NodeFar => 4,
+        LatencyClass::Socket => 5,
+    }
+}
+
+/// The report's names of the six distances.
+pub const CLASS_NAMES: [&str; 6] = ["same_cpu", "smt", "llc", "node_near", "node_far", "socket"];
+
+/// Engine-wide placement state: the machine's figures, cache capacities and fill counters.
+pub(crate) struct Locality {
+    pub fig: Figures,
+    l2_bytes: u64,
+    llc_bytes: u64,
+    /// Bytes brought into each L2 (by cluster) and each LLC so far: a task's lines survive there
+    /// while what others brought in since it last ran leaves room for them (LRU).
+    l2_fill: Vec<u64>,
+    llc_fill: Vec<u64>,
+    /// Working set per task, bytes; memory-bound share of bursts, percent.
+    pub ws_bytes: u64,
+    pub mem_pct: u64,
+    /// Per core: its CPUs that are busy (not idle); whether SMT siblings slow each other at all.
+    core_busy: Vec<u8>,
+    smt: bool,
+}
+
+impl Locality {
+    pub fn new(topo: &Topology, ws_bytes: u64, mem_pct: u64) -> Self {
+        let fig = figures(&topo.spec);
+        Locality {
+            fig,
+            l2_bytes: fig.l2_kib as u64 * 1024,
+            llc_bytes: topo.spec.llc_mib as u64 * 1024 * 1024,
+            l2_fill: vec![0; topo.cluster_cpus.len()],
+            llc_fill: vec![0; topo.nr_llcs],
+            ws_bytes,
+            mem_pct,
+            core_busy: vec![0; topo.cores_total],
+            smt: topo.spec.smt > 1 && fig.smt_share_permille < 1000,
+        }
+    }
+
+    /// DRAM latency from a CPU of node `from` to memory on node `home`.
+    pub fn mem_ns(&self, topo: &Topology, from: usize, home: usize) -> u64 {
+        let f = &self.fig;
+        (if from == home {
+            f.mem_local_ns
+        } else if topo.socket_of_node[from] == topo.socket_of_node[home] {
+            f.mem_node_ns
+        } else {
+            f.mem_socket_ns
+        }) as u64
+    }
+}
+
+impl Engine {
+    /// A task starts (or resumes) on `c` (set_next_entity): where its working set is decides the
+    /// refill; data its waker handed over comes from the waker's CPU. Returns the ns to add to its
+    /// burst (charged as user time) and advances the caches' fill counters.
+    pub(super) fn locality_start(&mut self, c: usize, t: TaskId) -> u64 {
+        let topo = &self.topo;
+        let loc = &mut self.loc;
+        let task = &mut self.tasks[t as usize];
+        let m = &mut self.metrics.loc;
+        let (cl, llc, node) = (
+            topo.cpus[c].cluster as usize,
+            topo.cpus[c].llc as usize,
+            topo.cpus[c].node as usize,
+        );
+        let p = task.last_ran_cpu as usize;
+        let ws = loc.ws_bytes;
+        let first = task.loc.home == NO_NODE;
+        if first {
+            task.loc.home = node as u32; // first touch
+        } else {
+            m[stat::START + class_index(topo.class(p, c))] += 1;
+        }
+        let mut extra = 0;
+        if ws > 0 {
+            let a = ws.min(loc.l2_bytes);
+            let (pcl, pllc) = (topo.cpus[p].cluster as usize, topo.cpus[p].llc as usize);
+            // LRU: lines survive while others' fills since the task left leave room for them
+            let (s2, s3) = if first {
+                (0, 0)
+            } else {
+                let s2 = if pcl == cl {
+                    a.min(
+                        loc.l2_bytes
+                            .saturating_sub(loc.l2_fill[cl] - task.loc.l2_stamp),
+                    )
+                } else {
+                    0
+                };
+                let s3 = ws.min(
+                    loc.llc_bytes
+                        .saturating_sub(loc.llc_fill[pllc] - task.loc.llc_stamp),
+                );
+                (s2, s3.max(s2))
+            };
+            let mem_ns = loc.mem_ns(topo, node, task.loc.home as usize);
+            let r = if first {
+                // first touch: the set is created here, as it is in the warm run (no price)
+                Refill::default()
+            } else if pllc == llc {
+                // L2 part not in the L2 but in this LLC; the rest (beyond the LLC) from memory
+                let in_llc = a.min(s3) - s2;
+                let mem = ws - s3;
+                Refill {
+                    llc_bytes: in_llc,
+                    far_bytes: 0,
+                    mem_bytes: mem,
+                    ns: refill_ns(&loc.fig, in_llc, 0, 0, mem, mem_ns),
+                }
+            } else {
+                let far_ns = topo.xfer_ns(p, c) as u64;
+                Refill {
+                    llc_bytes: 0,
+                    far_bytes: s3,
+                    mem_bytes: ws - s3,
+                    ns: refill_ns(&loc.fig, 0, s3, far_ns, ws - s3, mem_ns),
+                }
+            };
+            // what this start brings into its L2 and LLC evicts others' lines there
+            loc.l2_fill[cl] += a - if pcl == cl { s2 } else { 0 };
+            loc.llc_fill[llc] += if pllc == llc && !first { ws - s3 } else { ws };
+            task.loc.l2_stamp = loc.l2_fill[cl];
+            task.loc.llc_stamp = loc.llc_fill[llc];
+            if r.ns > 0 {
+                m[stat::COLD_STARTS] += 1;
+                m[stat::REFILL_NS] += r.ns;
+                m[stat::REFILL_LLC_BYTES] += r.llc_bytes;
+                m[stat::REFILL_FAR_BYTES] += r.far_bytes;
+                m[stat::REFILL_MEM_BYTES] += r.mem_bytes;
+            }
+            extra += r.ns;
+        }
+        if let Some((w, lines)) = task.handoff.take() {
+            let ns = lines as u64 * topo.xfer_ns(w as usize, c) as u64;
+            m[stat::HANDOFF + class_index(topo.class(w as usize, c))] += 1;
+            m[stat::COMM_NS] += ns;
+            extra += ns;
+        }
+        extra
+    }
+
+    /// A task on `c` reads `lines` lines task `from` wrote: they come from `from`'s last CPU.
+    pub(super) fn locality_read(&mut self, c: usize, from: TaskId, lines: u32) -> u64 {
+        let w = self.tasks[from as usize].last_ran_cpu as usize;
+        let ns = lines as u64 * self.topo.xfer_ns(w, c) as u64;
+        let m = &mut self.metrics.loc;
+        m[stat::HANDOFF + class_index(self.topo.class(w, c))] += 1;
+        m[stat::COMM_NS] += ns;
+        ns
+    }
+
+    /// A task on `waker` woke one queued on `target`.
+    pub(super) fn locality_wakeup(&mut self, waker: usize, target: usize) {
+        self.metrics.loc[stat::WAKEUP + class_index(self.topo.class(waker, target))] += 1;
+    }
+
+    /// A burst of `ns` starts on `c`: its memory-bound share runs at the latency of the task's
+    /// home memory from here (the ns added).
+    pub(super) fn locality_burst(&mut self, c: usize, t: TaskId, ns: u64) -> u64 {
+        let m = &mut self.metrics.loc;
+        m[stat::BURST_NS] += ns;
+        let home = self.tasks[t as usize].loc.home;
+        let node = self.topo.cpus[c].node as usize;
+        if home == NO_NODE || home as usize == node || self.loc.mem_pct == 0 {
+            return 0;
+        }
+        let (local, remote) = (
+            self.loc.mem_ns(&self.topo, node, node),
+            self.loc.mem_ns(&self.topo, node, home as usize),
+        );
+        // mem share × (remote/local − 1), in one rounding
+        let extra = mul_div_ceil(ns * self.loc.mem_pct, remote - local, 100 * local);
+        m[stat::REMOTE_BURST_NS] += ns;
+        m[stat::REMOTE_MEM_NS] += extra;
+        extra
+    }
+
+    /// Progress rate on `c` (busy: in user or kernel mode), per mille: the SMT share while a
+    /// sibling is busy too.
+    #[inline]
+    pub(super) fn smt_rate(&self, c: usize) -> u32 {
+        if self.loc.core_busy[self.topo.cpus[c].core as usize] >= 2 {
+            self.loc.fig.smt_share_permille
+        } else {
+            1000
+        }
+    }
+
+    /// Progress rate of the user burst running on `c`, per mille.
+    pub(super) fn user_rate(&self, c: usize) -> u32 {
+        match self.cpus[c].rq.curr {
+            Some(t) if self.tasks[t as usize].loc.line_wait => 1000,
+            _ => self.smt_rate(c),
+        }
+    }
+
+    /// CPU `c` became busy (`busy`) or idle: its siblings running user code change speed.
+    pub(super) fn smt_changed(&mut self, c: usize, busy: bool) {
+        if !self.loc.smt {
+            return;
+        }
+        let core = self.topo.cpus[c].core as usize;
+        let n = &mut self.loc.core_busy[core];
+        if busy {
+            *n += 1;
+        } else {
+            *n -= 1;
+        }
+        // only crossing between 1 and 2 busy threads changes a rate
+        if *n != if busy { 2 } else { 1 } {
+            return;
+        }
+        for k in 0..self.topo.spec.smt as usize {
+            let s = core + k * self.topo.cores_total;
+            if s != c && self.cpus[s].exec.mode == Mode::User && self.cpus[s].rq.curr.is_some() {
+                self.retime_user(s);
+            }
+        }
+    }
+}
+
+impl Engine {
+    /// Work started but not done at `now`: every task's remaining burst and owed transfers, the
+    /// running ones brought up to now; and the SMT loss and co-run time of the open user
+    /// intervals (closed ones are in the counters).
+    pub fn locality_in_flight(&self) -> (u64, u64, u64) {
+        let (mut work, mut smt, mut corun) = (0, 0, 0);
+        let mut running = vec![u64::MAX; self.tasks.len()];
+        for (c, cpu) in self.cpus.iter().enumerate() {
+            if let (Mode::User, Some(t)) = (cpu.exec.mode, cpu.rq.curr) {
+                let wall = self.now.saturating_sub(cpu.exec.ustart);
+                let rem = self.tasks[t as usize].remaining;
+                let done = progress(wall, cpu.exec.rate, rem);
+                running[t as usize] = rem - done;
+                if cpu.exec.rate < 1000 {
+                    smt += wall - done;
+                    corun += wall;
+                }
+                let _ = c;
+            }
+        }
+        for (i, t) in self.tasks.iter().enumerate() {
+            let rem = if running[i] != u64::MAX {
+                running[i]
+            } else {
+                t.remaining
+            };
+            work += rem + t.pending_extra;
+        }
+        (work, smt, corun)
+    }
+}
+
+/// The report's `locality` block (docs/SCHEMA.md): where placement cost user time, over the
+/// measured window. `user_ns = work_ns + lost_ns - in_flight_ns` (exactly, without a warm-up).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct LocalityReport {
+    /// User time of all CPUs, ns.
+    pub user_ns: u64,
+    /// The bursts' own length: what a warm run on the home node with idle siblings would take.
+    pub work_ns: u64,
+    /// refill + communication + remote memory + SMT: user time lost to placement.
+    pub lost_ns: u64,
+    pub refill_ns: u64,
+    pub comm_ns: u64,
+    pub remote_mem_ns: u64,
+    pub smt_ns: u64,
+    /// Work started but not finished when the run ended (in `work_ns + lost_ns`, not yet in `user_ns`).
+    pub in_flight_ns: u64,
+    /// `lost_ns` over `user_ns`, %.
+    pub lost_pct: f64,
+    /// Starts of a task on a CPU (after its first) and those that refilled part of their working set.
+    pub starts: u64,
+    pub cold_starts: u64,
+    /// Bytes refilled from the local LLC, another LLC (cache to cache), memory.
+    pub refill_bytes_llc: u64,
+    pub refill_bytes_other_llc: u64,
+    pub refill_bytes_memory: u64,
+    /// Starts by distance from the CPU the task last ran on.
+    pub starts_by_class: BTreeMap<String, u64>,
+    /// Wakeups handing data over, by distance from waker CPU to wakee CPU.
+    pub handoffs_by_class: BTreeMap<String, u64>,
+    /// Share of user time run while an SMT sibling was busy, %.
+    pub smt_corun_pct: f64,
+    /// Share of burst time started away from the task's home node, %.
+    pub remote_burst_pct: f64,
+    /// Task-to-task wakeups by distance from the waker's CPU to the CPU the wakee is queued on.
+    pub wakeups_by_class: BTreeMap<String, u64>,
+}
+
+use std::collections::BTreeMap;
+
+impl LocalityReport {
+    pub fn new(loc: &[u64; stat::N], user_ns: u64, in_flight: (u64, u64, u64)) -> Self {
+        let (work_left, smt_open, corun_open) = in_flight;
+        let smt_ns = loc[stat::SMT_NS] + smt_open;
+        let lost_ns = loc[stat::REFILL_NS] + loc[stat::COMM_NS] + loc[stat::REMOTE_MEM_NS] + smt_ns;
+        let pct = |a: u64, b: u64| {
+            if b == 0 {
+                0.0
+            } else {
+                a as f64 * 100.0 / b as f64
+            }
+        };
+        let by = |base: usize| {
+            CLASS_NAMES
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.to_string(), loc[base + i]))
+                .collect()
+        };
+        LocalityReport {
+            user_ns,
+            work_ns: loc[stat::BURST_NS],
+            lost_ns,
+            refill_ns: loc[stat::REFILL_NS],
+            comm_ns: loc[stat::COMM_NS],
+            remote_mem_ns: loc[stat::REMOTE_MEM_NS],
+            smt_ns,
+            in_flight_ns: work_left,
+            lost_pct: pct(lost_ns, user_ns),
+            starts: (0..6).map(|i| loc[stat::START + i]).sum(),
+            cold_starts: loc[stat::COLD_STARTS],
+            refill_bytes_llc: loc[stat::REFILL_LLC_BYTES],
+            refill_bytes_other_llc: loc[stat::REFILL_FAR_BYTES],
+            refill_bytes_memory: loc[stat::REFILL_MEM_BYTES],
+            starts_by_class: by(stat::START),
+            handoffs_by_class: by(stat::HANDOFF),
+            smt_corun_pct: pct(loc[stat::SMT_CORUN_NS] + corun_open, user_ns),
+            remote_burst_pct: pct(loc[stat::REMOTE_BURST_NS], loc[stat::BURST_NS]),
+            wakeups_by_class: by(stat::WAKEUP),
+        }
+    }
+
+    /// The text report's block.
+    pub fn text(&self, s: &mut String) {
+        use std::fmt::Write as _;
+        let ms = |ns: u64| ns as f64 / 1e6;
+        let share = |ns: u64| {
+            if self.user_ns == 0 {
+                0.0
+            } else {
+                ns as f64 * 100.0 / self.user_ns as f64
+            }
+        };
+        let _ = writeln!(
+            s,
+            "
+# locality: user time {:.3} ms = work {:.3} ms + lost {:.3} ms ({:.2}%) - in flight {:.3} ms",
+            ms(self.user_ns),
+            ms(self.work_ns),
+            ms(self.lost_ns),
+            self.lost_pct,
+            ms(self.in_flight_ns)
+        );
+        for (name, ns) in [
+            ("cache refill", self.refill_ns),
+            ("communication", self.comm_ns),
+            ("remote memory", self.remote_mem_ns),
+            ("SMT co-run", self.smt_ns),
+        ] {
+            let _ = writeln!(
+                s,
+                "  {name:<16} {:>12.3} ms  {:>6.2}% of user",
+                ms(ns),
+                share(ns)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  starts {} (cold {}), refilled KiB: LLC {} other LLC {} memory {}; SMT co-run {:.1}% of user; bursts off the home node {:.1}%",
+            self.starts,
+            self.cold_starts,
+            self.refill_bytes_llc / 1024,
+            self.refill_bytes_other_llc / 1024,
+            self.refill_bytes_memory / 1024,
+            self.smt_corun_pct,
+            self.remote_burst_pct
+        );
+        let _ = writeln!(
+            s,
+            "  {:<10} {:>10} {:>10} {:>10}",
+            "distance", "starts", "wakeups", "handoffs"
+        );
+        let get = |m: &BTreeMap<String, u64>, n: &str| m.get(n).copied().unwrap_or(0);
+        for n in CLASS_NAMES {
+            let _ = writeln!(
+                s,
+                "  {n:<10} {:>10} {:>10} {:>10}",
+                get(&self.starts_by_class, n),
+                get(&self.wakeups_by_class, n),
+                get(&self.handoffs_by_class, n)
+            );
+        }
+    }
+}
+
+/// Work done in `wall` ns at `rate` per mille, at most `rem`.
+pub fn progress(wall: u64, rate: u32, rem: u64) -> u64 {
+    if rate == 1000 {
+        wall.min(rem)
+    } else {
+        (wall * rate as u64 / 1000).min(rem)
+    }
+}
+
+/// Wall time `rem` ns of work take at `rate` per mille (rounded up: the work is done by then).
+pub fn wall_for(rem: u64, rate: u32) -> u64 {
+    if rate == 1000 {
+        rem
+    } else {
+        mul_div_ceil(rem, 1000, rate as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{Experiment, Side};
+    use crate::topology::MACHINES;
+
+    /// `custom` (GNR SNC3 figures): 2 sockets × 4 cores, one node per socket, 2 cores per LLC,
+    /// SMT `smt`, running `threads` spinners.
+    fn engine(smt: u32, threads: u32) -> Engine {
+        engine_of(2, 4, smt, threads)
+    }
+
+    fn engine_of(sockets: u32, cores: u32, smt: u32, threads: u32) -> Engine {
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        let o = &mut e.machine.overrides;
+        (o.sockets, o.cores_per_socket, o.nodes_per_socket) = (Some(sockets), Some(cores), Some(1));
+        (o.cores_per_llc, o.smt) = (Some(2), Some(smt));
+        e.workload.name = "spin".into();
+        e.workload
+            .knobs
+            .insert("threads".into(), threads.to_string().into());
+        let spec = e.run_spec(Side::A).unwrap();
+        let n = spec.topo.nr_cpus();
+        let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
+        Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)
+    }
+
+    /// Task 0 with a 1 MiB working set started once on CPU 0 (home node 0, warm there), caches
+    /// otherwise empty.
+    fn warm_on_cpu0(smt: u32) -> Engine {
+        let mut e = engine(smt, 1);
+        e.loc = Locality::new(&e.topo, 1 << 20, 0);
+        e.tasks[0].loc = TaskLoc::new();
+        start(&mut e, 0);
+        e
+    }
+
+    fn start(e: &mut Engine, c: usize) -> u64 {
+        let ns = e.locality_start(c, 0);
+        e.tasks[0].last_ran_cpu = c as u32;
+        ns
+    }
+
+    /// 1 MiB = 16384 lines, REFILL_MLP 8; GNR SNC3 figures: LLC hit 33, DRAM 104 local / 452
+    /// other socket, c2c 105 (other LLC of the node) / 412 (other socket), 20 GB/s floor (52,429 ns).
+    #[test]
+    fn refill_costs_by_distance_class_by_hand() {
+        let lines = 16384u64;
+        assert_eq!(engine(2, 1).loc.fig, GNR_SNC3);
+        // first start: first touch, the warm run's own start (no price)
+        let mut e = engine(2, 1);
+        e.loc = Locality::new(&e.topo, 1 << 20, 0);
+        e.tasks[0].loc = TaskLoc::new();
+        assert_eq!(start(&mut e, 0), 0);
+        let cases: [(usize, u64, usize); 5] = [
+            (0, 0, 0),               // same CPU: warm
+            (8, 0, 1),               // SMT sibling: same L2
+            (1, lines * 33 / 8, 2),  // same LLC, other core: L2 part from the LLC
+            (2, lines * 105 / 8, 3), // other LLC of the node: cache to cache
+            (4, lines * 412 / 8, 5), // other socket: cache to cache
+        ];
+        for (cpu, want, class) in cases {
+            let mut e = warm_on_cpu0(2);
+            assert_eq!(start(&mut e, cpu), want, "CPU {cpu}");
+            assert_eq!(e.metrics.loc[stat::START + class], 1, "CPU {cpu}");
+        }
+        // evicted from the LLC by others' fills: from home memory on the other socket
+        let mut e = warm_on_cpu0(2);
+        e.loc.llc_fill[0] += 32 << 20;
+        assert_eq!(start(&mut e, 4), lines * 452 / 8);
+        // a warm burst costs its length: others filled 512 KiB since, 1 MiB + 512 KiB fit the L2
+        let mut e = warm_on_cpu0(2);
+        e.loc.l2_fill[0] += 1 << 19;
+        e.loc.llc_fill[0] += 1 << 19;
+        assert_eq!(start(&mut e, 0), 0);
+        assert_eq!(e.metrics.loc[stat::COLD_STARTS], 0);
+        // half evicted, back on the same core: the L2 keeps what others left room for
+        let mut e = warm_on_cpu0(2);
+        e.loc.l2_fill[0] += (2 << 20) - (1 << 19);
+        assert_eq!(start(&mut e, 0), lines / 2 * 33 / 8);
+        // the bandwidth floor: 4 KiB from the LLC is latency-bound, 64 lines × 33 / 8 = 264 ns,
+        // but 4096 B at 20 GB/s take 205 ns, so latency rules; from a 1 GB/s core it would not
+        let f = Figures {
+            core_gbps: 1,
+            ..GNR_SNC3
+        };
+        assert_eq!(refill_ns(&GNR_SNC3, 4096, 0, 0, 0, 0), 264);
+        assert_eq!(refill_ns(&f, 4096, 0, 0, 0, 0), 4096);
+    }
+
+    /// The SNC3 classes on `gnr-2s-snc3` (CPU 0 on node 0): the nearer node 1 (CPU 43, SLIT 15)
+    /// at 105 ns and the farther node 2 (CPU 86, SLIT 17) at 132 ns per line.
+    #[test]
+    fn refill_from_the_near_and_far_snc_node() {
+        for (cpu, ns, class) in [(43usize, 105u64, 3usize), (86, 132, 4)] {
+            let mut e = Experiment::default();
+            e.machine.preset = "gnr-2s-snc3".into();
+            e.workload.name = "spin".into();
+            e.workload.knobs.insert("threads".into(), "1".into());
+            let spec = e.run_spec(Side::A).unwrap();
+            let wl = crate::workload::build(&spec.workload, &spec.knobs, 512).unwrap();
+            let mut e = Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000);
+            e.loc = Locality::new(&e.topo, 1 << 20, 0);
+            e.tasks[0].loc = TaskLoc::new();
+            start(&mut e, 0);
+            assert_eq!(start(&mut e, cpu), 16384 * ns / 8, "CPU {cpu}");
+            assert_eq!(e.metrics.loc[stat::START + class], 1);
+        }
+    }
+
+    #[test]
+    fn handoff_is_priced_at_the_waker_distance() {
+        for (w, want) in [(0u32, 0u64), (1, 2 * 81), (2, 2 * 105), (4, 2 * 412)] {
+            let mut e = warm_on_cpu0(1);
+            e.tasks[0].handoff = Some((w, 2));
+            assert_eq!(start(&mut e, 0), want, "waker CPU {w}");
+        }
+    }
+
+    /// A burst away from its home node is stretched by its memory-bound share × (remote/local − 1):
+    /// 30% of 100 µs × (452 − 104) / 104 = 100,385 ns (rounded up); at home, nothing.
+    #[test]
+    fn first_touch_home_and_remote_memory_stretch() {
+        let mut e = warm_on_cpu0(1);
+        e.loc.mem_pct = 30;
+        assert_eq!(e.tasks[0].loc.home, 0);
+        assert_eq!(e.locality_burst(1, 0, 100_000), 0);
+        assert_eq!(e.locality_burst(4, 0, 100_000), 100_385);
+        // the home stays where the memory was first touched
+        start(&mut e, 4);
+        assert_eq!(e.tasks[0].loc.home, 0);
+        assert_eq!(e.metrics.loc[stat::REMOTE_MEM_NS], 100_385);
+    }
+
+    /// On 2 cores × SMT2, four spinners (both threads of each core busy) each progress at the SMT
+    /// share (615‰); two (one per core) run at full speed, and a warm burst costs its length.
+    #[test]
+    fn busy_siblings_progress_at_the_smt_share() {
+        for (threads, share) in [(4u32, 615u64), (2, 1000)] {
+            let mut e = engine_of(1, 2, 2, threads);
+            e.run_until(200_000_000, u64::MAX);
+            e.flush_accounting();
+            let (left, smt_open, _) = e.locality_in_flight();
+            let m = &e.metrics.loc;
+            let user = e.metrics.total(Sym::User);
+            let started = m[stat::BURST_NS] + m[stat::REFILL_NS] + m[stat::COMM_NS];
+            let done = started - left;
+            let lost = m[stat::SMT_NS] + smt_open;
+            assert_eq!(user, done + lost);
+            let per_mille = done * 1000 / user;
+            assert!(
+                per_mille.abs_diff(share) <= 1,
+                "{threads}: {per_mille}‰ of {user} ns"
+            );
+            if threads == 2 {
+                // only while an idle sibling runs its tick or idle-entry kernel work
+                assert!(lost * 1000 < user, "{lost} of {user}");
+                assert_eq!(m[stat::COLD_STARTS], 0);
+            }
+        }
+    }
+
+    #[test]
+    fn every_preset_has_figures() {
+        for m in MACHINES {
+            assert!(
+                MACHINE_FIGURES.iter().any(|(n, _)| *n == m.name),
+                "{} has no locality figures",
+                m.name
+            );
+        }
+        for (_, f) in MACHINE_FIGURES {
+            assert!(f.mem_local_ns <= f.mem_node_ns && f.mem_node_ns <= f.mem_socket_ns);
+            assert!(f.smt_share_permille >= 500 && f.smt_share_permille <= 1000);
+        }
+    }
+
+    #[test]
+    fn rate_round_trip_is_exact() {
+        for rem in [1u64, 7, 999, 100_000, 123_456_789] {
+            for rate in [615u32, 610, 625, 1000] {
+                let w = wall_for(rem, rate);
+                assert_eq!(progress(w, rate, rem), rem);
+                assert!(progress(w - 1, rate, rem) < rem);
+            }
+        }
+    }
+}
