@@ -8,6 +8,7 @@ pub mod domains;
 pub mod error;
 pub mod events;
 pub mod grid;
+pub mod machine_file;
 pub mod patches;
 pub mod repeat;
 pub mod report;
