@@ -213,7 +213,7 @@ pub struct MachineChoice {
 }
 
 /// The layout keys of `MACHINE_KEYS` (an imported machine refuses them; the others still apply).
-const LAYOUT_KEYS: &[&str] = &[
+pub const LAYOUT_KEYS: &[&str] = &[
     "sockets",
     "cores_per_socket",
     "smt",

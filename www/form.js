@@ -11,6 +11,9 @@ export class ScenarioForm {
     this.knobs = []; // knob descriptors of the current workload
     /** @type {{key: string, link: string, min: number, max: number, words: [string, number][], description: string}[]} */
     this.machineKeys = presets.machine_keys;
+    /** An imported machine (www/import.js): the engine's cpu_map and what to say about it. */
+    this.cpuMap = null;
+    this.cpuMapNote = '';
     this.renderStatic();
   }
 
@@ -72,7 +75,25 @@ export class ScenarioForm {
     this.updateMachineSummary();
   }
 
+  /** Imported machine on (map, note) or off (null): the layout fields do not apply to it. */
+  setCpuMap(map, note = '') {
+    this.cpuMap = map || null;
+    this.cpuMapNote = map ? note : '';
+    for (const key of this.presets.layout_keys || []) if ($(key)) $(key).disabled = !!this.cpuMap;
+    this.updateMachineSummary();
+  }
+
+  /** Machine keys the experiment carries: not the layout ones with an imported machine. */
+  activeMachineKeys() {
+    const layout = new Set(this.cpuMap ? this.presets.layout_keys || [] : []);
+    return this.machineKeys.filter((k) => !layout.has(k.key));
+  }
+
   updateMachineSummary() {
+    if (this.cpuMap) {
+      $('machine-summary').textContent = `${this.cpuMapNote || 'imported machine'}; hardware figures of ${$('machine').value}`;
+      return;
+    }
     const n = (id) => Number($(id)?.value) || 0;
     const cpus = n('sockets') * n('cores_per_socket') * n('smt');
     const nodes = n('sockets') * n('nodes_per_socket');
@@ -134,7 +155,8 @@ export class ScenarioForm {
     $('seed').value = String(exp.seed ?? '');
     $('repeats').value = String(exp.repeats ?? 1);
     $('warmup').value = String(exp.warmup ?? 0);
-    this.updateMachineSummary();
+    const map = m.cpu_map || null;
+    this.setCpuMap(map, map && map === this.cpuMap ? this.cpuMapNote : 'imported machine (cpu_map)');
   }
 
   /**
@@ -159,10 +181,11 @@ export class ScenarioForm {
   rawQuery() {
     const q = [['v', String(this.template?.v ?? 1)], ['machine', $('machine').value]];
     const mp = this.machinePreset($('machine').value) || {};
-    for (const k of this.machineKeys) {
+    for (const k of this.activeMachineKeys()) {
       const t = $(k.key).value.trim();
       if (t !== '' && t !== String(mp[k.key])) q.push([k.link, t]);
     }
+    if (this.cpuMap) q.push(['cpu_map', this.cpuMap]);
     q.push(['hz', $('hz').value], ['workload', $('workload').value]);
     for (const k of this.knobs) {
       const t = $(`knob-${k.name}`)?.value.trim() ?? '';
@@ -197,10 +220,11 @@ export class ScenarioForm {
     const preset = $('machine').value;
     const mp = this.machinePreset(preset) || {};
     const machine = { preset };
-    for (const { key } of this.machineKeys) {
+    for (const { key } of this.activeMachineKeys()) {
       const v = num(key);
       if (v !== null && v !== mp[key]) machine[key] = v;
     }
+    if (this.cpuMap) machine.cpu_map = this.cpuMap;
     const workload = { name: $('workload').value };
     for (const k of this.knobs) {
       const el = $(`knob-${k.name}`);

@@ -1,6 +1,7 @@
 // CPU heatmap (canvas): CPUs grouped socket -> node -> LLC -> core (SMT threads stacked in a core
 // cell), coloured by busy / contention stall / idle. Clicking a CPU shows its sched-domain tree.
 import { $, h, clear } from './dom.js';
+import { domainTextBox } from './domtext.js';
 
 const COL = { busy: [46, 160, 67], stall: [214, 39, 40], idle: [140, 140, 150] };
 
@@ -153,6 +154,8 @@ export function renderDomains(topo, cpu, sideLabel) {
   if (!topo) return;
   const info = (topo.cpu_info || []).find((c) => c.cpu === cpu);
   box.append(h('h4', {}, `CPU ${cpu} (${sideLabel})` + (info ? `: socket ${info.socket}, node ${info.node}, LLC ${info.llc}, core ${info.core}, thread ${info.thread}` : '')));
+  const text = domainTextBox(topo);
+  if (text) box.append(text);
   const domains = [...(topo.domains || [])].sort((a, b) => (b.level ?? 0) - (a.level ?? 0));
   let parent = box;
   for (const d of domains) {
