@@ -158,13 +158,21 @@ impl CpuMap {
     /// The structural rules every map obeys (parsed or decoded from a link): CPUs 0..N-1 with
     /// N <= MAX_CPUS; a core inside one L2, an L2 inside one LLC, an LLC inside one node, a node inside
     /// one socket; at most 2 threads per core, 8 sockets and 4 nodes per socket; every node with CPUs
-    /// and a square SLIT over them (10 on the diagonal, 10..=255 elsewhere). `at(cpu)` locates a
-    /// CPU in the input for the message.
-    pub fn check(&self, at: &dyn Fn(usize) -> (usize, usize)) -> Vec<LineError> {
+    /// and a square SLIT over them (10 on the diagonal, 10..=255 elsewhere). `at(cpu)` and
+    /// `at_node(node)` locate a CPU's row and a node's distances in the input for the message.
+    pub fn check(
+        &self,
+        at: &dyn Fn(usize) -> (usize, usize),
+        at_node: &dyn Fn(usize) -> (usize, usize),
+    ) -> Vec<LineError> {
         let n = self.nr_cpus();
         let mut errs = Vec::new();
         let e = |cpu: usize, msg: String| {
             let (l, c) = at(cpu);
+            err(l, c, msg)
+        };
+        let en = |node: usize, msg: String| {
+            let (l, c) = at_node(node);
             err(l, c, msg)
         };
         if n == 0 {
@@ -194,13 +202,15 @@ impl CpuMap {
         }
         let nodes = self.slit.len();
         if nodes == 0 || nodes > MAX_NODES {
-            return vec![err(
-                0,
-                0,
-                format!(
-                    "{nodes} nodes with CPUs: allowed 1..={MAX_NODES} (8 sockets x 4 nodes per socket)"
-                ),
-            )];
+            let msg = format!(
+                "{nodes} nodes with CPUs: allowed 1..={MAX_NODES} (8 sockets x 4 nodes per socket)"
+            );
+            return vec![
+                match self.node.iter().position(|&x| x as usize >= MAX_NODES) {
+                    Some(cpu) => e(cpu, msg),
+                    None => en(nodes.saturating_sub(1), msg),
+                },
+            ];
         }
         // Containment: each child id has one parent id (first CPU seen decides).
         let levels: [(&str, &[u32], &str, &[u32]); 4] = [
@@ -260,39 +270,43 @@ impl CpuMap {
             .filter(|&&x| (x as usize) < nodes)
             .for_each(|&x| has_cpu[x as usize] = true);
         if let Some(k) = has_cpu.iter().position(|h| !h) {
-            errs.push(err(
-                0,
-                0,
+            errs.push(en(
+                k,
                 format!("node {k} has no CPUs: nodes 0..={} must all have CPUs (CPU-less memory nodes are left out)", nodes - 1),
             ));
         }
-        let sockets = count(&self.socket);
-        if sockets > *topology::SOCKETS.end() as usize {
-            errs.push(err(
-                0,
-                0,
-                format!("{sockets} sockets: allowed {:?}", topology::SOCKETS),
+        // sockets and nodes per socket, at the first CPU beyond the limit (socket ids are dense)
+        let max_sockets = *topology::SOCKETS.end();
+        if let Some(cpu) = self.socket.iter().position(|&x| x >= max_sockets) {
+            errs.push(e(
+                cpu,
+                format!(
+                    "CPU {cpu} is on socket {} (in order of appearance): allowed {:?} sockets",
+                    self.socket[cpu] + 1,
+                    topology::SOCKETS
+                ),
             ));
         }
-        if errs.is_empty() {
-            let s = self.shape();
-            if !topology::NODES_PER_SOCKET.contains(&s.nodes_per_socket) {
-                errs.push(err(
-                    0,
-                    0,
+        let mut socket_nodes: BTreeMap<u32, std::collections::BTreeSet<u32>> = BTreeMap::new();
+        for cpu in 0..n {
+            let set = socket_nodes.entry(self.socket[cpu]).or_default();
+            set.insert(self.node[cpu]);
+            if !topology::NODES_PER_SOCKET.contains(&(set.len() as u32)) {
+                errs.push(e(
+                    cpu,
                     format!(
-                        "{} nodes in one socket: allowed {:?}",
-                        s.nodes_per_socket,
+                        "CPU {cpu} puts {} nodes in its socket: allowed {:?} nodes per socket",
+                        set.len(),
                         topology::NODES_PER_SOCKET
                     ),
                 ));
+                break;
             }
         }
         for (i, row) in self.slit.iter().enumerate() {
             if row.len() != nodes {
-                errs.push(err(
-                    0,
-                    0,
+                errs.push(en(
+                    i,
                     format!(
                         "distance row of node {i} has {} entries: one per node ({nodes})",
                         row.len()
@@ -307,9 +321,8 @@ impl CpuMap {
                     (LOCAL_DISTANCE..=MAX_DISTANCE).contains(&d)
                 };
                 if !ok {
-                    errs.push(err(
-                        0,
-                        0,
+                    errs.push(en(
+                        i,
                         format!(
                             "distance {d} from node {i} to node {j}: allowed {}",
                             if i == j {
@@ -380,7 +393,7 @@ impl CpuMap {
             slit,
         }
         .canonical();
-        let errs = m.check(&|_| (0, 0));
+        let errs = m.check(&|_| (0, 0), &|_| (0, 0));
         if !errs.is_empty() {
             return Err(join_errors(&errs));
         }
@@ -675,7 +688,9 @@ impl Parser {
         }
         if let Some((cols, sep, _)) = self.table.clone() {
             let fields = split_at(line, sep);
-            if sep.is_some() || fields.len() == cols.len() {
+            // a comma table's rows have commas; a whitespace table's rows its column count
+            if (sep.is_some() && fields.len() > 1) || (sep.is_none() && fields.len() == cols.len())
+            {
                 return self.cpu_row(ln, &cols, &fields);
             }
             self.table = None;
@@ -1017,6 +1032,20 @@ impl Parser {
         }
         // the SLIT over the nodes with CPUs
         let nodes = node.iter().max().map_or(1, |&m| m as usize + 1);
+        if let Some(i) = node.iter().position(|&x| x as usize >= MAX_NODES) {
+            let r = &rows[i];
+            let col = r.node.map_or(r.col, |(_, c)| c);
+            self.errs.push(err(
+                r.line,
+                col,
+                format!(
+                    "CPU {i} is on node {}: allowed nodes 0..={} (8 sockets x 4 nodes per socket)",
+                    node[i],
+                    MAX_NODES - 1
+                ),
+            ));
+            return Err(self.errs);
+        }
         let slit = if self.dist.is_empty() {
             if nodes > 1 {
                 self.errs.push(err(end, 1, format!("no node distances for the {nodes} nodes: add numactl -H or the lines of /sys/devices/system/node/node*/distance")));
@@ -1071,24 +1100,13 @@ impl Parser {
             socket: dense(socket.into_iter()),
             slit,
         };
-        let dist_line = |i: usize| self.dist.get(&(i as u32)).map_or(end, |(_, l)| *l);
-        let errs = map.check(&|cpu| (rows[cpu].line, rows[cpu].col));
+        let dist_line = |i: usize| {
+            self.dist
+                .get(&(i as u32))
+                .map_or((end, 1), |(_, l)| (*l, 1))
+        };
+        let errs = map.check(&|cpu| (rows[cpu].line, rows[cpu].col), &dist_line);
         if !errs.is_empty() {
-            // lines for the node/SLIT messages that have none
-            let errs = errs
-                .into_iter()
-                .map(|e| {
-                    if e.line == 0 {
-                        LineError {
-                            line: dist_line(0),
-                            col: 1,
-                            ..e
-                        }
-                    } else {
-                        e
-                    }
-                })
-                .collect();
             return Err(errs);
         }
         Ok(Parsed { map, notes })
@@ -1263,5 +1281,92 @@ CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
         assert_eq!(p.map.slit, vec![vec![10, 21], vec![21, 10]]);
         let bare = "CPU NODE SOCKET CORE L1d:L1i:L2:L3\n0 0 0 0 0:0:0:0\n1 1 1 1 1:1:1:1\n\n10 32\n32 10\n";
         assert_eq!(parse(bare).unwrap().map.slit[0], vec![10, 32]);
+    }
+    /// `lscpu -p` rows from (core, socket, node, l2, l3) per CPU, then the given distance text.
+    fn text(cpus: &[(u32, u32, u32, u32, u32)], dist: &str) -> String {
+        let mut s = String::from("# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n");
+        for (i, &(core, socket, node, l2, l3)) in cpus.iter().enumerate() {
+            s += &format!("{i},{core},{socket},{node},,{core},{core},{l2},{l3}\n");
+        }
+        s + dist
+    }
+
+    fn first_error(t: &str) -> String {
+        parse(t).unwrap_err()[0].to_string()
+    }
+
+    #[test]
+    fn limits_and_shapes_are_refused_at_their_line() {
+        let one = |c: u32| (c, 0, 0, c, 0);
+        // CPUs
+        let many: Vec<_> = (0..4097).map(|c| (c, 0, 0, c, 0)).collect();
+        assert_eq!(
+            first_error(&text(&many, "")),
+            "line 4098:1: more than 4096 CPUs: the limit is 4096"
+        );
+        assert!(first_error("").starts_with("line 1:1: no CPUs"));
+        assert!(first_error("\n\n").starts_with("line 3:1: no CPUs"));
+        // three threads on core 0 (line 4 is CPU 2)
+        let e = first_error(&text(&[one(0), one(0), one(0)], ""));
+        assert_eq!(
+            e,
+            "line 4:1: CPU 2 is thread 3 of its core: allowed 1..=2 threads per core"
+        );
+        // nine sockets, a node each
+        let square = |n: usize| -> String {
+            (0..n)
+                .map(|i| {
+                    (0..n)
+                        .map(|j| if i == j { "10 " } else { "20 " })
+                        .collect::<String>()
+                        + "\n"
+                })
+                .collect()
+        };
+        let sockets: Vec<_> = (0..9).map(|c| (c, c, c, c, c)).collect();
+        let e = first_error(&text(&sockets, &square(9)));
+        assert!(e.starts_with("line 10:1: CPU 8 is on socket 9"), "{e}");
+        assert!(e.ends_with("allowed 1..=8 sockets"), "{e}");
+        // five nodes in one socket
+        let nodes: Vec<_> = (0..5).map(|c| (c, 0, c, c, c)).collect();
+        let d = square(5);
+        let e = first_error(&text(&nodes, &d));
+        assert_eq!(
+            e,
+            "line 6:1: CPU 4 puts 5 nodes in its socket: allowed 1..=4 nodes per socket"
+        );
+        // a node id beyond the 32 nodes
+        let e = first_error(&text(&[(0, 0, 40, 0, 0)], ""));
+        assert_eq!(
+            e,
+            "line 2:7: CPU 0 is on node 40: allowed nodes 0..=31 (8 sockets x 4 nodes per socket)"
+        );
+        // node 1 without CPUs between nodes 0 and 2
+        let e = first_error(&text(
+            &[(0, 0, 0, 0, 0), (1, 0, 2, 1, 1)],
+            "10 20 20\n20 10 20\n20 20 10\n",
+        ));
+        assert!(e.starts_with("line 5:1: node 1 has no CPUs"), "{e}");
+        // a local distance that is not 10, at its row
+        let e = first_error(&text(&[one(0), (1, 0, 1, 1, 1)], "10 20\n20 11\n"));
+        assert_eq!(
+            e,
+            "line 5:1: distance 11 from node 1 to node 1: allowed 10 (local)"
+        );
+        // an L2 shared across two L3s
+        let e = first_error(&text(&[(0, 0, 0, 0, 0), (1, 0, 0, 0, 1)], ""));
+        assert!(
+            e.starts_with("line 3:1: CPU 1 is in LLC 1 but its L2 cluster is in LLC 0"),
+            "{e}"
+        );
+        // no distances for two nodes
+        let e = first_error(&text(&[one(0), (1, 0, 1, 1, 1)], ""));
+        assert!(
+            e.starts_with("line 4:1: no node distances for the 2 nodes"),
+            "{e}"
+        );
+        // no cache column
+        let e = first_error("# CPU,Core,Socket,Node\n0,0,0,0\n");
+        assert!(e.starts_with("line 2:1: no cache ids"), "{e}");
     }
 }

@@ -610,7 +610,7 @@ impl MachineSpec {
     pub fn validate(&self) -> Result<(), Invalid> {
         if let Some(m) = &self.map {
             let mut errs: Vec<FieldError> = m
-                .check(&|_| (0, 0))
+                .check(&|_| (0, 0), &|_| (0, 0))
                 .into_iter()
                 .map(|e| FieldError::new("cpu_map", e.to_string()))
                 .collect();
@@ -750,15 +750,21 @@ impl Topology {
     pub fn new(spec: MachineSpec) -> Result<Topology, Invalid> {
         spec.validate()?;
         if let Some(map) = spec.map.clone() {
+            // thread: the CPU's rank among its core's CPUs, in CPU order
+            let mut seen = vec![0u32; map.core.iter().max().map_or(0, |&c| c as usize + 1)];
             let cpus: Vec<CpuInfo> = (0..map.nr_cpus())
-                .map(|i| CpuInfo {
-                    cpu: i as u32,
-                    socket: map.socket[i],
-                    node: map.node[i],
-                    llc: map.llc[i],
-                    cluster: map.cluster[i],
-                    core: map.core[i],
-                    thread: map.core[..i].iter().filter(|&&c| c == map.core[i]).count() as u32,
+                .map(|i| {
+                    let thread = seen[map.core[i] as usize];
+                    seen[map.core[i] as usize] += 1;
+                    CpuInfo {
+                        cpu: i as u32,
+                        socket: map.socket[i],
+                        node: map.node[i],
+                        llc: map.llc[i],
+                        cluster: map.cluster[i],
+                        core: map.core[i],
+                        thread,
+                    }
                 })
                 .collect();
             let nr_nodes = map.slit.len();

@@ -1621,10 +1621,10 @@ fn check_machine_file(text: &str) -> Option<Finding> {
                 None
             }
             Ok(p) => {
-                if !p.map.check(&|_| (0, 0)).is_empty() {
+                if !p.map.check(&|_| (0, 0), &|_| (0, 0)).is_empty() {
                     return finding(
                         "machine file: parsed map fails its check",
-                        format!("{:?}", p.map.check(&|_| (0, 0))),
+                        format!("{:?}", p.map.check(&|_| (0, 0), &|_| (0, 0))),
                     );
                 }
                 let enc = p.map.encode();
