@@ -125,3 +125,90 @@ fn imported_machines_refuse_layout_overrides_and_bad_maps_name_cpu_map() {
         );
     }
 }
+
+/// Random custom layouts (sockets, cores, SMT, nodes per socket, LLC and L2 cluster sizes, Intel
+/// and AMD hardware) read back from their own lscpu + numactl text: the same sched domains.
+#[test]
+fn random_custom_layouts_round_trip() {
+    use schedplay::sim::SimRng;
+    use schedplay::topology::LayoutOverrides;
+    let mut rng = SimRng::new(17);
+    let mut tried = 0;
+    while tried < 40 {
+        let cps = 2 + rng.below(23) as u32;
+        let o = LayoutOverrides {
+            sockets: Some(1 + rng.below(4) as u32),
+            cores_per_socket: Some(cps),
+            smt: Some(1 + rng.below(2) as u32),
+            nodes_per_socket: Some(1 + rng.below(4) as u32),
+            cores_per_llc: (rng.below(2) == 0).then(|| 1 + rng.below(cps as u64) as u32),
+            cores_per_cluster: Some(1 + rng.below(4) as u32),
+            ..Default::default()
+        };
+        let base = if rng.below(2) == 0 {
+            "custom"
+        } else {
+            "milan-2s"
+        };
+        let Ok(spec) = preset(base).unwrap().with_overrides(&o) else {
+            continue;
+        };
+        tried += 1;
+        let t = Topology::new(spec.clone()).unwrap();
+        let map = machine_file::parse(&text_of(&t))
+            .unwrap_or_else(|e| panic!("{o:?}: {e:?}"))
+            .map;
+        let imported = Topology::new(preset(base).unwrap().with_map(map)).unwrap();
+        let (a, b) = (
+            SchedDomains::build(&t, false),
+            SchedDomains::build(&imported, false),
+        );
+        for cpu in 0..t.nr_cpus() {
+            assert_eq!(a.dmesg(cpu), b.dmesg(cpu), "{base} {o:?} CPU {cpu}");
+            for other in [0, t.nr_cpus() / 2, t.nr_cpus() - 1] {
+                assert_eq!(
+                    t.xfer_ns(cpu, other),
+                    imported.xfer_ns(cpu, other),
+                    "{base} {o:?}"
+                );
+            }
+        }
+    }
+}
+
+/// A BIOS that numbers CPUs round-robin over the sockets (CPU 0 on socket 0, CPU 1 on socket 1, ...)
+/// with SMT siblings at +8: the domains follow the numbering, and a run on it completes.
+#[test]
+fn sockets_interleaved_numbering() {
+    let mut text = String::from("# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n");
+    for cpu in 0..16u32 {
+        let (thread, k) = (cpu / 8, cpu % 8);
+        let socket = k % 2;
+        let core = socket * 4 + k / 2;
+        text += &format!("{cpu},{core},{socket},{socket},,{core},{core},{core},{socket}\n");
+        let _ = thread;
+    }
+    text += "node 0 cpus: 0 2 4 6 8 10 12 14\nnode 1 cpus: 1 3 5 7 9 11 13 15\n";
+    text += "node distances:\nnode   0   1\n  0:  10  21\n  1:  21  10\n";
+    let p = machine_file::parse(&text).unwrap();
+    let t = Topology::new(preset("gnr-2s").unwrap().with_map(p.map.clone())).unwrap();
+    let d = SchedDomains::build(&t, false);
+    assert_eq!(
+        d.dmesg(1),
+        "CPU1 attaching sched-domain(s):
+ domain-0: span=1,9 level=SMT
+  groups: 1:{ span=1 }, 9:{ span=9 }
+  domain-1: span=1,3,5,7,9,11,13,15 level=MC
+   groups: 1:{ span=1,9 cap=2048 }, 3:{ span=3,11 cap=2048 }, 5:{ span=5,13 cap=2048 }, 7:{ span=7,15 cap=2048 }
+   domain-2: span=0-15 level=NUMA
+    groups: 1:{ span=1,3,5,7,9,11,13,15 cap=8192 }, 0:{ span=0,2,4,6,8,10,12,14 cap=8192 }
+"
+    );
+    let mut e = Experiment::default();
+    e.machine.preset = "gnr-2s".into();
+    e.machine.cpu_map = Some(p.map.encode());
+    e.seconds = 0.01;
+    let r = schedplay::run(&e, Side::A).unwrap();
+    assert_eq!(r.machine.cpus, 16);
+    assert!(r.throughput_per_sec > 0.0);
+}
