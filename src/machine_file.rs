@@ -622,6 +622,8 @@ struct Parser {
     dist_cols: Option<Vec<u32>>,
     /// Bare rows of sysfs distances (`cat node*/distance`), in node order.
     bare_rows: u32,
+    /// A plain `lscpu` summary was seen (reported once).
+    lscpu_summary: bool,
 }
 
 impl Parser {
@@ -724,12 +726,29 @@ impl Parser {
             self.bare_rows += 1;
             return self.distances(ln, indent + 1, t, node);
         }
+        // plain `lscpu` ("Architecture:   x86_64"): said once, its other lines are not repeated
+        let summary_line = t.split_once(':').is_some_and(|(k, _)| {
+            k.starts_with(|c: char| c.is_ascii_uppercase())
+                && k.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || " ()-_/".contains(c))
+        });
+        if summary_line {
+            if !self.lscpu_summary {
+                self.lscpu_summary = true;
+                self.errs.push(err(
+                    ln,
+                    indent + 1,
+                    "this is plain lscpu output: paste lscpu -p=CPU,CORE,SOCKET,NODE,CACHE (or lscpu -e) instead",
+                ));
+            }
+            return;
+        }
         self.errs.push(err(
             ln,
             indent + 1,
             format!(
                 "{:?} is not lscpu -p, lscpu -e, numactl -H or node distance output",
-                t.chars().take(40).collect::<String>()
+                t.chars().take(40).collect::<String>().trim_end()
             ),
         ));
     }
@@ -1130,6 +1149,7 @@ pub fn parse(text: &str) -> Result<Parsed, Vec<LineError>> {
         dist: BTreeMap::new(),
         dist_cols: None,
         bare_rows: 0,
+        lscpu_summary: false,
     };
     let mut last = 0;
     for (i, line) in text.lines().enumerate() {
@@ -1250,6 +1270,14 @@ node   0   1
         let e = parse(&BOX.replace("node 1 cpus: 2 3 6 7", "node 1 cpus: 2 3 6 1")).unwrap_err();
         assert!(
             e[0].to_string().contains("CPU 1 is on node 0 and node 1"),
+            "{}",
+            e[0]
+        );
+        let e = parse("Architecture:  x86_64\nCPU(s):  2\nNUMA node0 CPU(s):  0,1\n").unwrap_err();
+        assert_eq!(e.len(), 1);
+        assert!(
+            e[0].to_string()
+                .starts_with("line 1:1: this is plain lscpu output"),
             "{}",
             e[0]
         );

@@ -992,6 +992,38 @@ mod tests {
     }
 
     #[test]
+    fn cpu_map_is_an_appended_link_key_and_refuses_layout_overrides() {
+        let old = encode_link(&Experiment::default());
+        assert!(!old.contains("cpu_map"), "{old}");
+        assert!(
+            LAYOUT_KEYS
+                .iter()
+                .all(|k| MACHINE_KEYS.iter().any(|m| m.key == *k))
+        );
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        e.machine.cpu_map = Some("0,1_0,1_0x2_0x2_0x2_10".into());
+        let q = encode_link(&e);
+        assert!(
+            q.contains("&machine=custom&cpu_map=0,1_0,1_0x2_0x2_0x2_10&hz="),
+            "{q}"
+        );
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        assert_eq!(d.machine_spec().unwrap().nr_cpus(), 2);
+        // a layout key next to a map: reported, and the map and overrides fall back to the preset's
+        let (d, errs) = decode_link(&format!("{q}&smt=off"));
+        assert_eq!(errs[0].field, "smt");
+        assert!(
+            errs[0].message.contains("imported machine"),
+            "{}",
+            errs[0].message
+        );
+        assert_eq!(d.machine.cpu_map, None);
+    }
+
+    #[test]
     fn cluster_size_round_trips_through_a_link() {
         let mut e = Experiment::default();
         e.machine.preset = "custom".into();
