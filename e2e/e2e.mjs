@@ -179,6 +179,14 @@ test('Import machine: the pasted lscpu + numactl text is the machine, in its lin
   await page.click('[data-testid="copy-sched-verbose-text"]');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), text);
   assert.match(await page.textContent('#debugfs-text'), /\/sys\/kernel\/debug\/sched\/domains\/cpu\d+\/domain0\/name:SMT/);
+  // a bad cpu_map in a link: named under the machine, the rest loads
+  const { page: p3, problems: problems3 } = await openPage('?v=1&machine=milan-2s&cpu_map=0x3_0x3_0x3_0x3_0x3_10&seed=5');
+  assert.match(await p3.textContent('[data-error-for="cpu_map"]'), /thread 3 of its core/);
+  assert.ok(await p3.isVisible('[data-error-for="cpu_map"]'));
+  assert.equal(await p3.inputValue('#seed'), '5');
+  assert.ok(!(await p3.isDisabled('#sockets')));
+  assert.deepEqual(problems3, []);
+  await p3.close();
   // back to the preset's layout
   await page.click('#import-clear');
   await page.waitForFunction(() => !/cpu_map=/.test(location.search), null, { timeout: 5000 });

@@ -196,7 +196,8 @@ impl CpuMap {
                 0,
                 0,
                 format!(
-                    "core, cluster, llc, node and socket list {n}, {lens:?} CPUs: they must be equal"
+                    "the core, cluster, LLC, node and socket parts give {n}, {}, {}, {} and {} CPUs: they must give the same number",
+                    lens[0], lens[1], lens[2], lens[3]
                 ),
             )];
         }
@@ -624,6 +625,8 @@ struct Parser {
     bare_rows: u32,
     /// A plain `lscpu` summary was seen (reported once).
     lscpu_summary: bool,
+    /// Rows of offline CPUs (`lscpu -e` ONLINE no), left out.
+    offline: u32,
 }
 
 impl Parser {
@@ -862,7 +865,9 @@ impl Parser {
                 }),
                 Col::Online => {
                     if f.eq_ignore_ascii_case("no") {
-                        return; // offline CPUs are not simulated (a gap is reported later)
+                        // offline CPUs are not simulated (a gap is reported later)
+                        self.offline += 1;
+                        return;
                     }
                     Ok(())
                 }
@@ -1037,6 +1042,9 @@ impl Parser {
             });
             socket.push(r.socket.unwrap_or(0));
         }
+        if self.offline > 0 {
+            notes.push(format!("{} offline CPU(s) left out", self.offline));
+        }
         if rows.iter().any(|r| r.core.is_none()) {
             notes.push("no CORE column: one thread per core".to_string());
         }
@@ -1150,6 +1158,7 @@ pub fn parse(text: &str) -> Result<Parsed, Vec<LineError>> {
         dist_cols: None,
         bare_rows: 0,
         lscpu_summary: false,
+        offline: 0,
     };
     let mut last = 0;
     for (i, line) in text.lines().enumerate() {
@@ -1304,6 +1313,7 @@ CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
 /sys/devices/system/node/node1/distance:21 10
 ";
         let p = parse(text).unwrap();
+        assert_eq!(p.notes, vec!["1 offline CPU(s) left out".to_string()]);
         assert_eq!(p.map.node, vec![0, 0, 1, 1]);
         assert_eq!(p.map.socket, vec![0, 0, 1, 1]);
         assert_eq!(p.map.slit, vec![vec![10, 21], vec![21, 10]]);

@@ -21,11 +21,11 @@ export function setupImport(engine, form, presets) {
       h('button', { type: 'button', id: 'import-apply' }, 'Import'),
       h('button', { type: 'button', id: 'import-clear', disabled: true }, 'Back to the preset\'s layout')),
     h('div', { id: 'import-status', class: 'desc', role: 'status', 'aria-live': 'polite', dataset: { testid: 'import-status' } }),
-    h('ul', { id: 'import-errors', class: 'field-error shown', dataset: { testid: 'import-errors' } }),
-    h('div', { class: 'field-error', 'data-error-for': 'cpu_map' }));
+    h('ul', { id: 'import-errors', class: 'field-error shown', dataset: { testid: 'import-errors' } }));
   // typing here is not a scenario change (the form re-validates on input)
   for (const t of ['input', 'change']) box.addEventListener(t, (ev) => ev.stopPropagation());
-  $('machine-summary').after(box);
+  // a link's bad cpu_map is reported here, outside the (closed) box
+  $('machine-summary').after(box, h('div', { class: 'field-error', 'data-error-for': 'cpu_map' }));
 
   const sync = () => { $('import-clear').disabled = !form.cpuMap; };
   new MutationObserver(sync).observe($('machine-summary'), { childList: true, characterData: true, subtree: true });
