@@ -956,6 +956,15 @@ Examples:
             }
             Cmd::Sweep { ab, cpus, json, .. } => {
                 let mut errs = Vec::new();
+                if ab.s.machine_file.is_some() {
+                    return fail(
+                        FieldError::new(
+                            "machine_file",
+                            "a sweep resizes the machine; an imported machine has one size (run or compare it)",
+                        )
+                        .into(),
+                    );
+                }
                 // Every count is checked (`sweep::check_cpus`, the rule the page uses too) before
                 // any point runs, so a bad one is refused up front with all the others.
                 let cpus: Vec<u32> = cpus

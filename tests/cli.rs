@@ -846,3 +846,13 @@ fn bad_machine_files_name_the_line_and_column_and_exit_2() {
     );
     let _ = std::fs::remove_file(file);
 }
+
+#[test]
+fn a_sweep_refuses_an_imported_machine() {
+    let (code, _, err) = schedplay(&["sweep", "--machine-file", "/nonexistent", "--cpus", "64"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("machine_file: a sweep resizes the machine"),
+        "{err}"
+    );
+}
