@@ -402,13 +402,14 @@ impl CpuMap {
     }
 
     /// The preset whose layout is nearest (sockets, nodes per socket, L2 clusters, SMT, cores per
-    /// LLC, CPUs, compared in that order); `custom` is not a candidate.
-    pub fn closest_preset(&self) -> &'static str {
+    /// LLC, CPUs, compared in that order), of the vendor when it is known; `custom` is not a
+    /// candidate.
+    pub fn closest_preset(&self, vendor: Option<Vendor>) -> &'static str {
         let s = self.shape();
         let diff = |a: u32, b: u32| a.abs_diff(b);
         topology::MACHINES
             .iter()
-            .filter(|m| m.name != "custom")
+            .filter(|m| m.name != "custom" && vendor.is_none_or(|v| v == m.vendor))
             .min_by_key(|m| {
                 let (llc, cl) = (m.cores_per_llc, m.cores_per_cluster);
                 (
@@ -591,6 +592,8 @@ struct Row {
 pub struct Parsed {
     pub map: CpuMap,
     pub notes: Vec<String>,
+    /// The CPU vendor, when a plain `lscpu` summary came with the map ("Vendor ID").
+    pub vendor: Option<Vendor>,
 }
 
 fn number(line: usize, col: usize, t: &str, what: &str, max: u32) -> Result<u32, LineError> {
@@ -623,8 +626,9 @@ struct Parser {
     dist_cols: Option<Vec<u32>>,
     /// Bare rows of sysfs distances (`cat node*/distance`), in node order.
     bare_rows: u32,
-    /// A plain `lscpu` summary was seen (reported once).
+    /// A plain `lscpu` summary was seen, and its vendor.
     lscpu_summary: bool,
+    vendor: Option<Vendor>,
     /// Rows of offline CPUs (`lscpu -e` ONLINE no), left out.
     offline: u32,
 }
@@ -729,20 +733,20 @@ impl Parser {
             self.bare_rows += 1;
             return self.distances(ln, indent + 1, t, node);
         }
-        // plain `lscpu` ("Architecture:   x86_64"): said once, its other lines are not repeated
-        let summary_line = t.split_once(':').is_some_and(|(k, _)| {
-            k.starts_with(|c: char| c.is_ascii_uppercase())
-                && k.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || " ()-_/".contains(c))
-        });
-        if summary_line {
-            if !self.lscpu_summary {
-                self.lscpu_summary = true;
-                self.errs.push(err(
-                    ln,
-                    indent + 1,
-                    "this is plain lscpu output: paste lscpu -p=CPU,CORE,SOCKET,NODE,CACHE (or lscpu -e) instead",
-                ));
+        // plain `lscpu` ("Vendor ID:   GenuineIntel"): no per-CPU map, but the vendor narrows
+        // the closest preset; its other lines are skipped
+        if let Some((k, v)) = t.split_once(':')
+            && k.starts_with(|c: char| c.is_ascii_uppercase())
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || " ()-_/".contains(c))
+        {
+            self.lscpu_summary = true;
+            if k.trim() == "Vendor ID" {
+                self.vendor = match v.trim() {
+                    "GenuineIntel" => Some(Vendor::Intel),
+                    "AuthenticAMD" | "HygonGenuine" => Some(Vendor::Amd),
+                    _ => None,
+                };
             }
             return;
         }
@@ -918,7 +922,11 @@ impl Parser {
         let mut notes = Vec::new();
         let end = last_line + 1;
         if self.rows.is_empty() && self.errs.is_empty() {
-            self.errs.push(err(end, 1, "no CPUs: paste the output of lscpu -p=CPU,CORE,SOCKET,NODE,CACHE (or lscpu -e) and numactl -H"));
+            self.errs.push(if self.lscpu_summary {
+                err(1, 1, "plain lscpu output has no per-CPU map: add the output of lscpu -p=CPU,CORE,SOCKET,NODE,CACHE (or lscpu -e) and numactl -H")
+            } else {
+                err(end, 1, "no CPUs: paste the output of lscpu -p=CPU,CORE,SOCKET,NODE,CACHE (or lscpu -e) and numactl -H")
+            });
         }
         if !self.errs.is_empty() {
             return Err(self.errs);
@@ -1136,7 +1144,11 @@ impl Parser {
         if !errs.is_empty() {
             return Err(errs);
         }
-        Ok(Parsed { map, notes })
+        Ok(Parsed {
+            map,
+            notes,
+            vendor: self.vendor,
+        })
     }
 }
 
@@ -1158,6 +1170,7 @@ pub fn parse(text: &str) -> Result<Parsed, Vec<LineError>> {
         dist_cols: None,
         bare_rows: 0,
         lscpu_summary: false,
+        vendor: None,
         offline: 0,
     };
     let mut last = 0;
@@ -1282,14 +1295,27 @@ node   0   1
             "{}",
             e[0]
         );
-        let e = parse("Architecture:  x86_64\nCPU(s):  2\nNUMA node0 CPU(s):  0,1\n").unwrap_err();
+        let summary = "Architecture:  x86_64\nCPU(s):  2\nVendor ID:  AuthenticAMD\nNUMA node0 CPU(s):  0,1\n";
+        let e = parse(summary).unwrap_err();
         assert_eq!(e.len(), 1);
         assert!(
             e[0].to_string()
-                .starts_with("line 1:1: this is plain lscpu output"),
+                .starts_with("line 1:1: plain lscpu output has no per-CPU map"),
             "{}",
             e[0]
         );
+        // with the map, the summary gives the vendor: the closest preset is an AMD one
+        let p = parse(&format!("{summary}{BOX}")).unwrap();
+        assert_eq!(p.vendor, Some(Vendor::Amd));
+        assert_eq!(p.map.closest_preset(p.vendor), "milan-2s");
+        let intel = parse(&format!("Vendor ID: GenuineIntel\n{BOX}")).unwrap();
+        let name = intel.map.closest_preset(intel.vendor);
+        assert_eq!(
+            topology::preset(name).unwrap().vendor,
+            Vendor::Intel,
+            "{name}"
+        );
+        assert_eq!(intel.map.closest_preset(None), "milan-2s");
         let e = parse("hello\n").unwrap_err();
         assert!(
             e[0].to_string()

@@ -543,7 +543,7 @@ Examples:
                 p.to_string()
             }
             None => {
-                let p = parsed.map.closest_preset();
+                let p = parsed.map.closest_preset(parsed.vendor);
                 eprintln!(
                     "machine file {path}: hardware figures of {p}, the closest preset (--machine chooses another)"
                 );

@@ -143,7 +143,7 @@ pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
     })?;
     let closest = topology::preset(hardware).is_none();
     let preset = if closest {
-        parsed.map.closest_preset()
+        parsed.map.closest_preset(parsed.vendor)
     } else {
         hardware
     };

@@ -1469,7 +1469,14 @@ fn small_map(rng: &mut SimRng) -> CpuMap {
 /// The text of a small machine in one of the shapes users paste.
 fn machine_text(rng: &mut SimRng) -> String {
     let t = small_topology(rng);
-    let mut s = match rng.below(3) {
+    // sometimes with a plain lscpu summary before it (its vendor narrows the closest preset)
+    let summary = match rng.below(4) {
+        0 => "Architecture:  x86_64\nVendor ID:  GenuineIntel\nModel name:  Xeon\n",
+        1 => "Vendor ID: AuthenticAMD\nNUMA node(s): 2\n",
+        _ => "",
+    };
+    let mut s = summary.to_string();
+    s += &match rng.below(3) {
         0 => machine_file::lscpu(&t),
         1 => machine_file::lscpu(&t)
             .lines()
@@ -1638,6 +1645,7 @@ fn check_machine_file(text: &str) -> Option<Finding> {
                     }
                 }
                 let mut e = Experiment::default();
+                e.machine.preset = p.map.closest_preset(p.vendor).to_string();
                 e.machine.cpu_map = Some(enc);
                 let t = match e.machine_spec().and_then(Topology::new) {
                     Ok(t) => t,
