@@ -1210,6 +1210,26 @@ pub fn lscpu(t: &Topology) -> String {
     s
 }
 
+/// `numactl -H` as numactl prints it (`print_node_cpus`, `print_distances`: `"% 3d "` columns
+/// with a trailing space). The `size:` / `free:` lines are left out: memory is not modelled.
+pub fn numactl(t: &Topology) -> String {
+    let mut s = format!("available: {} nodes (0-{})\n", t.nr_nodes, t.nr_nodes - 1);
+    for (n, set) in t.node_cpus.iter().enumerate() {
+        s += &format!("node {n} cpus:");
+        set.iter().for_each(|c| s += &format!(" {c}"));
+        s += "\n";
+    }
+    s += "node distances:\nnode ";
+    (0..t.nr_nodes).for_each(|n| s += &format!("{n:>3} "));
+    s += "\n";
+    for (n, row) in t.slit.iter().enumerate() {
+        s += &format!("{n:>3}: ");
+        row.iter().for_each(|d| s += &format!("{d:>3} "));
+        s += "\n";
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1257,6 +1277,21 @@ node   0   1
   0:  10  12
   1:  12  10
 ";
+
+    #[test]
+    fn numactl_prints_as_numactl_does() {
+        let t = Topology::new(topology::preset("milan-2s").unwrap()).unwrap();
+        let s = numactl(&t);
+        assert!(
+            s.starts_with("available: 2 nodes (0-1)\nnode 0 cpus: 0 1 2 "),
+            "{s}"
+        );
+        assert!(
+            s.ends_with("node distances:\nnode   0   1 \n  0:  10  32 \n  1:  32  10 \n"),
+            "{s}"
+        );
+        assert_eq!(parse(&(lscpu(&t) + &s)).unwrap().map, CpuMap::of(&t));
+    }
 
     #[test]
     fn snc_box_splits_the_l3_per_node() {

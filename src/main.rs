@@ -761,7 +761,7 @@ Examples:
                         return ExitCode::SUCCESS;
                     }
                     "numactl" => {
-                        print!("{}", topo.numactl());
+                        print!("{}", schedplay::machine_file::numactl(&topo));
                         return ExitCode::SUCCESS;
                     }
                     _ => {}

@@ -1495,8 +1495,9 @@ fn machine_text(rng: &mut SimRng) -> String {
             s
         }
     };
-    match rng.below(3) {
+    match rng.below(4) {
         0 => s += &t.numactl(),
+        3 => s += &machine_file::numactl(&t),
         1 => {
             for (n, row) in t.slit.iter().enumerate() {
                 let r: Vec<String> = row.iter().map(u32::to_string).collect();
@@ -1698,7 +1699,7 @@ fn fuzz_machine_file_parser() {
     // every preset's own text parses back to its map
     for name in PRESETS {
         let t = Topology::new(preset(name).unwrap()).unwrap();
-        let text = machine_file::lscpu(&t) + &t.numactl();
+        let text = machine_file::lscpu(&t) + &machine_file::numactl(&t);
         assert_eq!(
             machine_file::parse(&text).map(|p| p.map).ok(),
             Some(CpuMap::of(&t)),

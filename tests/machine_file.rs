@@ -10,7 +10,7 @@ use schedplay::scenario::{Experiment, Side, decode_link, encode_link};
 use schedplay::topology::{PRESETS, Topology, preset};
 
 fn text_of(t: &Topology) -> String {
-    machine_file::lscpu(t) + &t.numactl()
+    machine_file::lscpu(t) + &machine_file::numactl(t)
 }
 
 #[test]

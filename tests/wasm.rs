@@ -208,7 +208,7 @@ fn run_trace_gives_chrome_json_and_names_a_bad_window() {
 fn import_machine_and_domain_text() {
     let t = schedplay::topology::Topology::new(schedplay::topology::preset("milan-2s").unwrap())
         .unwrap();
-    let text = schedplay::machine_file::lscpu(&t) + &t.numactl();
+    let text = schedplay::machine_file::lscpu(&t) + &schedplay::machine_file::numactl(&t);
     let m = wasm::import_machine(&text, "").unwrap();
     assert_eq!(get(&m, "preset").as_string().unwrap(), "milan-2s");
     assert_eq!(get(&m, "closest").as_bool(), Some(true));
