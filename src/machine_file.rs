@@ -1065,22 +1065,32 @@ impl Parser {
         if !self.errs.is_empty() {
             return Err(self.errs);
         }
-        // the SLIT over the nodes with CPUs
-        let nodes = node.iter().max().map_or(1, |&m| m as usize + 1);
-        if let Some(i) = node.iter().position(|&x| x as usize >= MAX_NODES) {
+        // The nodes with CPUs, numbered densely in their order (the kernel builds its NUMA levels
+        // from them only: sched_init_numa); the SLIT over them.
+        let mut cpu_nodes: Vec<u32> = node.clone();
+        cpu_nodes.sort_unstable();
+        cpu_nodes.dedup();
+        let nodes = cpu_nodes.len();
+        if nodes > MAX_NODES {
+            let i = node
+                .iter()
+                .position(|&x| x == cpu_nodes[MAX_NODES])
+                .unwrap_or(0);
             let r = &rows[i];
             let col = r.node.map_or(r.col, |(_, c)| c);
             self.errs.push(err(
                 r.line,
                 col,
-                format!(
-                    "CPU {i} is on node {}: allowed nodes 0..={} (8 sockets x 4 nodes per socket)",
-                    node[i],
-                    MAX_NODES - 1
-                ),
+                format!("CPU {i} is on a node with CPUs beyond the first {MAX_NODES}: allowed 1..={MAX_NODES} nodes (8 sockets x 4 nodes per socket)"),
             ));
             return Err(self.errs);
         }
+        let renumbered: Vec<String> = cpu_nodes
+            .iter()
+            .enumerate()
+            .filter(|&(k, &n)| n as usize != k)
+            .map(|(k, n)| format!("{n} as {k}"))
+            .collect();
         let slit = if self.dist.is_empty() {
             if nodes > 1 {
                 self.errs.push(err(end, 1, format!("no node distances for the {nodes} nodes: add numactl -H or the lines of /sys/devices/system/node/node*/distance")));
@@ -1093,7 +1103,7 @@ impl Parser {
                 .clone()
                 .unwrap_or_else(|| (0..=MAX_NODE_ID).collect());
             let mut slit = Vec::with_capacity(nodes);
-            for i in 0..nodes as u32 {
+            for &i in &cpu_nodes {
                 let Some((row, ln)) = self.dist.get(&i) else {
                     self.errs.push(err(
                         end,
@@ -1103,7 +1113,7 @@ impl Parser {
                     continue;
                 };
                 let mut r = Vec::with_capacity(nodes);
-                for j in 0..nodes as u32 {
+                for &j in &cpu_nodes {
                     match cols.iter().position(|&c| c == j).and_then(|k| row.get(k)) {
                         Some(&d) => r.push(d),
                         None => {
@@ -1118,15 +1128,29 @@ impl Parser {
                 }
                 slit.push(r);
             }
-            let extra = self.dist.keys().filter(|&&k| k as usize >= nodes).count();
+            let extra = self
+                .dist
+                .keys()
+                .filter(|k| cpu_nodes.binary_search(k).is_err())
+                .count();
             if extra > 0 {
                 notes.push(format!("{extra} node(s) without CPUs left out (the scheduler builds its NUMA levels from nodes with CPUs)"));
             }
             slit
         };
+        if !renumbered.is_empty() {
+            notes.push(format!(
+                "nodes with CPUs renumbered: {}",
+                renumbered.join(", ")
+            ));
+        }
         if !self.errs.is_empty() {
             return Err(self.errs);
         }
+        let node: Vec<u32> = node
+            .iter()
+            .map(|n| cpu_nodes.binary_search(n).unwrap_or(0) as u32)
+            .collect();
         let map = CpuMap {
             core: dense(core.into_iter()),
             cluster: dense(cluster.into_iter()),
@@ -1135,9 +1159,10 @@ impl Parser {
             socket: dense(socket.into_iter()),
             slit,
         };
-        let dist_line = |i: usize| {
-            self.dist
-                .get(&(i as u32))
+        let dist_line = |k: usize| {
+            cpu_nodes
+                .get(k)
+                .and_then(|n| self.dist.get(n))
                 .map_or((end, 1), |(_, l)| (*l, 1))
         };
         let errs = map.check(&|cpu| (rows[cpu].line, rows[cpu].col), &dist_line);
@@ -1434,18 +1459,28 @@ CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
             e,
             "line 6:1: CPU 4 puts 5 nodes in its socket: allowed 1..=4 nodes per socket"
         );
-        // a node id beyond the 32 nodes
-        let e = first_error(&text(&[(0, 0, 40, 0, 0)], ""));
-        assert_eq!(
-            e,
-            "line 2:7: CPU 0 is on node 40: allowed nodes 0..=31 (8 sockets x 4 nodes per socket)"
-        );
-        // node 1 without CPUs between nodes 0 and 2
-        let e = first_error(&text(
+        // a CPU-less node between two: the CPU nodes are renumbered, the SLIT taken over them
+        let p = parse(&text(
             &[(0, 0, 0, 0, 0), (1, 0, 2, 1, 1)],
-            "10 20 20\n20 10 20\n20 20 10\n",
-        ));
-        assert!(e.starts_with("line 5:1: node 1 has no CPUs"), "{e}");
+            "10 20 30\n20 10 20\n30 20 10\n",
+        ))
+        .unwrap();
+        assert_eq!(p.map.node, vec![0, 1]);
+        assert_eq!(p.map.slit, vec![vec![10, 30], vec![30, 10]]);
+        assert_eq!(
+            p.notes,
+            vec![
+                "1 node(s) without CPUs left out (the scheduler builds its NUMA levels from nodes with CPUs)",
+                "nodes with CPUs renumbered: 2 as 1"
+            ]
+        );
+        // 33 nodes with CPUs
+        let many_nodes: Vec<_> = (0..33).map(|c| (c, c / 4, c, c, c)).collect();
+        let e = first_error(&text(&many_nodes, ""));
+        assert!(
+            e.starts_with("line 34:9: CPU 32 is on a node with CPUs beyond the first 32"),
+            "{e}"
+        );
         // a local distance that is not 10, at its row
         let e = first_error(&text(&[one(0), (1, 0, 1, 1, 1)], "10 20\n20 11\n"));
         assert_eq!(
