@@ -767,11 +767,16 @@ Examples:
                     _ => {}
                 }
                 if json {
-                    let v = serde_json::json!({
+                    let mut v = serde_json::json!({
                         "cpus": topo.nr_cpus(), "nodes": topo.nr_nodes, "llcs": topo.nr_llcs,
                         "cpu": cpu, "domains": sd.to_json(cpu),
                         "node_distances": schedplay::topology::sched_distances(&topo, p.snc3_distance_fix),
                     });
+                    // an imported machine: the preset of its hardware figures and its link form
+                    if let Some(m) = &map {
+                        v["machine"] = machine.clone().into();
+                        v["cpu_map"] = m.clone().into();
+                    }
                     println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
                 } else {
                     print!("{}", topo.numactl());
