@@ -656,16 +656,14 @@ impl Parser {
             self.table = Some((words.iter().map(|c| column(c)).collect(), None, ln));
             return;
         }
-        if let Some(rest) = t.strip_prefix("available:") {
-            let _ = rest;
+        if t.starts_with("available:") {
             self.table = None;
             return;
         }
         if t.starts_with("No NUMA available") {
             return;
         }
-        if let Some(rest) = t.strip_prefix("node distances:") {
-            let _ = rest;
+        if t.starts_with("node distances:") {
             self.table = None;
             return;
         }

@@ -817,7 +817,6 @@ impl Topology {
             }
         }
         let nr_nodes = sockets * nps;
-        let _ = (nr_llcs, nr_clusters);
         let cpus: Vec<CpuInfo> = (0..nr_cpus)
             .map(|cpu| {
                 let core = cpu % cores_total;

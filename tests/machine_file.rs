@@ -182,11 +182,10 @@ fn random_custom_layouts_round_trip() {
 fn sockets_interleaved_numbering() {
     let mut text = String::from("# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n");
     for cpu in 0..16u32 {
-        let (thread, k) = (cpu / 8, cpu % 8);
+        let k = cpu % 8; // CPUs 8-15 are the SMT siblings of 0-7
         let socket = k % 2;
         let core = socket * 4 + k / 2;
         text += &format!("{cpu},{core},{socket},{socket},,{core},{core},{core},{socket}\n");
-        let _ = thread;
     }
     text += "node 0 cpus: 0 2 4 6 8 10 12 14\nnode 1 cpus: 1 3 5 7 9 11 13 15\n";
     text += "node distances:\nnode   0   1\n  0:  10  21\n  1:  21  10\n";
