@@ -136,6 +136,71 @@ test('Download trace saves the finished run as Chrome JSON trace events', async 
   await page.fill('#trace-to', '');
 });
 
+/** milan-2s (2 x 64 cores, SMT2, 8-core CCX, SLIT 10/32) as `schedplay topology --format lscpu`
+ * and `--format numactl` print it. */
+function milanText() {
+  let s = '# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n';
+  for (let c = 0; c < 256; c++) {
+    const core = c % 128, sock = core >> 6;
+    s += `${c},${core},${sock},${sock},,${core},${core},${core},${core >> 3}\n`;
+  }
+  return s + 'node distances:\nnode   0   1\n  0:  10  32\n  1:  32  10\n';
+}
+
+test('Import machine: the pasted lscpu + numactl text is the machine, in its link, with the preset\'s numbers; errors name line:column; domain text copies', async () => {
+  const { page, problems } = await openPage('?v=1&machine=milan-2s&workload=hackbench&seconds=0.01&seed=3');
+  await runAB(page);
+  const plain = await summary(page);
+  await page.click('#import-box summary');
+  await page.fill('#import-text', '# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,x\n');
+  await page.click('#import-apply');
+  await page.waitForFunction(() => document.getElementById('import-errors').textContent.length > 0, null, { timeout: 10000 });
+  assert.match(await page.textContent('#import-errors'), /line 2:16: L3 "x" is not a number/);
+  await page.fill('#import-text', milanText());
+  await page.click('#import-apply');
+  await page.waitForFunction(() => /imported machine: 256 CPUs/.test(document.getElementById('import-status').textContent), null, { timeout: 10000 });
+  assert.match(await page.textContent('#import-status'), /hardware figures of milan-2s \(the closest preset/);
+  assert.equal((await page.textContent('#import-errors')).trim(), '');
+  assert.match(await page.textContent('#machine-summary'), /imported machine: 256 CPUs, 2 sockets, 2 nodes, 16 LLCs/);
+  assert.ok(await page.isDisabled('#sockets'), 'layout fields do not apply');
+  await page.waitForFunction(() => /cpu_map=0n128/.test(location.search), null, { timeout: 5000 });
+  await runAB(page);
+  const imported = await summary(page);
+  assert.equal(imported.hashA, plain.hashA, 'same machine, same report (A)');
+  assert.equal(imported.hashB, plain.hashB, 'same machine, same report (B)');
+  // the link carries the machine
+  const { page: p2, problems: problems2 } = await openPage(page.url());
+  assert.match(await p2.textContent('#machine-summary'), /imported machine/);
+  assert.ok(await p2.isDisabled('#sockets'));
+  await runAB(p2);
+  assert.equal((await summary(p2)).hashA, plain.hashA, 'the link reproduces the run');
+  assert.deepEqual(problems2, []);
+  await p2.close();
+  // the domain tree as sched_verbose and debugfs text, copied
+  await page.locator('#heatmap').click({ position: { x: 4, y: 18 } });
+  await page.waitForSelector('#domains .domain-texts', { timeout: 10000 });
+  await page.click('#domains .domain-texts summary');
+  const text = await page.textContent('#sched-verbose-text');
+  assert.match(text, /^CPU\d+ attaching sched-domain\(s\):\n domain-0: span=\S+ level=SMT\n  groups: /);
+  await page.click('[data-testid="copy-sched-verbose-text"]');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), text);
+  assert.match(await page.textContent('#debugfs-text'), /\/sys\/kernel\/debug\/sched\/domains\/cpu\d+\/domain0\/name:SMT/);
+  // a bad cpu_map in a link: named under the machine, the rest loads
+  const { page: p3, problems: problems3 } = await openPage('?v=1&machine=milan-2s&cpu_map=0x3_0x3_0x3_0x3_0x3_10&seed=5');
+  assert.match(await p3.textContent('[data-error-for="cpu_map"]'), /thread 3 of its core/);
+  assert.ok(await p3.isVisible('[data-error-for="cpu_map"]'));
+  assert.equal(await p3.inputValue('#seed'), '5');
+  assert.ok(!(await p3.isDisabled('#sockets')));
+  assert.deepEqual(problems3, []);
+  await p3.close();
+  // back to the preset's layout
+  await page.click('#import-clear');
+  await page.waitForFunction(() => !/cpu_map=/.test(location.search), null, { timeout: 5000 });
+  assert.ok(!(await page.isDisabled('#sockets')));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('share link reproduces identical numbers', async () => {
   const page = state.page;
   assert.ok(page, 'needs the first test');

@@ -20,6 +20,8 @@ pub const SD_SERIALIZE: u32 = 1 << 10;
 pub const SD_PREFER_SIBLING: u32 = 1 << 12;
 pub const SD_OVERLAP: u32 = 1 << 13;
 pub const SD_NUMA: u32 = 1 << 14;
+/// SCHED_CAPACITY_SCALE: one CPU's capacity.
+pub const SCHED_CAPACITY_SCALE: u64 = 1024;
 
 const FLAG_NAMES: &[(u32, &str)] = &[
     (SD_BALANCE_NEWIDLE, "SD_BALANCE_NEWIDLE"),
@@ -77,6 +79,8 @@ pub struct Domain {
     pub groups: Vec<Rc<Group>>,
     /// SLIT distance of a NUMA level.
     pub numa_distance: Option<u32>,
+    /// `sd->level`: the level's index in the topology table (degenerate levels keep their number).
+    pub level: u32,
 }
 
 impl Domain {
@@ -130,6 +134,9 @@ struct TopologyLevel {
     /// anyway), PKG only without NUMA in the package (`build_sched_topology` clears it when
     /// `x86_has_numa_in_package`: the NUMA levels span the package instead).
     present: fn(&Topology) -> bool,
+    /// The entry is in the kernel's table even where it is not `present` (SMT and CLS with
+    /// CONFIG_SCHED_SMT / CONFIG_SCHED_CLUSTER): it still counts in `sd->level`.
+    in_table: bool,
 }
 
 /// The x86 levels below NUMA, bottom-up: `x86_topology[]` (arch/x86/kernel/smpboot.c), the
@@ -140,6 +147,7 @@ const X86_TOPOLOGY: &[TopologyLevel] = &[
         mask: cpu_smt_mask,
         flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
         present: |t| t.spec.smt > 1,
+        in_table: true,
     },
     // CONFIG_SCHED_CLUSTER (default y): `x86_cluster_flags` = SD_CLUSTER | SD_SHARE_LLC (no ITMT).
     // Without L2 modules the span is the SMT siblings (or the CPU) and the level degenerates; a
@@ -149,18 +157,21 @@ const X86_TOPOLOGY: &[TopologyLevel] = &[
         mask: cpu_clustergroup_mask,
         flags: SD_CLUSTER | SD_SHARE_LLC,
         present: |t| t.spec.cores_per_cluster > 1,
+        in_table: true,
     },
     TopologyLevel {
         name: "MC",
         mask: cpu_coregroup_mask,
         flags: SD_SHARE_LLC,
         present: |_| true,
+        in_table: true,
     },
     TopologyLevel {
         name: "PKG",
         mask: cpu_cpu_mask,
         flags: 0,
         present: |t| t.spec.nodes_per_socket == 1,
+        in_table: false,
     },
 ];
 
@@ -208,6 +219,8 @@ struct Level {
     name: &'static str,
     flags: u32,
     mask: Mask,
+    /// `sd->level`
+    level: u32,
 }
 
 impl Level {
@@ -224,15 +237,22 @@ impl SchedDomains {
     pub fn build(topo: &Topology, snc3_fix: bool) -> SchedDomains {
         let n = topo.nr_cpus();
         let dist = sched_distances(topo, snc3_fix);
-        let mut levels: Vec<Level> = X86_TOPOLOGY
-            .iter()
-            .filter(|tl| (tl.present)(topo))
-            .map(|tl| Level {
-                name: tl.name,
-                flags: tl.flags,
-                mask: Mask::Cpu(tl.mask),
-            })
-            .collect();
+        let mut levels: Vec<Level> = Vec::new();
+        let mut table_index = 0;
+        for tl in X86_TOPOLOGY {
+            let present = (tl.present)(topo);
+            if present {
+                levels.push(Level {
+                    name: tl.name,
+                    flags: tl.flags,
+                    mask: Mask::Cpu(tl.mask),
+                    level: table_index,
+                });
+            }
+            if present || tl.in_table {
+                table_index += 1;
+            }
+        }
         let mut distances: Vec<u32> = dist.iter().flatten().copied().collect();
         distances.sort_unstable();
         distances.dedup();
@@ -242,6 +262,7 @@ impl SchedDomains {
                 name,
                 flags,
                 mask: Mask::Numa(d),
+                level: table_index + i as u32,
             });
         }
 
@@ -403,6 +424,82 @@ impl SchedDomains {
         s
     }
 
+    /// What `sched_domain_debug` prints for one CPU at boot with `sched_verbose`
+    /// (kernel/sched/topology.c): the domains bottom-up, each group as `id:{ span=... }` with the
+    /// balance mask of an overlapping group that differs from its span and the group capacity
+    /// when it is not SCHED_CAPACITY_SCALE. The capacity is 1024 per CPU (no RT/IRQ pressure in
+    /// the model); the id is the first CPU of the group (of its balance mask when overlapping).
+    pub fn dmesg(&self, cpu: usize) -> String {
+        if self.per_cpu[cpu].is_empty() {
+            return format!("CPU{cpu} attaching NULL sched-domain.\n");
+        }
+        let mut s = format!("CPU{cpu} attaching sched-domain(s):\n");
+        let n = self.per_cpu.len();
+        for (k, d) in self.of(cpu).enumerate() {
+            s += &format!("{:k$} domain-{k}: span={} level={}\n", "", d.span, d.name);
+            s += &format!("{:w$} groups:", "", w = k + 1);
+            for (i, g) in d.groups.iter().enumerate() {
+                let overlap = d.has(SD_OVERLAP);
+                let id = if overlap {
+                    g.balance_cpus.first().copied().unwrap_or(g.cpus[0])
+                } else {
+                    g.cpus[0]
+                };
+                s += &format!(" {id}:{{ span={}", g.span);
+                if overlap && g.balance_cpus != g.cpus {
+                    let mut m = CpuSet::new(n);
+                    g.balance_cpus.iter().for_each(|&c| m.set(c as usize));
+                    s += &format!(" mask={m}");
+                }
+                let cap = SCHED_CAPACITY_SCALE * g.cpus.len() as u64;
+                if cap != SCHED_CAPACITY_SCALE {
+                    s += &format!(" cap={cap}");
+                }
+                s += " }";
+                if i + 1 < d.groups.len() {
+                    s += ",";
+                }
+            }
+            s += "\n";
+        }
+        s
+    }
+
+    /// The files of /sys/kernel/debug/sched/domains/cpuN/domainM/ (v6.18 `register_sd`) as
+    /// `grep . cpuN/domain*/*` lists them: name, flags and groups_flags (`sd_flags_show`: the
+    /// names, each followed by a space), the sd_init intervals, `level` and
+    /// `max_newidle_lb_cost` (0 at boot: no newidle balance has run).
+    pub fn debugfs(&self, cpu: usize) -> String {
+        let mut s = String::new();
+        let doms: Vec<&Domain> = self.of(cpu).collect();
+        for (k, d) in doms.iter().enumerate() {
+            let dir = format!("/sys/kernel/debug/sched/domains/cpu{cpu}/domain{k}");
+            let names = |f: u32| {
+                flag_names(f)
+                    .iter()
+                    .map(|n| format!("{n} "))
+                    .collect::<String>()
+            };
+            // sched groups carry their child domain's flags; none for the lowest domain
+            let groups_flags = if k > 0 { doms[k - 1].flags } else { 0 };
+            for (file, v) in [
+                ("busy_factor", d.busy_factor.to_string()),
+                ("cache_nice_tries", d.cache_nice_tries.to_string()),
+                ("flags", names(d.flags)),
+                ("groups_flags", names(groups_flags)),
+                ("imbalance_pct", d.imbalance_pct.to_string()),
+                ("level", d.level.to_string()),
+                ("max_interval", d.max_interval.to_string()),
+                ("max_newidle_lb_cost", "0".to_string()),
+                ("min_interval", d.min_interval.to_string()),
+                ("name", d.name.to_string()),
+            ] {
+                s += &format!("{dir}/{file}:{v}\n");
+            }
+        }
+        s
+    }
+
     pub fn to_json(&self, cpu: usize) -> Vec<DomainJson> {
         self.of(cpu)
             .enumerate()
@@ -509,7 +606,16 @@ fn make_domain(
     // levels that would degenerate.
     let sibling_level = |i: usize| -> usize {
         let mut sl = li;
-        if flags & SD_OVERLAP != 0 {
+        if flags & SD_OVERLAP == 0 || sl == 0 {
+            return sl;
+        }
+        let child = &spans[raw[i][sl - 1] as usize];
+        // build_overlap_sched_groups descends (find_descended_sibling) only when the sibling's
+        // child spans out of this domain, or (below) when CPU i has no domain at this level:
+        // build_sched_domains stopped at a child spanning every CPU; the group is then the child
+        // of CPU i's top domain. Otherwise the child is the group, even when it equals the
+        // sibling's span.
+        if !child.is_subset_of(&span) || child.weight() == topo.nr_cpus() {
             while sl > 0 && !spans[raw[i][sl - 1] as usize].is_subset_of(&span) {
                 sl -= 1;
             }
@@ -592,6 +698,7 @@ fn make_domain(
         imb_numa_nr: 0,
         groups,
         numa_distance: lv.numa_distance(),
+        level: lv.level,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod domains;
 pub mod error;
 pub mod events;
 pub mod grid;
+pub mod machine_file;
 pub mod machine_summary;
 pub mod patches;
 pub mod repeat;

@@ -83,9 +83,11 @@ pub fn summary(exp: &Experiment) -> Result<MachineSummary, Invalid> {
         largest(&cluster_sizes),
     );
     let mut adjusted = Vec::new();
+    // An imported machine (cpu_map) is built as given: no setting is derived, so none is adjusted.
+    let imported = exp.machine.cpu_map.is_some();
 
     let asked = o.cores_per_llc.unwrap_or(preset.cores_per_llc);
-    if llc_max != asked {
+    if !imported && llc_max != asked {
         let why = if o.cores_per_llc.is_none() && spec.vendor == Vendor::Intel {
             format!(
                 "Intel: the LLC is the socket, split per SNC node for the scheduler ({} cores / {} nodes per socket); type a size into the field to keep it",
@@ -107,7 +109,7 @@ pub fn summary(exp: &Experiment) -> Result<MachineSummary, Invalid> {
         });
     }
     let asked = o.cores_per_cluster.unwrap_or(preset.cores_per_cluster);
-    if cl_max != asked {
+    if !imported && cl_max != asked {
         adjusted.push(Adjusted {
             field: "cores_per_cluster",
             asked,
@@ -115,7 +117,7 @@ pub fn summary(exp: &Experiment) -> Result<MachineSummary, Invalid> {
             why: format!("a cluster has at most the cores of an LLC ({llc_max})"),
         });
     }
-    if preset.slit.is_some() && spec.slit.is_none() {
+    if !imported && preset.slit.is_some() && spec.slit.is_none() {
         adjusted.push(Adjusted {
             field: "slit",
             asked: 0,
@@ -162,6 +164,7 @@ mod tests {
             machine: MachineChoice {
                 preset: preset.into(),
                 overrides: Default::default(),
+                cpu_map: None,
             },
             ..Experiment::default()
         };
@@ -225,6 +228,20 @@ mod tests {
         assert_eq!((a.asked, a.used), (64, 16));
         assert!(a.why.contains("never spans"), "{}", a.why);
         assert!(s.llc_sizes.iter().all(|x| x.cores <= 16));
+    }
+
+    #[test]
+    fn an_imported_machine_is_summarised_as_built_and_adjusts_nothing() {
+        // spr-2s-snc4's layout imported under milan-2s's hardware figures: the summary is the
+        // imported layout (8 nodes, 8 LLCs), with no "adjusted" notice against milan's settings.
+        let spr = Topology::new(topology::preset("spr-2s-snc4").unwrap()).unwrap();
+        let text = crate::machine_file::lscpu(&spr) + &crate::machine_file::numactl(&spr);
+        let map = crate::machine_file::parse(&text).unwrap().map.encode();
+        let mut e = exp("milan-2s", |_| {});
+        e.machine.cpu_map = Some(map);
+        let s = summary(&e).unwrap();
+        assert_eq!(s.adjusted, vec![]);
+        assert_eq!((s.cpus, s.nodes, s.llcs), (spr.nr_cpus(), spr.nr_nodes, spr.nr_llcs));
     }
 
     #[test]

@@ -47,19 +47,33 @@ Invalid input is reported field by field (`error: field: message`) with exit cod
 Examples:
   schedplay topology --machine gnr-2s-snc3
   schedplay topology --machine gnr-2s-96c-snc3 --patch snc3-distance-fix --cpu 100
-  schedplay topology --machine custom --sockets 4 --cores-per-socket 32 --json")]
+  schedplay topology --machine custom --sockets 4 --cores-per-socket 32 --json
+  schedplay topology --machine gnr-2s-96c-snc3 --format sched-verbose --cpu 0
+  schedplay topology --machine milan-2s --format lscpu > box.txt; schedplay topology --machine milan-2s --format numactl >> box.txt
+  schedplay topology --machine-file box.txt --format debugfs --cpu 0")]
         Topology {
-            /// Machine preset (see `schedplay presets`).
-            #[arg(long)]
-            machine: String,
+            /// Machine preset (see `schedplay presets`); with --machine-file, the preset whose
+            /// hardware figures (latencies) the imported machine uses.
+            #[arg(long, required_unless_present = "machine_file")]
+            machine: Option<String>,
+            /// A real machine: a file with the output of `lscpu -p=CPU,CORE,SOCKET,NODE,CACHE` (or
+            /// `lscpu -e`) and `numactl -H` (or the lines of /sys/devices/system/node/node*/distance).
+            #[arg(long, value_name = "FILE")]
+            machine_file: Option<String>,
+            /// Output shape: text (default: numactl, latencies and one CPU's domains), sched-verbose
+            /// (the boot dmesg of sched_verbose), debugfs (/sys/kernel/debug/sched/domains files),
+            /// lscpu (lscpu -p=CPU,CORE,SOCKET,NODE,CACHE) or numactl (numactl -H).
+            #[arg(long, value_name = "FORMAT")]
+            format: Option<String>,
             #[command(flatten)]
             layout: Layout,
             /// Patch to apply (repeatable); only snc3-distance-fix changes the domains.
             #[arg(long = "patch", value_name = "NAME")]
             patches: Vec<String>,
-            /// CPU whose sched domains are printed: 0 up to the number of CPUs - 1.
-            #[arg(long, default_value = "0", allow_hyphen_values = true)]
-            cpu: String,
+            /// CPU whose sched domains are printed: 0 up to the number of CPUs - 1 (default 0;
+            /// sched-verbose and debugfs print every CPU unless it is given).
+            #[arg(long, allow_hyphen_values = true)]
+            cpu: Option<String>,
             /// Print JSON (counts, domains of --cpu, node distances) instead of text.
             #[arg(long)]
             json: bool,
@@ -380,6 +394,11 @@ Examples:
         /// Run the scenario a share link describes (other flags override it).
         #[arg(long)]
         link: Option<String>,
+        /// A real machine: a file with the output of `lscpu -p=CPU,CORE,SOCKET,NODE,CACHE` (or
+        /// `lscpu -e`) and `numactl -H` (or /sys/devices/system/node/node*/distance lines); --machine
+        /// then picks the hardware figures (default: the closest preset, said on stderr).
+        #[arg(long, value_name = "FILE")]
+        machine_file: Option<String>,
         /// Runs per side, 1..=100, seeds derived from --seed (default 1); >1 prints mean (std%), 95% intervals and Welch's p.
         #[arg(long = "repeat", value_name = "N", allow_hyphen_values = true)]
         repeat: Option<String>,
@@ -419,7 +438,22 @@ Examples:
                 e.machine = MachineChoice {
                     preset: m.clone(),
                     overrides: LayoutOverrides::default(),
+                    cpu_map: None,
                 };
+            }
+            if let Some(f) = &self.machine_file {
+                match machine_file(f, self.machine.as_deref()) {
+                    Ok((map, preset)) => {
+                        e.machine.preset = preset;
+                        e.machine.cpu_map = Some(map);
+                        e.machine.overrides = LayoutOverrides {
+                            rmw_hold_ns: e.machine.overrides.rmw_hold_ns,
+                            cpumask_offstack: e.machine.overrides.cpumask_offstack,
+                            ..Default::default()
+                        };
+                    }
+                    Err(inv) => errs.extend(inv.0),
+                }
             }
             let o = self.layout.overrides(&mut errs);
             let eo = &mut e.machine.overrides;
@@ -487,6 +521,49 @@ Examples:
                 Err(Invalid(errs))
             }
         }
+    }
+
+    /// An imported machine: its `cpu_map` and the preset of its hardware figures (given, or the
+    /// closest, which stderr names). Errors name the file's line and column.
+    fn machine_file(path: &str, preset: Option<&str>) -> Result<(String, String), Invalid> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| FieldError::new("machine_file", format!("{path}: {e}")))?;
+        let parsed = schedplay::machine_file::parse(&text).map_err(|errs| {
+            Invalid(
+                errs.iter()
+                    .take(20)
+                    .map(|e| FieldError::new("machine_file", format!("{path}: {e}")))
+                    .collect(),
+            )
+        })?;
+        let s = parsed.map.shape();
+        let preset = match preset {
+            Some(p) => {
+                eprintln!("machine file {path}: hardware figures of {p}");
+                p.to_string()
+            }
+            None => {
+                let p = parsed.map.closest_preset(parsed.vendor);
+                eprintln!(
+                    "machine file {path}: hardware figures of {p}, the closest preset (--machine chooses another)"
+                );
+                p.to_string()
+            }
+        };
+        eprintln!(
+            "machine file {path}: {} CPUs, {} sockets, {} nodes, {} LLCs, up to {} threads per core{}",
+            s.cpus,
+            s.sockets,
+            s.nodes,
+            s.llcs,
+            s.smt,
+            parsed
+                .notes
+                .iter()
+                .map(|n| format!("; {n}"))
+                .collect::<String>()
+        );
+        Ok((parsed.map.encode(), preset))
     }
 
     /// An optional seconds value of a flag; a bad one names the field.
@@ -583,6 +660,8 @@ Examples:
             }
             Cmd::Topology {
                 machine,
+                machine_file: file,
+                format,
                 layout,
                 patches,
                 cpu,
@@ -594,14 +673,47 @@ Examples:
                 let p = patches::Patches::parse("patch", &names)
                     .map_err(|e| errs.push(e))
                     .unwrap_or_default();
-                let topo = match topology::preset(&machine) {
-                    Some(spec) => match spec.with_overrides(&overrides).and_then(Topology::new) {
-                        Ok(t) => Some(t),
+                const FORMATS: &[&str] = &["text", "sched-verbose", "debugfs", "lscpu", "numactl"];
+                let format = format.unwrap_or_else(|| "text".into());
+                if !FORMATS.contains(&format.as_str()) {
+                    errs.push(FieldError::new(
+                        "format",
+                        format!("{format:?} is not allowed: {}", FORMATS.join(", ")),
+                    ));
+                }
+                let mut machine = machine.unwrap_or_default();
+                let mut map = None;
+                if let Some(f) = &file {
+                    match machine_file(f, (!machine.is_empty()).then_some(machine.as_str())) {
+                        Ok((m, preset)) => {
+                            machine = preset;
+                            map = Some(m);
+                        }
                         Err(e) => {
                             errs.extend(e.0);
-                            None
+                            machine.clear();
                         }
-                    },
+                    }
+                }
+                let topo = match topology::preset(&machine) {
+                    _ if file.is_some() && map.is_none() => None,
+                    Some(_) => {
+                        let e = Experiment {
+                            machine: MachineChoice {
+                                preset: machine.clone(),
+                                overrides: overrides.clone(),
+                                cpu_map: map.clone(),
+                            },
+                            ..Default::default()
+                        };
+                        match e.machine_spec().and_then(Topology::new) {
+                            Ok(t) => Some(t),
+                            Err(e) => {
+                                errs.extend(e.0);
+                                None
+                            }
+                        }
+                    }
                     None => {
                         errs.push(FieldError::new(
                             "machine",
@@ -613,6 +725,8 @@ Examples:
                         None
                     }
                 };
+                let all_cpus = cpu.is_none();
+                let cpu = cpu.unwrap_or_else(|| "0".into());
                 let cpu = match (&topo, cpu.trim().parse::<usize>()) {
                     (Some(t), Ok(c)) if c < t.nr_cpus() => Some(c),
                     (Some(t), _) => {
@@ -628,12 +742,41 @@ Examples:
                     return fail(Invalid(errs));
                 };
                 let sd = SchedDomains::build(&topo, p.snc3_distance_fix);
+                let cpus = if all_cpus {
+                    0..topo.nr_cpus()
+                } else {
+                    cpu..cpu + 1
+                };
+                match format.as_str() {
+                    "sched-verbose" => {
+                        cpus.for_each(|c| print!("{}", sd.dmesg(c)));
+                        return ExitCode::SUCCESS;
+                    }
+                    "debugfs" => {
+                        cpus.for_each(|c| print!("{}", sd.debugfs(c)));
+                        return ExitCode::SUCCESS;
+                    }
+                    "lscpu" => {
+                        print!("{}", schedplay::machine_file::lscpu(&topo));
+                        return ExitCode::SUCCESS;
+                    }
+                    "numactl" => {
+                        print!("{}", schedplay::machine_file::numactl(&topo));
+                        return ExitCode::SUCCESS;
+                    }
+                    _ => {}
+                }
                 if json {
-                    let v = serde_json::json!({
+                    let mut v = serde_json::json!({
                         "cpus": topo.nr_cpus(), "nodes": topo.nr_nodes, "llcs": topo.nr_llcs,
                         "cpu": cpu, "domains": sd.to_json(cpu),
                         "node_distances": schedplay::topology::sched_distances(&topo, p.snc3_distance_fix),
                     });
+                    // an imported machine: the preset of its hardware figures and its link form
+                    if let Some(m) = &map {
+                        v["machine"] = machine.clone().into();
+                        v["cpu_map"] = m.clone().into();
+                    }
                     println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
                 } else {
                     print!("{}", topo.numactl());
@@ -783,6 +926,7 @@ Examples:
                     || s.seconds.is_some()
                     || s.seed.is_some()
                     || s.link.is_some()
+                    || s.machine_file.is_some()
                     || s.repeat.is_some()
                     || s.warmup.is_some()
                     || !ab.a.is_empty()
@@ -817,6 +961,15 @@ Examples:
             }
             Cmd::Sweep { ab, cpus, json, .. } => {
                 let mut errs = Vec::new();
+                if ab.s.machine_file.is_some() {
+                    return fail(
+                        FieldError::new(
+                            "machine_file",
+                            "a sweep resizes the machine; an imported machine has one size (run or compare it)",
+                        )
+                        .into(),
+                    );
+                }
                 // Every count is checked (`sweep::check_cpus`, the rule the page uses too) before
                 // any point runs, so a bad one is refused up front with all the others.
                 let cpus: Vec<u32> = cpus
@@ -908,6 +1061,7 @@ Examples:
                 let seed = number::<u64>("seed", &Some(seed), &mut errs);
                 let scen = ScenarioArgs {
                     machine: None,
+                    machine_file: None,
                     layout: Layout::default(),
                     workload: None,
                     set: vec![],

@@ -3,6 +3,7 @@
 //! the share-link codec (versioned, readable keys, append-only).
 
 use crate::error::{FieldError, Invalid, range_or_nan};
+use crate::machine_file::CpuMap;
 use crate::patches::Patches;
 use crate::topology::{self, LayoutOverrides, MachineSpec, Topology};
 use crate::workload::{self, Knobs};
@@ -200,10 +201,26 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MachineChoice {
+    /// A preset; with `cpu_map`, the preset whose hardware figures (latencies, vendor) the
+    /// imported machine uses.
     pub preset: String,
     #[serde(flatten)]
     pub overrides: LayoutOverrides,
+    /// An imported machine (`machine_file::CpuMap::encode`; link key `cpu_map`, added under v1):
+    /// the exact CPU map and SLIT. Layout overrides do not apply to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_map: Option<String>,
 }
+
+/// The layout keys of `MACHINE_KEYS` (an imported machine refuses them; the others still apply).
+pub const LAYOUT_KEYS: &[&str] = &[
+    "sockets",
+    "cores_per_socket",
+    "smt",
+    "nodes_per_socket",
+    "cores_per_llc",
+    "cores_per_cluster",
+];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadChoice {
@@ -281,6 +298,7 @@ impl Default for Experiment {
             machine: MachineChoice {
                 preset: "gnr-2s-snc3".into(),
                 overrides: LayoutOverrides::default(),
+                cpu_map: None,
             },
             hz: 1000,
             workload: WorkloadChoice {
@@ -358,7 +376,26 @@ impl Experiment {
         if !errs.is_empty() {
             return Err(Invalid(errs));
         }
-        base.with_overrides(&self.machine.overrides)
+        let Some(text) = &self.machine.cpu_map else {
+            return base.with_overrides(&self.machine.overrides);
+        };
+        let layout: Vec<FieldError> = MACHINE_KEYS
+            .iter()
+            .filter(|k| LAYOUT_KEYS.contains(&k.key) && (k.get)(&self.machine.overrides).is_some())
+            .map(|k| {
+                FieldError::new(
+                    k.key,
+                    format!("{} does not apply to an imported machine (cpu_map): its layout is the file's", k.key),
+                )
+            })
+            .collect();
+        if !layout.is_empty() {
+            return Err(Invalid(layout));
+        }
+        let map = CpuMap::decode(text).map_err(|m| FieldError::new("cpu_map", m))?;
+        let spec = base.with_overrides(&self.machine.overrides)?.with_map(map);
+        spec.validate()?;
+        Ok(spec)
     }
 
     /// Every field checked; all errors at once.
@@ -414,7 +451,7 @@ impl Experiment {
             }
         }
         if let Some(spec) = &spec {
-            let cpus = (spec.sockets * spec.cores_per_socket * spec.smt) as u64;
+            let cpus = spec.nr_cpus();
             let tasks = workload::task_count(&self.workload.name, &knobs, cpus as usize);
             if tasks > MAX_TASKS {
                 errs.push(FieldError::new(
@@ -564,6 +601,10 @@ pub fn encode_link(e: &Experiment) -> String {
             kv.push((k.link.to_string(), k.format(v)));
         }
     }
+    // Added under v1: only when set.
+    if let Some(m) = &e.machine.cpu_map {
+        kv.push(("cpu_map".into(), m.clone()));
+    }
     kv.push(("hz".into(), e.hz.to_string()));
     kv.push(("workload".into(), e.workload.name.clone()));
     for (k, v) in e.knobs() {
@@ -637,10 +678,12 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
         });
         (k.set)(&mut e.machine.overrides, v);
     }
+    e.machine.cpu_map = get("cpu_map");
     if let Err(inv) = e.machine_spec() {
-        // An impossible layout: report it and fall back to the preset's own layout.
+        // An impossible layout or a bad map: report it and fall back to the preset's own layout.
         errs.extend(inv.0);
         e.machine.overrides = LayoutOverrides::default();
+        e.machine.cpu_map = None;
     }
     if let Some(h) = get("hz") {
         match h.parse::<u32>() {
@@ -683,6 +726,7 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             }
         } else if ![
             "v", "machine", "hz", "workload", "a", "b", "seconds", "seed", "repeats", "warmup",
+            "cpu_map",
         ]
         .contains(&k.as_str())
             && !MACHINE_KEYS.iter().any(|m| m.link == k)
@@ -945,6 +989,38 @@ mod tests {
         .unwrap();
         assert_eq!(e.machine.overrides.smt, Some(1));
         assert!(e.validate().is_ok());
+    }
+
+    #[test]
+    fn cpu_map_is_an_appended_link_key_and_refuses_layout_overrides() {
+        let old = encode_link(&Experiment::default());
+        assert!(!old.contains("cpu_map"), "{old}");
+        assert!(
+            LAYOUT_KEYS
+                .iter()
+                .all(|k| MACHINE_KEYS.iter().any(|m| m.key == *k))
+        );
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        e.machine.cpu_map = Some("0,1_0,1_0x2_0x2_0x2_10".into());
+        let q = encode_link(&e);
+        assert!(
+            q.contains("&machine=custom&cpu_map=0,1_0,1_0x2_0x2_0x2_10&hz="),
+            "{q}"
+        );
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        assert_eq!(d.machine_spec().unwrap().nr_cpus(), 2);
+        // a layout key next to a map: reported, and the map and overrides fall back to the preset's
+        let (d, errs) = decode_link(&format!("{q}&smt=off"));
+        assert_eq!(errs[0].field, "smt");
+        assert!(
+            errs[0].message.contains("imported machine"),
+            "{}",
+            errs[0].message
+        );
+        assert_eq!(d.machine.cpu_map, None);
     }
 
     #[test]

@@ -8,8 +8,10 @@
 
 use crate::cpuset::CpuSet;
 use crate::error::{FieldError, Invalid};
+use crate::machine_file::CpuMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::ops::RangeInclusive;
+use std::sync::Arc;
 
 pub const MAX_CPUS: usize = 4096;
 
@@ -84,6 +86,9 @@ pub struct MachineSpec {
     /// CONFIG_CPUMASK_OFFSTACK: `nohz.idle_cpus_mask` is a pointer to separately allocated bits
     /// (distribution kernels for big machines), else the bits sit inline (NR_CPUS = 8192 either way).
     pub cpumask_offstack: bool,
+    /// An imported machine (`machine_file`): the exact CPU map and SLIT. The layout fields above
+    /// then hold its maxima (`Shape`), and the hardware figures are the preset's.
+    pub map: Option<Arc<CpuMap>>,
 }
 
 /// One-way transfer between two cores of one 4-core E-core module through their shared L2: the
@@ -247,6 +252,7 @@ impl Preset {
             latency: self.latency,
             rmw_hold_ns: crate::coherence::RMW_HOLD_NS as u32,
             cpumask_offstack: true,
+            map: None,
         }
     }
 }
@@ -579,7 +585,50 @@ impl MachineSpec {
         Ok(self)
     }
 
+    /// This preset's hardware with an imported machine's layout.
+    pub fn with_map(mut self, map: CpuMap) -> MachineSpec {
+        let s = map.shape();
+        self.sockets = s.sockets;
+        self.cores_per_socket = s.cores_per_socket;
+        self.smt = s.smt;
+        self.nodes_per_socket = s.nodes_per_socket;
+        self.cores_per_llc = s.cores_per_llc;
+        self.cores_per_cluster = s.cores_per_cluster;
+        self.slit = Some(map.slit.clone());
+        self.map = Some(Arc::new(map));
+        self
+    }
+
+    /// Logical CPUs of the machine.
+    pub fn nr_cpus(&self) -> u64 {
+        match &self.map {
+            Some(m) => m.nr_cpus() as u64,
+            None => self.sockets as u64 * self.cores_per_socket as u64 * self.smt as u64,
+        }
+    }
+
     pub fn validate(&self) -> Result<(), Invalid> {
+        if let Some(m) = &self.map {
+            let mut errs: Vec<FieldError> = m
+                .check(&|_| (0, 0), &|_| (0, 0))
+                .into_iter()
+                .map(|e| FieldError::new("cpu_map", e.to_string()))
+                .collect();
+            if !RMW_HOLD_NS.contains(&self.rmw_hold_ns) {
+                errs.push(FieldError::new(
+                    "rmw_hold_ns",
+                    format!(
+                        "{} is out of range: allowed {RMW_HOLD_NS:?} ns",
+                        self.rmw_hold_ns
+                    ),
+                ));
+            }
+            return if errs.is_empty() {
+                Ok(())
+            } else {
+                Err(Invalid(errs))
+            };
+        }
         let mut errs = Vec::new();
         if !SOCKETS.contains(&self.sockets) {
             errs.push(FieldError::new(
@@ -690,6 +739,8 @@ pub struct Topology {
     pub llc_cpus: Vec<CpuSet>,
     /// CPUs of each cluster, ascending.
     pub cluster_cpus: Vec<Vec<u32>>,
+    /// CPUs of each core (its SMT siblings), ascending.
+    pub core_cpus: Vec<Vec<u32>>,
     pub socket_of_node: Vec<u32>,
     /// Latency class between CPUs of two nodes that do not share an LLC (row-major, hot path).
     node_class: Vec<LatencyClass>,
@@ -698,6 +749,37 @@ pub struct Topology {
 impl Topology {
     pub fn new(spec: MachineSpec) -> Result<Topology, Invalid> {
         spec.validate()?;
+        if let Some(map) = spec.map.clone() {
+            // thread: the CPU's rank among its core's CPUs, in CPU order
+            let mut seen = vec![0u32; map.core.iter().max().map_or(0, |&c| c as usize + 1)];
+            let cpus: Vec<CpuInfo> = (0..map.nr_cpus())
+                .map(|i| {
+                    let thread = seen[map.core[i] as usize];
+                    seen[map.core[i] as usize] += 1;
+                    CpuInfo {
+                        cpu: i as u32,
+                        socket: map.socket[i],
+                        node: map.node[i],
+                        llc: map.llc[i],
+                        cluster: map.cluster[i],
+                        core: map.core[i],
+                        thread,
+                    }
+                })
+                .collect();
+            let nr_nodes = map.slit.len();
+            let mut socket_of_node = vec![0u32; nr_nodes];
+            for c in &cpus {
+                socket_of_node[c.node as usize] = c.socket;
+            }
+            return Ok(Topology::assemble(
+                spec,
+                cpus,
+                nr_nodes,
+                socket_of_node,
+                map.slit.clone(),
+            ));
+        }
         let (sockets, cps, smt, nps) = (
             spec.sockets as usize,
             spec.cores_per_socket as usize,
@@ -749,36 +831,60 @@ impl Topology {
                 }
             })
             .collect();
-        let mut node_cpus = vec![CpuSet::new(nr_cpus); nr_nodes];
-        let mut llc_cpus = vec![CpuSet::new(nr_cpus); nr_llcs as usize];
-        let mut cluster_cpus = vec![Vec::new(); nr_clusters as usize];
-        for c in &cpus {
-            node_cpus[c.node as usize].set(c.cpu as usize);
-            llc_cpus[c.llc as usize].set(c.cpu as usize);
-            cluster_cpus[c.cluster as usize].push(c.cpu);
-        }
         let socket_of_node: Vec<u32> = (0..nr_nodes).map(|n| (n / nps) as u32).collect();
         let slit = match &spec.slit {
             Some(s) if s.len() == nr_nodes => s.clone(),
             _ => regular_slit(&spec, &socket_of_node),
         };
+        Ok(Topology::assemble(
+            spec,
+            cpus,
+            nr_nodes,
+            socket_of_node,
+            slit,
+        ))
+    }
+
+    /// The sets and tables of a machine from where each CPU sits (ids dense from 0).
+    fn assemble(
+        spec: MachineSpec,
+        cpus: Vec<CpuInfo>,
+        nr_nodes: usize,
+        socket_of_node: Vec<u32>,
+        slit: Vec<Vec<u32>>,
+    ) -> Topology {
+        let nr_cpus = cpus.len();
+        let count = |f: fn(&CpuInfo) -> u32| cpus.iter().map(f).max().map_or(0, |m| m as usize + 1);
+        let (nr_llcs, nr_clusters, cores_total) =
+            (count(|c| c.llc), count(|c| c.cluster), count(|c| c.core));
+        let mut node_cpus = vec![CpuSet::new(nr_cpus); nr_nodes];
+        let mut llc_cpus = vec![CpuSet::new(nr_cpus); nr_llcs];
+        let mut cluster_cpus = vec![Vec::new(); nr_clusters];
+        let mut core_cpus = vec![Vec::new(); cores_total];
+        for c in &cpus {
+            node_cpus[c.node as usize].set(c.cpu as usize);
+            llc_cpus[c.llc as usize].set(c.cpu as usize);
+            cluster_cpus[c.cluster as usize].push(c.cpu);
+            core_cpus[c.core as usize].push(c.cpu);
+        }
         let mut t = Topology {
             spec,
             cpus,
             nr_nodes,
-            nr_llcs: nr_llcs as usize,
+            nr_llcs,
             cores_total,
             slit,
             node_cpus,
             llc_cpus,
             cluster_cpus,
+            core_cpus,
             socket_of_node,
             node_class: Vec::new(),
         };
         t.node_class = (0..nr_nodes * nr_nodes)
             .map(|i| t.node_pair_class(i / nr_nodes, i % nr_nodes))
             .collect();
-        Ok(t)
+        t
     }
 
     pub fn nr_cpus(&self) -> usize {
@@ -791,8 +897,9 @@ impl Topology {
     }
 
     pub fn smt_siblings(&self, cpu: usize) -> impl Iterator<Item = usize> + '_ {
-        let core = self.cpus[cpu].core as usize;
-        (0..self.spec.smt as usize).map(move |t| core + t * self.cores_total)
+        self.core_cpus[self.cpus[cpu].core as usize]
+            .iter()
+            .map(|&c| c as usize)
     }
 
     pub fn class(&self, a: usize, b: usize) -> LatencyClass {

@@ -82,6 +82,7 @@ pub fn presets() -> JsValue {
         "hz": HZ_VALUES,
         "default_hz": Experiment::default().hz,
         "machine_keys": MACHINE_KEYS,
+        "layout_keys": crate::scenario::LAYOUT_KEYS,
         "sweep": {
             "min_cpus": sweep::MIN_CPUS, "max_cpus": sweep::MAX_CPUS,
             "cpus_step": sweep::CPUS_STEP, "max_points": sweep::MAX_POINTS,
@@ -122,6 +123,38 @@ pub fn topology(experiment_js: JsValue, side_name: &str, cpu: usize) -> Result<J
         "cpus": t.nr_cpus(), "sockets": t.spec.sockets, "nodes": t.nr_nodes, "llcs": t.nr_llcs,
         "cpu_info": t.cpus, "node_distances": topology::sched_distances(t, spec.patches.snc3_distance_fix),
         "cpu": cpu, "domains": sd.to_json(cpu),
+        "sched_verbose": sd.dmesg(cpu), "debugfs": sd.debugfs(cpu),
+    })))
+}
+
+/// "Import machine": the text of `lscpu -p` / `lscpu -e` plus `numactl -H` (or the sysfs distance
+/// lines) parsed (`machine_file::parse`) into `{cpu_map, preset, closest, summary, notes}`;
+/// `preset` is `hardware` when it names a preset, else the closest one (`closest: true`). A bad
+/// input is an `InvalidInput` of `machine_file` errors, each naming its line and column.
+#[wasm_bindgen]
+pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
+    let parsed = crate::machine_file::parse(text).map_err(|errs| {
+        invalid(&Invalid(
+            errs.iter()
+                .take(20)
+                .map(|e| FieldError::new("machine_file", e.to_string()))
+                .collect(),
+        ))
+    })?;
+    let closest = topology::preset(hardware).is_none();
+    let preset = if closest {
+        parsed.map.closest_preset(parsed.vendor)
+    } else {
+        hardware
+    };
+    let s = parsed.map.shape();
+    Ok(to_js(&serde_json::json!({
+        "cpu_map": parsed.map.encode(), "preset": preset, "closest": closest,
+        "summary": {
+            "cpus": s.cpus, "sockets": s.sockets, "nodes": s.nodes, "llcs": s.llcs, "smt": s.smt,
+            "cores_per_cluster": s.cores_per_cluster,
+        },
+        "notes": parsed.notes,
     })))
 }
 

@@ -713,3 +713,147 @@ fn grid_shards_merge_to_the_unsharded_sweep() {
     assert_eq!(csv.lines().count(), 9);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The boot-time domain lines of the seed-000 machine (2S GNR 96-core SNC3, Tim Chen's dmesg of
+/// 2025-10-14, as quoted in the shared KERNEL-NOTES.md §3.9): `--format sched-verbose` prints the
+/// same levels and spans for CPU 0, and the groups the notes describe.
+#[test]
+fn sched_verbose_matches_the_seed_000_dmesg_for_cpu_0() {
+    const QUOTED: &str = "\
+domain-0 SMT  span=0,192
+domain-1 MC   span=0-31,192-223          (= SNC node 0; NODE level degenerated)
+domain-2 NUMA span=0-63,192-255          groups: node0, node1
+domain-3 NUMA span=0-95,192-287          groups: {0-63..}(mask node0), {32-95..}(mask node2)
+domain-4 NUMA span=0-127,192-319         groups: 0-95.., 96-127..(node3)
+domain-5 NUMA span=0-127,160-319,352-383 (+node5)
+domain-6 NUMA span=0-383";
+    let (code, out, err) = schedplay(&[
+        "topology",
+        "--machine",
+        "gnr-2s-96c-snc3",
+        "--format",
+        "sched-verbose",
+        "--cpu",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "CPU0 attaching sched-domain(s):");
+    for (k, q) in QUOTED.lines().enumerate() {
+        let w: Vec<&str> = q.split_whitespace().collect();
+        let want = format!("{:k$} {}: {} level={}", "", w[0], w[2], w[1]);
+        assert_eq!(lines[1 + 2 * k], want, "{q}");
+    }
+    assert_eq!(lines.len(), 1 + 2 * 7);
+    // groups: domain-2 the two nodes; domain-3 masked by node 0 and node 2; domain-4 node 3 alone
+    assert_eq!(
+        lines[6],
+        "    groups: 0:{ span=0-31,192-223 cap=65536 }, 32:{ span=32-63,224-255 cap=65536 }"
+    );
+    assert!(
+        lines[8].contains("{ span=0-63,192-255 mask=0-31,192-223 "),
+        "{}",
+        lines[8]
+    );
+    assert!(
+        lines[8].contains("{ span=32-95,224-287 mask=64-95,256-287 "),
+        "{}",
+        lines[8]
+    );
+    assert!(
+        lines[10].contains(", 96:{ span=96-127,288-319 cap=65536 }"),
+        "{}",
+        lines[10]
+    );
+}
+
+fn temp_file(name: &str, text: &str) -> String {
+    let p = std::env::temp_dir().join(format!("schedplay-{}-{name}", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn hash_of(json: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["report_hash"].as_str().unwrap().to_string()
+}
+
+/// The lscpu + numactl text `topology` prints, fed back through --machine-file: the same domains,
+/// the same report hash, the closest preset named, and a link that carries the machine.
+#[test]
+fn machine_file_round_trip_through_the_cli() {
+    let mut text = String::new();
+    for f in ["lscpu", "numactl"] {
+        let (code, out, err) = schedplay(&["topology", "--machine", "milan-2s", "--format", f]);
+        assert_eq!(code, 0, "{err}");
+        text += &out;
+    }
+    assert!(text.starts_with("# The following is the parsable format"));
+    let file = temp_file("milan.txt", &text);
+    for f in ["sched-verbose", "debugfs"] {
+        let (_, a, _) = schedplay(&["topology", "--machine", "milan-2s", "--format", f]);
+        let (code, b, err) = schedplay(&["topology", "--machine-file", &file, "--format", f]);
+        assert_eq!(code, 0, "{err}");
+        assert!(a == b, "{f} differs");
+        assert!(
+            err.contains("hardware figures of milan-2s, the closest preset"),
+            "{err}"
+        );
+    }
+    let run = [
+        "run",
+        "--seconds",
+        "0.005",
+        "--json",
+        "--workload",
+        "hackbench",
+    ];
+    let (_, a, _) = schedplay(&[&run[..], &["--machine", "milan-2s"]].concat());
+    let (code, b, err) = schedplay(&[&run[..], &["--machine-file", &file]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(hash_of(&a), hash_of(&b));
+    let (code, link, err) =
+        schedplay(&["link", "--machine-file", &file, "--workload", "hackbench"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(link.contains("&cpu_map=0n128,0n128_"), "{link}");
+    let (code, c, err) = schedplay(&["run", "--seconds", "0.005", "--json", "--link", link.trim()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(hash_of(&a), hash_of(&c));
+    let _ = std::fs::remove_file(file);
+}
+
+#[test]
+fn bad_machine_files_name_the_line_and_column_and_exit_2() {
+    let file = temp_file(
+        "bad.txt",
+        "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,1,0,0,,1,1,1,zz\n",
+    );
+    let (code, _, err) = schedplay(&["topology", "--machine-file", &file]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!(
+            "machine_file: {file}: line 3:16: L3 \"zz\" is not a number"
+        )),
+        "{err}"
+    );
+    let (code, _, err) = schedplay(&["run", "--machine-file", "/nonexistent/box.txt"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("machine_file: /nonexistent/box.txt:"), "{err}");
+    let (code, _, err) = schedplay(&["topology", "--machine", "milan-2s", "--format", "xml"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("format: \"xml\" is not allowed: text, sched-verbose"),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(file);
+}
+
+#[test]
+fn a_sweep_refuses_an_imported_machine() {
+    let (code, _, err) = schedplay(&["sweep", "--machine-file", "/nonexistent", "--cpus", "64"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("machine_file: a sweep resizes the machine"),
+        "{err}"
+    );
+}

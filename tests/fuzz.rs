@@ -6,20 +6,25 @@
 //!      and nasty values, and mutations of valid links;
 //!   2. the JSON scenario decoder (`serde_json` -> `validate` -> `Run::new`, construction only), with
 //!      every allocation of the construction watched by a counting global allocator;
-//!   3. short simulations of random valid scenarios, checked slice by slice.
+//!   3. short simulations of random valid scenarios, checked slice by slice;
+//!   4. the machine-file parser (`machine_file::parse`): lscpu/numactl texts of small machines,
+//!      mutated line by line and character by character, and random text; a parsed machine must
+//!      encode, decode and build its domains.
 //!
 //! `SCHEDPLAY_FUZZ_ITERS=<n>` multiplies every iteration count (a campaign), e.g.
 //!     SCHEDPLAY_FUZZ_ITERS=20 cargo test --release --test fuzz -- --nocapture
 //! Findings are saved to `tests/fuzz_corpus/` (`link-*` decoded as a link, `json-*` as a JSON
-//! scenario) and `replay_corpus` re-checks every file there on every `cargo test`.
+//! scenario, `machine-*` parsed as a machine file) and `replay_corpus` re-checks every file there on every `cargo test`.
 #![cfg(not(target_arch = "wasm32"))]
 
 use schedplay::Run;
+use schedplay::domains::SchedDomains;
 use schedplay::error::Invalid;
+use schedplay::machine_file::{self, CpuMap};
 use schedplay::patches::PATCHES;
 use schedplay::scenario::{Experiment, Side, decode_link, encode_link};
 use schedplay::sim::SimRng;
-use schedplay::topology::PRESETS;
+use schedplay::topology::{LayoutOverrides, PRESETS, Topology, preset};
 use schedplay::workload::WORKLOADS;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::{Cell, RefCell};
@@ -278,6 +283,7 @@ fn known_keys() -> &'static BTreeSet<String> {
         // keys written only when not default
         e.repeats = 2;
         e.warmup = 0.1;
+        e.machine.cpu_map = Some("0_0_0_0_0_10".into());
         keys.extend(link_keys_of(&encode_link(&e)));
         for w in WORKLOADS {
             for k in w.knobs {
@@ -519,6 +525,16 @@ fn rand_experiment(rng: &mut SimRng) -> Experiment {
     } else {
         rng.below(100)
     };
+    if rng.below(6) == 0 {
+        // an imported machine: its map, sometimes mangled, and no layout overrides
+        let m = small_map(rng).encode();
+        e.machine.cpu_map = Some(if rng.below(2) == 0 {
+            m
+        } else {
+            mutate_bytes(rng, &m, "0x4294967295n9_,_")
+        });
+        e.machine.overrides = Default::default();
+    }
     let names = all_patch_names();
     for side in [&mut e.a, &mut e.b] {
         for n in &names {
@@ -664,6 +680,9 @@ fn field_diff(a: &Experiment, b: &Experiment) -> Vec<&'static str> {
     }
     if a.machine.overrides != b.machine.overrides {
         d.push("machine overrides");
+    }
+    if a.machine.cpu_map != b.machine.cpu_map {
+        d.push("cpu_map");
     }
     if a.hz != b.hz {
         d.push("hz");
@@ -1072,7 +1091,7 @@ fn rand_json(rng: &mut SimRng) -> String {
 
 fn cpus_of(e: &Experiment) -> Option<u64> {
     let s = e.machine_spec().ok()?;
-    Some(s.sockets as u64 * s.cores_per_socket as u64 * s.smt as u64)
+    Some(s.nr_cpus())
 }
 
 /// `simulate`: also run the scenario (replay of simulation findings) when it is small.
@@ -1393,6 +1412,8 @@ fn replay_corpus() {
         let input = std::fs::read_to_string(&p).unwrap();
         let f = if name.starts_with("link-") {
             check_link(&input)
+        } else if name.starts_with("machine-") {
+            check_machine_file(&input)
         } else if name.starts_with("json-") {
             check_json_with(&input, true)
         } else {
@@ -1412,5 +1433,286 @@ fn replay_corpus() {
         "{} of {n} corpus inputs fail:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+// ---- target 4: machine files -----------------------------------------------------------------
+
+/// A small custom machine (up to 2 sockets x 16 cores x SMT2, 1-2 nodes per socket).
+fn small_topology(rng: &mut SimRng) -> Topology {
+    let o = LayoutOverrides {
+        sockets: Some(1 + rng.below(2) as u32),
+        cores_per_socket: Some(4 + rng.below(13) as u32),
+        smt: Some(1 + rng.below(2) as u32),
+        nodes_per_socket: Some(1 + rng.below(2) as u32),
+        cores_per_cluster: Some(1 + rng.below(2) as u32 * 3),
+        ..Default::default()
+    };
+    let names: [&str; 3] = ["custom", "milan-2s", "srf-2s"];
+    let name = names[rng.below(3) as usize];
+    let spec = preset(name)
+        .unwrap()
+        .with_overrides(&o)
+        .or_else(|_| {
+            preset("custom")
+                .unwrap()
+                .with_overrides(&LayoutOverrides::default())
+        })
+        .unwrap();
+    Topology::new(spec).unwrap()
+}
+
+fn small_map(rng: &mut SimRng) -> CpuMap {
+    CpuMap::of(&small_topology(rng))
+}
+
+/// The text of a small machine in one of the shapes users paste.
+fn machine_text(rng: &mut SimRng) -> String {
+    let t = small_topology(rng);
+    // sometimes with a plain lscpu summary before it (its vendor narrows the closest preset)
+    let summary = match rng.below(4) {
+        0 => "Architecture:  x86_64\nVendor ID:  GenuineIntel\nModel name:  Xeon\n",
+        1 => "Vendor ID: AuthenticAMD\nNUMA node(s): 2\n",
+        _ => "",
+    };
+    let mut s = summary.to_string();
+    s += &match rng.below(3) {
+        0 => machine_file::lscpu(&t),
+        1 => machine_file::lscpu(&t)
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect(),
+        _ => {
+            // lscpu -e
+            let mut s = "CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE\n".to_string();
+            for c in &t.cpus {
+                s += &format!(
+                    "{:>3} {:>4} {:>6} {:>4} {}:{}:{}:{} yes\n",
+                    c.cpu, c.node, c.socket, c.core, c.core, c.core, c.cluster, c.llc
+                );
+            }
+            s
+        }
+    };
+    match rng.below(4) {
+        0 => s += &t.numactl(),
+        3 => s += &machine_file::numactl(&t),
+        1 => {
+            for (n, row) in t.slit.iter().enumerate() {
+                let r: Vec<String> = row.iter().map(u32::to_string).collect();
+                s += &format!(
+                    "/sys/devices/system/node/node{n}/distance:{}\n",
+                    r.join(" ")
+                );
+            }
+        }
+        _ => {
+            s += "\n";
+            for row in &t.slit {
+                let r: Vec<String> = row.iter().map(u32::to_string).collect();
+                s += &format!("{}\n", r.join(" "));
+            }
+        }
+    }
+    s
+}
+
+const NASTY_FIELDS: &[&str] = &[
+    "",
+    "-",
+    "x",
+    "-1",
+    "0",
+    "1",
+    "3",
+    "9",
+    "10",
+    "255",
+    "256",
+    "1023",
+    "1024",
+    "4095",
+    "4096",
+    "4294967295",
+    "4294967296",
+    "99999999999999999999",
+    "0:0",
+    "0:0:0:0:0",
+    ":",
+    ",",
+    " ",
+    "#",
+    "node",
+    "cpus:",
+    "distance:",
+    "1e3",
+    "\u{feff}",
+    "é",
+];
+
+fn mutate_machine_text(rng: &mut SimRng, text: &str, other: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let others: Vec<&str> = other.lines().collect();
+    for _ in 0..1 + rng.below(4) {
+        if lines.is_empty() {
+            break;
+        }
+        let i = rng.below(lines.len() as u64) as usize;
+        match rng.below(8) {
+            0 => {
+                lines.remove(i);
+            }
+            1 => {
+                let l = lines[i].clone();
+                lines.insert(i, l);
+            }
+            2 => {
+                let j = rng.below(lines.len() as u64) as usize;
+                lines.swap(i, j);
+            }
+            3 if !others.is_empty() => {
+                lines[i] = pick(rng, &others).to_string();
+            }
+            4 => lines.truncate(i),
+            _ => {
+                // replace one field (between separators) by a nasty value
+                let l = &lines[i];
+                let cuts: Vec<usize> = l
+                    .char_indices()
+                    .filter(|(_, c)| matches!(c, ',' | ':' | ' '))
+                    .map(|(k, _)| k)
+                    .collect();
+                let at = if cuts.is_empty() {
+                    0
+                } else {
+                    *pick(rng, &cuts) + 1
+                };
+                let end = l[at..].find([',', ':', ' ']).map_or(l.len(), |k| at + k);
+                lines[i] = format!("{}{}{}", &l[..at], pick(rng, NASTY_FIELDS), &l[end..]);
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+fn check_machine_file(text: &str) -> Option<Finding> {
+    guarded(|| {
+        let (r, max_alloc, _) = watched("machine", text, || machine_file::parse(text));
+        if max_alloc > ALLOC_FINDING_BYTES {
+            return finding(
+                "machine file: large allocation",
+                format!("{max_alloc} bytes"),
+            );
+        }
+        let nlines = text.lines().count();
+        match r {
+            Err(errs) => {
+                if errs.is_empty() {
+                    return finding("machine file: Err without errors", "");
+                }
+                for e in &errs {
+                    if e.line == 0 || e.line > nlines + 1 || e.col == 0 || e.message.is_empty() {
+                        return finding(
+                            "machine file: error without a line:column in the input",
+                            e.to_string(),
+                        );
+                    }
+                    let len = text.lines().nth(e.line - 1).map_or(0, str::len);
+                    if e.col > len + 1 {
+                        return finding(
+                            "machine file: column past the end of its line",
+                            e.to_string(),
+                        );
+                    }
+                }
+                None
+            }
+            Ok(p) => {
+                if !p.map.check(&|_| (0, 0), &|_| (0, 0)).is_empty() {
+                    return finding(
+                        "machine file: parsed map fails its check",
+                        format!("{:?}", p.map.check(&|_| (0, 0), &|_| (0, 0))),
+                    );
+                }
+                let enc = p.map.encode();
+                match CpuMap::decode(&enc) {
+                    Ok(m) if m == p.map => {}
+                    other => {
+                        return finding(
+                            "machine file: map does not round-trip",
+                            format!("{enc:?}: {other:?}"),
+                        );
+                    }
+                }
+                let mut e = Experiment::default();
+                e.machine.preset = p.map.closest_preset(p.vendor).to_string();
+                e.machine.cpu_map = Some(enc);
+                let t = match e.machine_spec().and_then(Topology::new) {
+                    Ok(t) => t,
+                    Err(err) => {
+                        return finding("machine file: parsed machine refused", err.to_string());
+                    }
+                };
+                if t.nr_cpus() <= 128 {
+                    let d = SchedDomains::build(&t, true);
+                    for cpu in 0..t.nr_cpus() {
+                        let _ = d.dmesg(cpu);
+                        if let Some(x) = d.of(cpu).find(|x| !x.groups[0].span.contains(cpu)) {
+                            return finding(
+                                "machine file: local group without its CPU",
+                                format!("CPU {cpu} {}", x.name),
+                            );
+                        }
+                    }
+                }
+                None
+            }
+        }
+    })
+}
+
+#[test]
+fn fuzz_machine_file_parser() {
+    let t0 = Instant::now();
+    let n = 3_000 * multiplier();
+    let mut rng = SimRng::new(0x5eed_0004);
+    let mut found = Findings::new("machine");
+    let mut parsed = 0;
+    for i in 0..n {
+        let base = machine_text(&mut rng);
+        let text = match i % 5 {
+            0 => base,
+            4 => rand_text(&mut rng, 200),
+            _ => {
+                let other = machine_text(&mut rng);
+                mutate_machine_text(&mut rng, &base, &other)
+            }
+        };
+        if machine_file::parse(&text).is_ok() {
+            parsed += 1;
+        }
+        if let Some(f) = check_machine_file(&text) {
+            found.add(&text, f);
+        }
+    }
+    // every preset's own text parses back to its map
+    for name in PRESETS {
+        let t = Topology::new(preset(name).unwrap()).unwrap();
+        let text = machine_file::lscpu(&t) + &machine_file::numactl(&t);
+        assert_eq!(
+            machine_file::parse(&text).map(|p| p.map).ok(),
+            Some(CpuMap::of(&t)),
+            "{name}"
+        );
+    }
+    eprintln!(
+        "fuzz_machine_file_parser: {n} machine files ({parsed} parsed) in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+    found.finish(
+        "machine file parser",
+        |_, s| s.to_string(),
+        check_machine_file,
     );
 }

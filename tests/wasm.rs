@@ -221,3 +221,60 @@ fn topology_summary_is_the_built_machine() {
         Some(wasm::INVALID_INPUT)
     );
 }
+
+/// "Import machine": the engine reads the pasted text (an error names line:column), picks the closest
+/// preset, and the imported machine runs with the same report as the preset it came from; the
+/// topology reply carries the sched_verbose and debugfs text.
+#[wasm_bindgen_test]
+fn import_machine_and_domain_text() {
+    let t = schedplay::topology::Topology::new(schedplay::topology::preset("milan-2s").unwrap())
+        .unwrap();
+    let text = schedplay::machine_file::lscpu(&t) + &schedplay::machine_file::numactl(&t);
+    let m = wasm::import_machine(&text, "").unwrap();
+    assert_eq!(get(&m, "preset").as_string().unwrap(), "milan-2s");
+    assert_eq!(get(&m, "closest").as_bool(), Some(true));
+    assert_eq!(get(&get(&m, "summary"), "cpus").as_f64(), Some(256.0));
+    let map = get(&m, "cpu_map").as_string().unwrap();
+    let mut e = schedplay::Experiment::default();
+    e.machine.preset = "milan-2s".into();
+    e.seconds = 0.003;
+    let plain = schedplay::run(&e, Side::A).unwrap();
+    e.machine.cpu_map = Some(map);
+    let js = serde_wasm_bindgen::to_value(&e).unwrap();
+    let report = wasm::Sim::new(js.clone(), "a").unwrap();
+    let mut sim = report;
+    while !sim.step(100_000) {}
+    assert_eq!(
+        get(&sim.report(), "report_hash").as_string().unwrap(),
+        plain.report_hash
+    );
+    let topo = wasm::topology(js, "a", 0).unwrap();
+    let dmesg = get(&topo, "sched_verbose").as_string().unwrap();
+    assert!(
+        dmesg.starts_with("CPU0 attaching sched-domain(s):\n domain-0: span=0,128 level=SMT\n"),
+        "{dmesg}"
+    );
+    assert!(
+        get(&topo, "debugfs")
+            .as_string()
+            .unwrap()
+            .contains("/cpu0/domain1/name:MC\n")
+    );
+    let err = wasm::import_machine(
+        "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,x\n",
+        "",
+    )
+    .err()
+    .unwrap();
+    let errors = js_sys::Array::from(&get(&err, "errors"));
+    assert_eq!(
+        get(&errors.get(0), "field").as_string().unwrap(),
+        "machine_file"
+    );
+    assert!(
+        get(&errors.get(0), "message")
+            .as_string()
+            .unwrap()
+            .starts_with("line 2:16: L3")
+    );
+}

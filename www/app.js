@@ -16,6 +16,7 @@ import { Heatmap, renderDomains } from './heatmap.js';
 import { exportJSON, exportCSV } from './export.js';
 import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
 import { setupTrace } from './trace.js';
+import { setupImport } from './import.js';
 
 const { MSG, ERROR_KINDS } = PROTOCOL;
 
@@ -58,6 +59,7 @@ async function onReady(presets) {
   $('engine-error').hidden = document.body.dataset.crashed !== '1';
   if (!form) {
     form = new ScenarioForm(presets, onFormChange);
+    setupImport(engine, form, presets);
     wireStories(presets);
     try {
       const query = location.search.replace(/^\?/, '');

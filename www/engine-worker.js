@@ -203,6 +203,8 @@ function handle(msg) {
     case MSG.trace:
       if (!isSide(msg.side)) return refuse({ id: msg.id }, 'side', 'allowed "a" or "b"');
       return reply(msg, () => ({ text: String(wasm_bindgen.run_trace(msg.experiment, msg.side, msg.from ?? undefined, msg.to ?? undefined)) }));
+    case MSG.import_machine:
+      return reply(msg, () => ({ machine: plain(wasm_bindgen.import_machine(String(msg.text ?? ''), String(msg.hardware ?? ''))) }));
     case MSG.repeat_table:
       return reply(msg, () => ({ table: plain(wasm_bindgen.repeat_table(msg.a, msg.b)) }));
     default:

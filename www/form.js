@@ -12,6 +12,9 @@ export class ScenarioForm {
     this.touched = new Set(); // machine keys typed by the user or given by the link: always sent
     /** @type {{key: string, link: string, min: number, max: number, words: [string, number][], description: string}[]} */
     this.machineKeys = presets.machine_keys;
+    /** An imported machine (www/import.js): the engine's cpu_map and what to say about it. */
+    this.cpuMap = null;
+    this.cpuMapNote = '';
     this.renderStatic();
   }
 
@@ -73,6 +76,19 @@ export class ScenarioForm {
     for (const { key } of this.machineKeys) if (m[key] !== undefined) $(key).value = String(m[key]);
   }
 
+  /** Imported machine on (map, note) or off (null): the layout fields do not apply to it. */
+  setCpuMap(map, note = '') {
+    this.cpuMap = map || null;
+    this.cpuMapNote = map ? note : '';
+    for (const key of this.presets.layout_keys || []) if ($(key)) $(key).disabled = !!this.cpuMap;
+  }
+
+  /** Machine keys the experiment carries: not the layout ones with an imported machine. */
+  activeMachineKeys() {
+    const layout = new Set(this.cpuMap ? this.presets.layout_keys || [] : []);
+    return this.machineKeys.filter((k) => !layout.has(k.key));
+  }
+
   renderKnobs(workloadName, values) {
     const w = this.workloadPreset(workloadName);
     $('workload-desc').textContent = w ? `${w.description || ''}${w.unit ? ` — throughput in ${w.unit}` : ''}` : '';
@@ -127,6 +143,8 @@ export class ScenarioForm {
     $('seed').value = String(exp.seed ?? '');
     $('repeats').value = String(exp.repeats ?? 1);
     $('warmup').value = String(exp.warmup ?? 0);
+    const map = m.cpu_map || null;
+    this.setCpuMap(map, map && map === this.cpuMap ? this.cpuMapNote : 'imported machine (cpu_map)');
   }
 
   /**
@@ -151,10 +169,11 @@ export class ScenarioForm {
   rawQuery() {
     const q = [['v', String(this.template?.v ?? 1)], ['machine', $('machine').value]];
     const mp = this.machinePreset($('machine').value) || {};
-    for (const k of this.machineKeys) {
+    for (const k of this.activeMachineKeys()) {
       const t = $(k.key).value.trim();
       if (t !== '' && (t !== String(mp[k.key]) || this.touched.has(k.key))) q.push([k.link, t]);
     }
+    if (this.cpuMap) q.push(['cpu_map', this.cpuMap]);
     q.push(['hz', $('hz').value], ['workload', $('workload').value]);
     for (const k of this.knobs) {
       const t = $(`knob-${k.name}`)?.value.trim() ?? '';
@@ -189,10 +208,11 @@ export class ScenarioForm {
     const preset = $('machine').value;
     const mp = this.machinePreset(preset) || {};
     const machine = { preset };
-    for (const { key } of this.machineKeys) {
+    for (const { key } of this.activeMachineKeys()) {
       const v = num(key);
       if (v !== null && (v !== mp[key] || this.touched.has(key))) machine[key] = v;
     }
+    if (this.cpuMap) machine.cpu_map = this.cpuMap;
     const workload = { name: $('workload').value };
     for (const k of this.knobs) {
       const el = $(`knob-${k.name}`);

@@ -3,6 +3,7 @@
 // scale with a legend. Clicking a CPU, or Enter on the keyboard-selected one (arrow keys move it),
 // shows its sched-domain tree.
 import { $, h, clear, fmtInt, fmtPct } from './dom.js';
+import { domainTextBox } from './domtext.js';
 
 /** The metrics of report.cpu_heat the map can show: label and the top of its scale (null: the
  * smallest of NICE_MAX above the largest value, so that a 3% stall is not one pale shade). */
@@ -278,6 +279,8 @@ export function renderDomains(topo, cpu, sideLabel, focus = false) {
   const info = (topo.cpu_info || []).find((c) => c.cpu === cpu);
   const head = h('h4', { tabindex: '-1' }, `CPU ${cpu} (${sideLabel})` + (info ? `: socket ${info.socket}, node ${info.node}, LLC ${info.llc}, core ${info.core}, thread ${info.thread}` : ''));
   box.append(head);
+  const text = domainTextBox(topo);
+  if (text) box.append(text);
   const domains = [...(topo.domains || [])].sort((a, b) => (b.level ?? 0) - (a.level ?? 0));
   let parent = box;
   for (const d of domains) {

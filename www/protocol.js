@@ -42,6 +42,10 @@
  * @typedef {{type: 'trace', id: number, experiment: object, side: Side, from?: number, to?: number}} TraceMsg
  *          -> {type, id, text: string}  the side run again with a trace of simulated seconds [from, to)
  *             (absent: the whole run): Chrome JSON trace events for Perfetto (docs/TRACE.md)
+ * @typedef {{type: 'import_machine', id: number, text: string, hardware: string}} ImportMachineMsg
+ *          -> {type, id, machine: {cpu_map: string, preset: string, closest: boolean, summary: object, notes: string[]}}
+ *             lscpu + numactl text parsed by the engine; `hardware` '' picks the closest preset;
+ *             a bad text is refused with `machine_file` errors naming line:column
  *
  * worker -> page
  * @typedef {{type: 'ready', presets: object}} ReadyMsg      once, after the wasm module is instantiated
@@ -57,7 +61,7 @@
 (function (g) {
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
     'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
-    'validation_table', 'trace', 'topology_summary'];
+    'validation_table', 'trace', 'topology_summary', 'import_machine'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;
