@@ -732,6 +732,39 @@ mod tests {
         Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)
     }
 
+    #[test]
+    fn with_25_28_exceed_llc_nr_lifts_the_lb_veto() {
+        // two LLCs of 4 cores (8 CPUs with SMT2): more than 4 running threads exceed one
+        let two_llcs = |patches: &[&str], avg: u64| {
+            let mut x = Experiment::default();
+            x.machine.preset = "custom".into();
+            x.machine.overrides.sockets = Some(1);
+            x.machine.overrides.cores_per_socket = Some(8);
+            x.machine.overrides.nodes_per_socket = Some(1);
+            x.machine.overrides.cores_per_llc = Some(4);
+            x.machine.overrides.smt = Some(2);
+            x.workload.name = "spin".into();
+            x.workload.knobs.insert("threads".into(), "16".into());
+            x.a = patches.iter().map(|p| p.to_string()).collect();
+            let spec = x.run_spec(Side::A).unwrap();
+            let n = spec.topo.nr_cpus();
+            let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
+            let mut e = Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000);
+            let (src, dst) = (0, e.llc_list[1][0] as usize);
+            let cas = e.cas.as_mut().unwrap();
+            cas.mms[0].mm_sched_cpu = src as i32;
+            cas.mms[0].nr_running_avg = avg;
+            assert_eq!(e.tasks[0].process, 0);
+            e.tasks[0].preferred_llc = e.topo.cpus[src].llc as i32;
+            e.llc_forbids_migration(0, src, dst)
+        };
+        // an idle preferred LLC keeps its task (llc_fits)
+        assert!(two_llcs(&["cache-aware"], 5));
+        assert!(two_llcs(&["cache-aware", "cas-skip-many-threads"], 4));
+        // 5 · 2 > 8: get_migrate_hint() returns mig_allow
+        assert!(!two_llcs(&["cache-aware", "cas-skip-many-threads"], 5));
+    }
+
     /// Runs the cache-aware jobs queued on CPU `c` to the end (time follows the CPU's cursor).
     fn drain(e: &mut Engine, c: usize) {
         while let Some(Job::CacheAware(mut job)) = e.cpus[c].exec.jobs.pop_front() {
