@@ -304,7 +304,9 @@ impl Engine {
         let Some(cas) = &mut self.cas else { return };
         let epoch = cas.account_local(mm as usize, c, delta, jiffies);
         let m = &cas.mms[mm as usize];
-        let stale = epoch.saturating_sub(m.mm_sched_epoch) > LLC_OLD;
+        // epoch - READ_ONCE(mm->mm_sched_epoch) > sysctl_llc_old, in unsigned long: an mm epoch
+        // ahead of this rq's wraps and invalidates too (RFC v4; fixed in the non-RFC v3)
+        let stale = epoch.wrapping_sub(m.mm_sched_epoch) > LLC_OLD;
         let single = m.nr_threads <= 1;
         self.cpus[exec]
             .exec
@@ -822,6 +824,17 @@ mod tests {
         }
         assert_eq!(count(&a, Counter::MmSchedCpuStores), 0);
         assert_eq!(a.tasks[5].preferred_llc, 0);
+    }
+
+    #[test]
+    fn an_mm_epoch_ahead_of_the_rq_epoch_wraps_and_invalidates_as_in_v4() {
+        let mut e = engine(&["cache-aware"]);
+        let cas = e.cas.as_mut().unwrap();
+        cas.mms[0].mm_sched_cpu = 3;
+        cas.mms[0].mm_sched_epoch = 1; // this rq is still in epoch 0
+        account(&mut e, 2);
+        assert_eq!(count(&e, Counter::MmSchedCpuStores), 1);
+        assert_eq!(e.cas.as_ref().unwrap().mms[0].mm_sched_cpu, -1);
     }
 
     #[test]
