@@ -254,7 +254,7 @@ impl CacheAware {
     }
 }
 
-/// update_avg() of kernel/sched/fair.c: `s64 diff = sample - *avg; *avg += diff / 8;` in
+/// update_avg() of kernel/sched/sched.h: `s64 diff = sample - *avg; *avg += diff / 8;` in
 /// integers, so a rising average stops up to 7 below the sample and a falling one up to 7 above.
 pub fn update_avg(avg: u64, sample: u64) -> u64 {
     (avg as i64 + (sample as i64 - avg as i64) / 8) as u64
