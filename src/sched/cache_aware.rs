@@ -21,12 +21,14 @@ const ACCOUNT_LOCAL_NS: u64 = 40;
 /// Per CPU examined by task_cache_work (occupancy + rq->curr->mm reads are remote loads), lines.
 const SCAN_LINES_PER_CPU: u64 = 2;
 
-/// Field offsets in struct mm_struct's cache-aware block (one 64-byte line unless fix 1 moves
-/// nr_running_avg to the next line).
-const F_LOCK: usize = 0;
-const F_EPOCH: usize = 1;
-const F_CPU: usize = 2;
-const F_NR_RUNNING_AVG: usize = 3;
+/// Fields of struct mm_struct's CONFIG_SCHED_CACHE block, in RFC v4 order (01/28 and 24/28):
+/// pcpu_sched, mm_sched_lock, mm_sched_epoch, mm_sched_cpu, nr_running_avg; one 64-byte line
+/// unless fix 1 moves nr_running_avg to the next line. The values index the line's fields.
+const F_PCPU_SCHED: usize = 0;
+const F_LOCK: usize = 1;
+const F_EPOCH: usize = 2;
+const F_CPU: usize = 3;
+const F_NR_RUNNING_AVG: usize = 4;
 
 #[derive(Clone, Copy, Default)]
 struct PcpuSched {
@@ -49,10 +51,10 @@ pub(crate) struct MmSched {
     avg_field: usize,
     pub mm_sched_epoch: u64,
     pub mm_sched_cpu: i32,
-    /// EWMA (1/8) of the number of CPUs running this mm in the scanned LLCs, ×1024 fixed point.
+    /// update_avg() (1/8, integer as in the kernel) of the number of CPUs running this mm in
+    /// the scanned LLCs.
     pub nr_running_avg: u64,
     pub nr_threads: u32,
-    work_queued: bool,
     pcpu: Vec<PcpuSched>,
 }
 
@@ -60,6 +62,8 @@ pub(crate) struct CacheAware {
     pub mms: Vec<MmSched>,
     rq: Vec<RqEpoch>,
     epoch_period: u64,
+    /// Per task: p->cache_work is queued (work->next != work) and task_cache_work has not run.
+    work_queued: Vec<bool>,
 }
 
 /// Resumable kernel work of the series.
@@ -73,15 +77,25 @@ pub(crate) enum CasJob {
         stale: bool,
         invalidate: bool,
     },
-    /// task_tick_cache(): epoch check, lock, queue the work, publish the epoch.
-    Tick { mm: u32, phase: TickPhase },
-    /// task_cache_work() on return to user.
-    Work { mm: u32, phase: WorkPhase },
+    /// task_tick_cache() of `task`: epoch check, lock, queue its work, publish the epoch.
+    Tick {
+        mm: u32,
+        task: TaskId,
+        phase: TickPhase,
+    },
+    /// task_cache_work() of `task` on its return to user.
+    Work {
+        mm: u32,
+        task: TaskId,
+        phase: WorkPhase,
+    },
 }
 
 /// The steps of account_mm_sched()'s mm-line part, in order (a step may skip ahead).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum AccountPhase {
+    /// `if (!mm || !mm->pcpu_sched) return;`: the first load of the line.
+    LoadPcpuSched,
     /// The per-CPU bookkeeping (rq->cpu_epoch_lock, pcpu_sched), pure compute.
     ChargeLocal,
     /// Load mm->mm_sched_epoch (is the mm's preference stale?).
@@ -100,11 +114,13 @@ pub(crate) enum AccountPhase {
 /// The steps of task_tick_cache().
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TickPhase {
-    /// Load mm->mm_sched_epoch; stop if it is current.
+    /// `if (!mm || !mm->pcpu_sched) return;`
+    LoadPcpuSched,
+    /// Load mm->mm_sched_epoch; stop if it equals the rq's epoch.
     LoadEpoch,
     /// Take mm->mm_sched_lock.
     Lock,
-    /// Publish the epoch and mark the work queued, unless it already is.
+    /// Under the lock: if this task's work is not queued, queue it and publish the epoch.
     PublishEpoch,
     /// Unlock and queue task_cache_work().
     UnlockQueueWork,
@@ -117,6 +133,8 @@ pub(crate) enum TickPhase {
 pub(crate) enum WorkPhase {
     /// Scan the LLCs' occupancy and choose the preferred LLC.
     Scan,
+    /// 25/28, single-threaded mm: `mm->mm_sched_cpu = -1; return;` instead of the scan.
+    ClearCpuSingle,
     /// Store the new mm->mm_sched_cpu.
     StoreCpu,
     /// Store mm->nr_running_avg.
@@ -129,6 +147,7 @@ impl CacheAware {
         lines: &mut Coherence,
         processes: &[String],
         threads: &[u32],
+        nr_tasks: usize,
         own_line: bool,
         hz: u32,
     ) -> Self {
@@ -140,17 +159,19 @@ impl CacheAware {
                 let base = format!("mm_struct({name})");
                 let fields: &[(u32, &'static str)] = if own_line {
                     &[
-                        (0, "mm_sched_lock"),
-                        (8, "mm_sched_epoch"),
-                        (16, "mm_sched_cpu"),
-                        (24, "(pad)"),
+                        (0, "pcpu_sched"),
+                        (8, "mm_sched_lock"),
+                        (16, "mm_sched_epoch"),
+                        (24, "mm_sched_cpu"),
+                        (32, "(pad)"),
                     ]
                 } else {
                     &[
-                        (0, "mm_sched_lock"),
-                        (8, "mm_sched_epoch"),
-                        (16, "mm_sched_cpu"),
-                        (24, "nr_running_avg"),
+                        (0, "pcpu_sched"),
+                        (8, "mm_sched_lock"),
+                        (16, "mm_sched_epoch"),
+                        (24, "mm_sched_cpu"),
+                        (32, "nr_running_avg"),
                     ]
                 };
                 let line = lines.add_line(base.clone(), fields);
@@ -170,7 +191,6 @@ impl CacheAware {
                     mm_sched_cpu: -1,
                     nr_running_avg: 0,
                     nr_threads: threads.get(i).copied().unwrap_or(1),
-                    work_queued: false,
                     pcpu: vec![PcpuSched::default(); n],
                 }
             })
@@ -187,6 +207,7 @@ impl CacheAware {
                 n
             ],
             epoch_period,
+            work_queued: vec![false; nr_tasks],
         }
     }
 
@@ -233,9 +254,15 @@ impl CacheAware {
     }
 }
 
-/// update_avg(): avg += (sample - avg) / 8, on ×1024 fixed point.
+/// update_avg() of kernel/sched/sched.h: `s64 diff = sample - *avg; *avg += diff / 8;` in
+/// integers, so a rising average stops up to 7 below the sample and a falling one up to 7 above.
 pub fn update_avg(avg: u64, sample: u64) -> u64 {
-    (avg as i64 + (sample as i64 * 1024 - avg as i64) / 8) as u64
+    (avg as i64 + (sample as i64 - avg as i64) / 8) as u64
+}
+
+/// exceed_llc_nr() (25/28): `mm->nr_running_avg * smt_nr > per_cpu(sd_llc_size, cpu)`.
+pub fn exceed_llc_nr(nr_running_avg: u64, smt_nr: u64, llc_size: u64) -> bool {
+    nr_running_avg * smt_nr > llc_size
 }
 
 impl Engine {
@@ -255,6 +282,7 @@ impl Engine {
             &mut self.lines,
             &procs,
             &threads,
+            self.tasks.len(),
             self.patches.cas_nr_running_avg_own_line,
             self.hz,
         ));
@@ -276,7 +304,9 @@ impl Engine {
         let Some(cas) = &mut self.cas else { return };
         let epoch = cas.account_local(mm as usize, c, delta, jiffies);
         let m = &cas.mms[mm as usize];
-        let stale = epoch.saturating_sub(m.mm_sched_epoch) > LLC_OLD;
+        // epoch - READ_ONCE(mm->mm_sched_epoch) > sysctl_llc_old, in unsigned long: an mm epoch
+        // ahead of this rq's wraps and invalidates too (RFC v4; fixed in the non-RFC v3)
+        let stale = epoch.wrapping_sub(m.mm_sched_epoch) > LLC_OLD;
         let single = m.nr_threads <= 1;
         self.cpus[exec]
             .exec
@@ -284,21 +314,22 @@ impl Engine {
             .push_back(Job::CacheAware(CasJob::Account {
                 mm,
                 task,
-                phase: AccountPhase::ChargeLocal,
+                phase: AccountPhase::LoadPcpuSched,
                 stale,
                 invalidate: single,
             }));
     }
 
-    /// task_tick_cache(), from the tick of a CPU running a task of `mm`.
-    pub(super) fn task_tick_cache(&mut self, c: usize, mm: u32) {
+    /// task_tick_cache(), from the tick of a CPU running `task` of `mm`.
+    pub(super) fn task_tick_cache(&mut self, c: usize, task: TaskId, mm: u32) {
         if self.cas.is_some() {
             self.cpus[c]
                 .exec
                 .jobs
                 .push_back(Job::CacheAware(CasJob::Tick {
                     mm,
-                    phase: TickPhase::LoadEpoch,
+                    task,
+                    phase: TickPhase::LoadPcpuSched,
                 }));
         }
     }
@@ -325,8 +356,10 @@ impl Engine {
                 stale,
                 invalidate,
             } => self.account_mm_sched_step(c, &mut cas, mm, task, phase, stale, invalidate),
-            CasJob::Tick { mm, phase } => self.task_tick_cache_step(c, &mut cas, mm, phase),
-            CasJob::Work { mm, phase } => self.task_cache_work(c, &mut cas, mm, phase),
+            CasJob::Tick { mm, task, phase } => {
+                self.task_tick_cache_step(c, &mut cas, mm, task, phase)
+            }
+            CasJob::Work { mm, task, phase } => self.task_cache_work(c, &mut cas, mm, task, phase),
         };
         self.cas = Some(cas);
         next
@@ -346,8 +379,13 @@ impl Engine {
     ) -> Option<CasJob> {
         let m = &mut cas.mms[mm as usize];
         let phase = match phase {
+            AccountPhase::LoadPcpuSched => {
+                // if (!mm || !mm->pcpu_sched) return;
+                self.kaccess(c, m.line, Op::Load, F_PCPU_SCHED, Sym::AccountMmSched);
+                AccountPhase::ChargeLocal
+            }
             AccountPhase::ChargeLocal => {
-                // epoch - READ_ONCE(mm->mm_sched_epoch) > sysctl_llc_old
+                // scoped_guard (raw_spinlock, &rq->cpu_epoch_lock) { __update_mm_sched() ... }
                 self.kcharge(c, Sym::AccountMmSched, ACCOUNT_LOCAL_NS);
                 AccountPhase::LoadEpoch
             }
@@ -363,7 +401,7 @@ impl Engine {
                     self.kaccess(c, m.avg_line, Op::Load, m.avg_field, Sym::ExceedLlcNr);
                     let smt = self.topo.spec.smt as u64;
                     let llc_size = self.sd.llc_size[c] as u64;
-                    invalidate = m.nr_running_avg * smt > llc_size * 1024;
+                    invalidate = exceed_llc_nr(m.nr_running_avg, smt, llc_size);
                 }
                 if invalidate {
                     AccountPhase::TestCpu
@@ -423,15 +461,21 @@ impl Engine {
         c: usize,
         cas: &mut CacheAware,
         mm: u32,
+        task: TaskId,
         phase: TickPhase,
     ) -> Option<CasJob> {
         let epoch = cas.rq_epoch(c);
         let m = &mut cas.mms[mm as usize];
         let phase = match phase {
+            TickPhase::LoadPcpuSched => {
+                // if (!mm || !mm->pcpu_sched) return;
+                self.kaccess(c, m.line, Op::Load, F_PCPU_SCHED, Sym::TaskTickCache);
+                TickPhase::LoadEpoch
+            }
             TickPhase::LoadEpoch => {
                 // if (mm->mm_sched_epoch == rq->cpu_epoch) return;
                 self.kaccess(c, m.line, Op::Load, F_EPOCH, Sym::TaskTickCache);
-                if m.mm_sched_epoch >= epoch {
+                if m.mm_sched_epoch == epoch {
                     return None;
                 }
                 TickPhase::Lock
@@ -442,11 +486,14 @@ impl Engine {
                 TickPhase::PublishEpoch
             }
             TickPhase::PublishEpoch => {
-                let queue = !m.work_queued;
-                if queue {
+                // if (work->next == work) { task_work_add(); WRITE_ONCE(mm->mm_sched_epoch, ..); }
+                // (02/28 dropped 01/28's recheck of the epoch under the lock: CPUs that passed
+                // the first check together each queue their own task's work)
+                let queued = &mut cas.work_queued[task as usize];
+                if !*queued {
                     self.kaccess(c, m.line, Op::Store, F_EPOCH, Sym::TaskTickCache);
                     m.mm_sched_epoch = epoch;
-                    m.work_queued = true;
+                    *queued = true;
                     TickPhase::UnlockQueueWork
                 } else {
                     TickPhase::Unlock
@@ -460,6 +507,7 @@ impl Engine {
                     .jobs
                     .push_back(Job::CacheAware(CasJob::Work {
                         mm,
+                        task,
                         phase: WorkPhase::Scan,
                     }));
                 return None;
@@ -469,7 +517,7 @@ impl Engine {
                 return None;
             }
         };
-        Some(CasJob::Tick { mm, phase })
+        Some(CasJob::Tick { mm, task, phase })
     }
 
     /// task_cache_work(): scan the LLCs of this CPU's node, sum occupancy per LLC, switch the
@@ -479,10 +527,29 @@ impl Engine {
         c: usize,
         cas: &mut CacheAware,
         mm: u32,
+        task: TaskId,
         phase: WorkPhase,
     ) -> Option<CasJob> {
         let jiffies = self.jiffies();
         let phase = match phase {
+            WorkPhase::ClearCpuSingle => {
+                let m = &mut cas.mms[mm as usize];
+                self.kaccess(c, m.line, Op::Store, F_CPU, Sym::TaskCacheWork);
+                self.metrics.count(Counter::MmSchedCpuStores);
+                if m.mm_sched_cpu == -1 {
+                    self.metrics.count(Counter::MmSchedCpuRedundantStores);
+                }
+                m.mm_sched_cpu = -1;
+                return None;
+            }
+            WorkPhase::Scan
+                if self.patches.cas_skip_many_threads && cas.mms[mm as usize].nr_threads <= 1 =>
+            {
+                // work->next = work; then 25/28:
+                // if (get_nr_threads(p) <= 1) { mm->mm_sched_cpu = -1; return; }
+                cas.work_queued[task as usize] = false;
+                WorkPhase::ClearCpuSingle
+            }
             WorkPhase::Scan => {
                 let node = self.topo.cpus[c].node as usize;
                 let pref = cas.mms[mm as usize].mm_sched_cpu;
@@ -538,8 +605,8 @@ impl Engine {
                 }
                 self.kcharge(c, Sym::TaskCacheWork, cost / STATS_MLP);
                 let switch = best_cpu >= 0 && CacheAware::should_switch(best, current);
+                cas.work_queued[task as usize] = false;
                 let m = &mut cas.mms[mm as usize];
-                m.work_queued = false;
                 m.nr_running_avg = update_avg(m.nr_running_avg, nr_running);
                 if switch {
                     m.mm_sched_cpu = best_cpu;
@@ -565,7 +632,7 @@ impl Engine {
                 return None;
             }
         };
-        Some(CasJob::Work { mm, phase })
+        Some(CasJob::Work { mm, task, phase })
     }
 
     /// The LLC utilization test of the RFC's migration hint: util*100 < cap*llc_aggr_cap/smt.
@@ -586,6 +653,16 @@ impl Engine {
         let task = &self.tasks[t as usize];
         let m = &cas.mms[task.process as usize];
         if m.mm_sched_cpu < 0 || m.nr_threads <= 1 {
+            return false;
+        }
+        // 25/28 in get_migrate_hint(): skip cache aware load balance for too many threads
+        if self.patches.cas_skip_many_threads
+            && exceed_llc_nr(
+                m.nr_running_avg,
+                self.topo.spec.smt as u64,
+                self.sd.llc_size[dst] as u64,
+            )
+        {
             return false;
         }
         let (sl, dl) = (
@@ -636,12 +713,198 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::{Experiment, Side};
     use crate::topology::preset;
+
+    /// A 1-socket, 8-core, SMT2 machine (one LLC of 16 CPUs) running 16 spinners of one process,
+    /// with these patches and nothing run yet.
+    fn engine(patches: &[&str]) -> Engine {
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        e.machine.overrides.sockets = Some(1);
+        e.machine.overrides.cores_per_socket = Some(8);
+        e.machine.overrides.nodes_per_socket = Some(1);
+        e.machine.overrides.smt = Some(2);
+        e.workload.name = "spin".into();
+        e.workload.knobs.insert("threads".into(), "16".into());
+        e.a = patches.iter().map(|p| p.to_string()).collect();
+        let spec = e.run_spec(Side::A).unwrap();
+        let n = spec.topo.nr_cpus();
+        let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
+        Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)
+    }
+
+    #[test]
+    fn with_25_28_exceed_llc_nr_lifts_the_lb_veto() {
+        // two LLCs of 4 cores (8 CPUs with SMT2): more than 4 running threads exceed one
+        let two_llcs = |patches: &[&str], avg: u64| {
+            let mut x = Experiment::default();
+            x.machine.preset = "custom".into();
+            x.machine.overrides.sockets = Some(1);
+            x.machine.overrides.cores_per_socket = Some(8);
+            x.machine.overrides.nodes_per_socket = Some(1);
+            x.machine.overrides.cores_per_llc = Some(4);
+            x.machine.overrides.smt = Some(2);
+            x.workload.name = "spin".into();
+            x.workload.knobs.insert("threads".into(), "16".into());
+            x.a = patches.iter().map(|p| p.to_string()).collect();
+            let spec = x.run_spec(Side::A).unwrap();
+            let n = spec.topo.nr_cpus();
+            let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
+            let mut e = Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000);
+            let (src, dst) = (0, e.llc_list[1][0] as usize);
+            let cas = e.cas.as_mut().unwrap();
+            cas.mms[0].mm_sched_cpu = src as i32;
+            cas.mms[0].nr_running_avg = avg;
+            assert_eq!(e.tasks[0].process, 0);
+            e.tasks[0].preferred_llc = e.topo.cpus[src].llc as i32;
+            e.llc_forbids_migration(0, src, dst)
+        };
+        // an idle preferred LLC keeps its task (llc_fits)
+        assert!(two_llcs(&["cache-aware"], 5));
+        assert!(two_llcs(&["cache-aware", "cas-skip-many-threads"], 4));
+        // 5 · 2 > 8: get_migrate_hint() returns mig_allow
+        assert!(!two_llcs(&["cache-aware", "cas-skip-many-threads"], 5));
+    }
+
+    /// Runs the cache-aware jobs queued on CPU `c` to the end (time follows the CPU's cursor).
+    fn drain(e: &mut Engine, c: usize) {
+        while let Some(Job::CacheAware(mut job)) = e.cpus[c].exec.jobs.pop_front() {
+            loop {
+                e.now = e.now.max(e.cpus[c].exec.cursor);
+                match e.step_cache_aware(c, job) {
+                    Some(j) => job = j,
+                    None => break,
+                }
+            }
+        }
+    }
+
+    fn count(e: &Engine, c: Counter) -> u64 {
+        e.metrics.counters[c as usize]
+    }
+
+    /// account_mm_sched() of task `t` on CPU `t` (its own CPU), run to the end.
+    fn account(e: &mut Engine, t: usize) {
+        e.account_mm_sched(t, t, t as TaskId, 0, 1000);
+        drain(e, t);
+    }
+
+    #[test]
+    fn with_25_28_every_account_mm_sched_stores_minus_one_and_fix_2_stores_only_a_change() {
+        let mut b = engine(&["cache-aware", "cas-skip-many-threads"]);
+        b.cas.as_mut().unwrap().mms[0].nr_running_avg = 9; // 9 · 2 > 16: exceed_llc_nr()
+        for t in 0..6 {
+            account(&mut b, t);
+        }
+        assert_eq!(count(&b, Counter::MmSchedCpuStores), 6);
+        assert_eq!(count(&b, Counter::MmSchedCpuRedundantStores), 6);
+
+        let mut fixed = engine(&[
+            "cache-aware",
+            "cas-skip-many-threads",
+            "cas-write-if-changed",
+        ]);
+        let cas = fixed.cas.as_mut().unwrap();
+        cas.mms[0].nr_running_avg = 9;
+        cas.mms[0].mm_sched_cpu = 3;
+        for t in 0..6 {
+            account(&mut fixed, t);
+        }
+        assert_eq!(count(&fixed, Counter::MmSchedCpuStores), 1, "only 3 → -1");
+        assert_eq!(count(&fixed, Counter::MmSchedCpuRedundantStores), 0);
+        assert_eq!(fixed.cas.as_ref().unwrap().mms[0].mm_sched_cpu, -1);
+
+        // without 25/28 (or below the threshold) nothing invalidates a fresh preference
+        let mut a = engine(&["cache-aware"]);
+        a.cas.as_mut().unwrap().mms[0].nr_running_avg = 9;
+        a.cas.as_mut().unwrap().mms[0].mm_sched_cpu = 3;
+        for t in 0..6 {
+            account(&mut a, t);
+        }
+        assert_eq!(count(&a, Counter::MmSchedCpuStores), 0);
+        assert_eq!(a.tasks[5].preferred_llc, 0);
+    }
+
+    #[test]
+    fn an_mm_epoch_ahead_of_the_rq_epoch_wraps_and_invalidates_as_in_v4() {
+        let mut e = engine(&["cache-aware"]);
+        let cas = e.cas.as_mut().unwrap();
+        cas.mms[0].mm_sched_cpu = 3;
+        cas.mms[0].mm_sched_epoch = 1; // this rq is still in epoch 0
+        account(&mut e, 2);
+        assert_eq!(count(&e, Counter::MmSchedCpuStores), 1);
+        assert_eq!(e.cas.as_ref().unwrap().mms[0].mm_sched_cpu, -1);
+    }
+
+    #[test]
+    fn account_mm_sched_loads_pcpu_sched_first_then_the_epoch() {
+        let mut e = engine(&["cache-aware"]);
+        account(&mut e, 2);
+        let line = e.cas.as_ref().unwrap().mms[0].line;
+        let f = &e.lines.lines[line].fields;
+        assert_eq!(f[F_PCPU_SCHED].loads, 1);
+        assert_eq!(f[F_EPOCH].loads, 1);
+        assert_eq!(f[F_CPU].loads, 1, "mm_sched_cpu for the preferred LLC");
+        assert_eq!(f[F_NR_RUNNING_AVG].loads, 0, "exceed_llc_nr() is 25/28's");
+    }
+
+    fn works_queued(e: &Engine, c: usize) -> usize {
+        e.cpus[c]
+            .exec
+            .jobs
+            .iter()
+            .filter(|j| matches!(j, Job::CacheAware(CasJob::Work { .. })))
+            .count()
+    }
+
+    /// Tick of CPU `c` running task `c` in epoch `epoch`: task_tick_cache() to the end.
+    fn tick(e: &mut Engine, c: usize, epoch: u64) {
+        e.cas.as_mut().unwrap().rq[c].cpu_epoch = epoch;
+        e.task_tick_cache(c, c as TaskId, 0);
+        // run the tick's job (the last queued) only, leaving any queued work in place
+        let Some(Job::CacheAware(mut job)) = e.cpus[c].exec.jobs.pop_back() else {
+            panic!("no task_tick_cache job")
+        };
+        loop {
+            e.now = e.now.max(e.cpus[c].exec.cursor);
+            match e.step_cache_aware(c, job) {
+                Some(j) => job = j,
+                None => break,
+            }
+        }
+    }
+
+    #[test]
+    fn task_tick_cache_queues_one_work_per_epoch_and_the_flag_is_per_task() {
+        let mut e = engine(&["cache-aware"]);
+        // epoch 1: the first CPU publishes the epoch and queues its task's work; the next one
+        // finds the epoch current
+        tick(&mut e, 0, 1);
+        tick(&mut e, 1, 1);
+        assert_eq!((works_queued(&e, 0), works_queued(&e, 1)), (1, 0));
+        assert_eq!(e.cas.as_ref().unwrap().mms[0].mm_sched_epoch, 1);
+        // epoch 2 before task 0's work ran: task 0's work is still queued, so its tick cannot
+        // publish; task 1's can (p->cache_work is per task)
+        tick(&mut e, 0, 2);
+        assert_eq!(e.cas.as_ref().unwrap().mms[0].mm_sched_epoch, 1);
+        tick(&mut e, 1, 2);
+        assert_eq!((works_queued(&e, 0), works_queued(&e, 1)), (1, 1));
+        assert_eq!(e.cas.as_ref().unwrap().mms[0].mm_sched_epoch, 2);
+    }
 
     fn cas() -> CacheAware {
         let t = Topology::new(preset("milan-2s").unwrap()).unwrap();
         let mut lines = Coherence::new(&t);
-        CacheAware::new(&t, &mut lines, &["mysqld".to_string()], &[64], false, 1000)
+        CacheAware::new(
+            &t,
+            &mut lines,
+            &["mysqld".to_string()],
+            &[64],
+            64,
+            false,
+            1000,
+        )
     }
 
     #[test]
@@ -667,26 +930,66 @@ mod tests {
     }
 
     #[test]
-    fn nr_running_avg_is_an_eighth_ewma() {
+    fn nr_running_avg_is_the_kernels_integer_eighth_ewma() {
         let mut a = 0;
         a = update_avg(a, 8);
-        assert_eq!(a, 1024); // 8/8
+        assert_eq!(a, 1);
         a = update_avg(a, 8);
-        assert_eq!(a, 1024 + (8 * 1024 - 1024) / 8);
+        assert_eq!(a, 1); // (8 - 1) / 8 == 0
+        // rising towards 64 it stops at 57 (64 - 57 = 7 < 8); falling to 0 it stops at 7
+        let mut up = 0;
+        for _ in 0..200 {
+            up = update_avg(up, 64);
+        }
+        assert_eq!(up, 57);
+        let mut down = up;
+        for _ in 0..200 {
+            down = update_avg(down, 0);
+        }
+        assert_eq!(down, 7);
+    }
+
+    #[test]
+    fn exceed_llc_nr_compares_threads_times_smt_with_the_llc_cpus() {
+        // Milan CCX: 16 CPUs, SMT2 → more than 8 running threads exceed it
+        assert!(!exceed_llc_nr(8, 2, 16));
+        assert!(exceed_llc_nr(9, 2, 16));
+        assert!(exceed_llc_nr(17, 1, 16));
     }
 
     #[test]
     fn fix_1_moves_nr_running_avg_to_its_own_line() {
         let t = Topology::new(preset("milan-2s").unwrap()).unwrap();
         let mut lines = Coherence::new(&t);
-        let a = CacheAware::new(&t, &mut lines, &["mysqld".to_string()], &[64], false, 1000);
+        let a = CacheAware::new(
+            &t,
+            &mut lines,
+            &["mysqld".to_string()],
+            &[64],
+            64,
+            false,
+            1000,
+        );
         assert_eq!(a.mms[0].avg_line, a.mms[0].line);
-        let b = CacheAware::new(&t, &mut lines, &["mysqld".to_string()], &[64], true, 1000);
+        let b = CacheAware::new(
+            &t,
+            &mut lines,
+            &["mysqld".to_string()],
+            &[64],
+            64,
+            true,
+            1000,
+        );
         assert_ne!(b.mms[0].avg_line, b.mms[0].line);
         assert_eq!(
             lines.lines[b.mms[0].avg_line].name,
             "mm_struct(mysqld)+0x40"
         );
         assert_eq!(lines.lines[b.mms[0].avg_line].fields[0].offset, 64);
+        // RFC v4 order: the pcpu_sched pointer every account_mm_sched loads first shares the line
+        let f = &lines.lines[a.mms[0].line].fields;
+        assert_eq!(f[F_PCPU_SCHED].field, "pcpu_sched");
+        assert_eq!(f[F_CPU].field, "mm_sched_cpu");
+        assert_eq!(f[F_NR_RUNNING_AVG].field, "nr_running_avg");
     }
 }

@@ -87,7 +87,7 @@ impl Engine {
         if let Some(t) = self.cpus[c].rq.curr {
             self.update_load_avg(c, t, true, false, false);
             let mm = self.tasks[t as usize].process;
-            self.task_tick_cache(c, mm);
+            self.task_tick_cache(c, t, mm);
         }
         // sched_balance_trigger(): raise SCHED_SOFTIRQ (it runs after the interrupt), then
         // nohz_balancer_kick() on a busy CPU, which first leaves the NOHZ idle state
