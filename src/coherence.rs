@@ -129,6 +129,9 @@ struct Groups {
     of_cpu: Vec<u32>,
     /// One member of each group.
     rep: Vec<u32>,
+    /// `xfer[g * n + h]`: transfer latency from any member of group g to any member of group h
+    /// (g != h), looked up instead of asking the topology for every sharer group of every miss.
+    xfer: Vec<u32>,
 }
 
 impl Groups {
@@ -144,7 +147,11 @@ impl Groups {
                 })
             })
             .collect();
-        Groups { of_cpu, rep }
+        let n = rep.len();
+        let xfer = (0..n * n)
+            .map(|i| topo.xfer_ns(rep[i / n] as usize, rep[i % n] as usize))
+            .collect();
+        Groups { of_cpu, rep, xfer }
     }
 
     /// (nearest, farthest) transfer latency to `cpu` from the line's sharers other than `cpu`.
@@ -155,12 +162,14 @@ impl Groups {
             hi = hi.max(ns);
         };
         let mine = self.of_cpu[cpu] as usize;
+        let from = &self.xfer[mine..];
+        let stride = self.rep.len();
         for (g, &n) in line.group_sharers.iter().enumerate() {
             if n == 0 {
                 continue;
             }
             if g != mine {
-                note(topo.xfer_ns(self.rep[g] as usize, cpu));
+                note(from[g * stride]);
                 continue;
             }
             // cpu's own group: itself, its cluster (SMT siblings, cores sharing its L2), and CPUs
@@ -303,7 +312,9 @@ impl Coherence {
         }
         line.forget_handoffs_before(now);
         // Still in this CPU's cache: the line was requested by others, but not yet handed over.
-        let still_held = line.handing_off.get(cpu).is_some_and(|&n| n > 0);
+        // (No hand-off pending means nobody is handing off: the per-CPU counts are not touched.)
+        let still_held =
+            !line.handoffs.is_empty() && line.handing_off.get(cpu).is_some_and(|&n| n > 0);
         let start = now.max(line.free_at);
         let modified_elsewhere = line.owner.filter(|&o| o != c);
         let locked = |op| {
