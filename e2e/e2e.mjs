@@ -787,6 +787,44 @@ test('second story: cache-aware false sharing, B slower, HITM on mm_struct(mysql
   assert.deepEqual(problems, []);
 });
 
+test('c2c on milan-2s: the shared lines, the 8 per-CPU lines with most HITMs, one sum row; show all; the CSV keeps every line', async () => {
+  assert.ok(state.milan, 'needs the second-story test');
+  const { page, problems } = state.milan;
+  const report = await page.evaluate(() => window.schedplay.lastReport('b'));
+  const isCpu = (n) => /\(cpu\d+\)/.test(n);
+  const all = report.cachelines;
+  const perCpu = all.filter((l) => isCpu(l.name));
+  const shared = all.length - perCpu.length;
+  assert.ok(perCpu.length > 8, `milan-2s has per-CPU lines: ${perCpu.length} of ${all.length}`);
+  const shown = () => page.evaluate(() => [...document.querySelectorAll('#c2c tbody tr.cl-row')].filter((r) => !r.hidden).map((r) => r.dataset.line));
+  const rows = await page.locator('#c2c tbody tr:not(.off-row)').count();
+  assert.ok(rows <= shared + 8 + 1, `at most shared ${shared} + 8 + 1 rows by default, got ${rows}`);
+  const names = await shown();
+  assert.equal(names.filter((n) => !isCpu(n)).length, shared, 'every shared line is shown');
+  const cpuShown = names.filter(isCpu);
+  assert.equal(cpuShown.length, 8, 'eight per-CPU lines');
+  const hitm = (l) => l.hitm_local + l.hitm_remote;
+  const hm = new Map(all.map((l) => [l.name, hitm(l)]));
+  const minShown = Math.min(...cpuShown.map((n) => hm.get(n)));
+  const rest = perCpu.filter((l) => !cpuShown.includes(l.name));
+  assert.ok(rest.every((l) => hitm(l) <= minShown), 'the shown per-CPU lines have the most HITMs');
+  const sumRow = page.locator('#c2c tr.c2c-rest');
+  assert.match(await sumRow.textContent(), new RegExp(`\\(${rest.length.toLocaleString('en-US')} more per-CPU lines\\)`));
+  const cells = await sumRow.locator('td').allTextContents();
+  assert.equal(Number(cells[5].replace(/,/g, '')), rest.reduce((s, l) => s + l.hitm_local, 0), 'the sum row adds the local HITMs of the rest');
+  // show all, then hide again
+  await page.click('[data-testid="c2c-more"]');
+  assert.equal((await shown()).length, all.length, 'show all shows every line');
+  assert.equal(await page.getAttribute('[data-testid="c2c-more"]', 'aria-expanded'), 'true');
+  await page.click('[data-testid="c2c-more"]');
+  assert.equal((await shown()).length, shared + 8, 'hide folds them again');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const csv = readFileSync(await dl.path(), 'utf8');
+  const csvLines = new Set(csv.split('\n').filter((l) => l.startsWith('b,c2c,')).map((l) => l.split(',')[2]));
+  assert.equal(csvLines.size, all.length, 'the CSV has every cache line of B');
+  assert.deepEqual(problems, []);
+});
+
 test('scaling sweep: 64,128 CPUs, chart and table, light and dark', async () => {
   assert.ok(state.milan, 'needs the second-story test');
   const { page, problems } = state.milan;
