@@ -12,9 +12,8 @@ export class ScenarioForm {
     this.touched = new Set(); // machine keys typed by the user or given by the link: always sent
     /** @type {{key: string, link: string, min: number, max: number, words: [string, number][], description: string}[]} */
     this.machineKeys = presets.machine_keys;
-    /** An imported machine (www/import.js): the engine's cpu_map and what to say about it. */
+    /** An imported machine (www/import.js): the engine's cpu_map (its summary is the engine's). */
     this.cpuMap = null;
-    this.cpuMapNote = '';
     this.renderStatic();
   }
 
@@ -76,10 +75,9 @@ export class ScenarioForm {
     for (const { key } of this.machineKeys) if (m[key] !== undefined) $(key).value = String(m[key]);
   }
 
-  /** Imported machine on (map, note) or off (null): the layout fields do not apply to it. */
-  setCpuMap(map, note = '') {
+  /** Imported machine on (map) or off (null): the layout fields do not apply to it. */
+  setCpuMap(map) {
     this.cpuMap = map || null;
-    this.cpuMapNote = map ? note : '';
     for (const key of this.presets.layout_keys || []) if ($(key)) $(key).disabled = !!this.cpuMap;
   }
 
@@ -143,8 +141,7 @@ export class ScenarioForm {
     $('seed').value = String(exp.seed ?? '');
     $('repeats').value = String(exp.repeats ?? 1);
     $('warmup').value = String(exp.warmup ?? 0);
-    const map = m.cpu_map || null;
-    this.setCpuMap(map, map && map === this.cpuMap ? this.cpuMapNote : 'imported machine (cpu_map)');
+    this.setCpuMap(m.cpu_map || null);
   }
 
   /**

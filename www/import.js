@@ -39,7 +39,7 @@ export function setupImport(engine, form, presets) {
       const note = `imported machine: ${s.cpus} CPUs, ${s.sockets} sockets, ${s.nodes} nodes, ${s.llcs} LLCs, ${s.smt} threads per core`;
       $('machine').value = m.preset;
       form.applyMachinePreset(m.preset);
-      form.setCpuMap(m.cpu_map, note);
+      form.setCpuMap(m.cpu_map);
       setText('import-status', `${note}; hardware figures of ${m.preset}${m.closest ? ' (the closest preset; the preset list chooses another)' : ''}`
         + (m.notes?.length ? `. Assumed: ${m.notes.join('; ')}` : ''));
       form.changed('machine');
