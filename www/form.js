@@ -311,9 +311,10 @@ function sizesText(sizes, smt) {
 
 /**
  * The machine summary: what the engine builds (topology_summary), not what the fields suggest, and
- * a notice for every setting it used differently. `s` null: the machine is invalid (`why`).
+ * a notice for every setting it used differently. `s` null: the machine is invalid (`why`);
+ * `imported`: the machine is a pasted one (www/import.js), which the summary says.
  */
-export function showMachineSummary(s, why = '') {
+export function showMachineSummary(s, why = '', imported = false) {
   const box = $('machine-summary');
   const notes = clear($('machine-adjusted'));
   notes.hidden = true;
@@ -321,7 +322,9 @@ export function showMachineSummary(s, why = '') {
   const smt = s.smt > 1 ? 'SMT on' : 'SMT off';
   const vendor = { amd: 'AMD', intel: 'Intel' }[s.vendor] ?? String(s.vendor);
   const cl = s.cluster_sizes.length && s.cluster_sizes[0].cores > 1 ? ` · ${plural(s.clusters, 'cluster')} ${sizesText(s.cluster_sizes, s.smt)}` : '';
-  box.textContent = `Built: ${plural(s.cpus, 'CPU')} (${plural(s.sockets, 'socket')}, ${smt}, ${vendor}) · `
+  // an imported machine (cpu_map) is built as pasted; the preset gives its hardware figures only
+  const from = imported ? ` from the imported machine (hardware figures of ${s.preset})` : '';
+  box.textContent = `Built${from}: ${plural(s.cpus, 'CPU')} (${plural(s.sockets, 'socket')}, ${smt}, ${vendor}) · `
     + `${plural(s.nodes, 'NUMA node')}${sizesText(s.node_sizes, s.smt)} · ${plural(s.llcs, 'LLC')}${sizesText(s.llc_sizes, s.smt)}`
     + `${s.llc_mib ? `, ${s.llc_mib.toLocaleString('en-US')} MiB each` : ''}${cl}`;
   box.dataset.llcs = String(s.llcs);
