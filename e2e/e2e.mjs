@@ -358,7 +358,18 @@ test('bad link: the value used instead is named, the address bar keeps the link 
 });
 
 test('contrast: WCAG AA for the page\'s colour pairs, light and dark', async () => {
-  const { page, problems } = await openPage();
+  // after a short run on milan-2s (locality and c2c tables, the domain text), with the Import box
+  // open on an error
+  const { page, problems } = await openPage(`?v=1&machine=milan-2s&workload=oltp&seconds=0.02&seed=3&a=&b=cache-aware`);
+  await runAB(page);
+  await page.locator('#heatmap').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#domains details.domain-texts', { timeout: 10000 });
+  await page.click('#domains details.domain-texts > summary');
+  await page.click('#import-box > summary');
+  await page.fill('#import-text', 'CPU,Core\n0,zero\n');
+  await page.click('#import-apply');
+  await page.waitForSelector('#import-errors li', { timeout: 10000 });
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.waitForTimeout(100);
@@ -386,6 +397,11 @@ test('contrast: WCAG AA for the page\'s colour pairs, light and dark', async () 
         text('.card dd'), text('#results-link'),
         text('#machine-adjusted'), text('.heat-legend-ticks span'), text('.chart-table summary'), text('label:has(#heat-metric)'),
         fill('.swatch-a', '.panel'), fill('.swatch-b', '.panel'), fill('.bar-b, .swatch-b', '.cards .card'),
+        text('#locality th'), text('#locality td'), text('#locality td.num'), text('#locality-moves td.num'), text('details:has(#locality) > summary'),
+        text('#c2c td code'), text('#c2c td.num'), text('#c2c tr.c2c-rest td:nth-child(2)'), text('button.c2c-more'),
+        text('#import-box > summary'), text('#import-box .desc'), text('#import-box textarea'), text('#import-status'),
+        text('#import-errors li'), text('#import-apply'), text('#import-hardware'),
+        text('.domain-texts > summary'), text('pre.domain-text'), text('button.copy'),
       ];
     });
     for (const p of pairs) assert.ok(p.ratio >= p.min, `${scheme}: ${p.what} ${p.ratio.toFixed(2)}:1 < ${p.min}:1`);
@@ -975,7 +991,17 @@ test('locality: where user time went, for A and B, and starts, wakeups and hando
   await page.locator('#locality').evaluate((t) => { t.closest('details').open = true; });
   const rows = await page.locator('#locality tbody tr').allTextContents();
   assert.ok(rows.some((r) => r.startsWith('cache refill')) && rows.some((r) => r.startsWith('SMT co-run')), rows.join('\n'));
-  assert.ok(rows.some((r) => /^socket.*starts.*wakeups.*handoffs/.test(r)), rows.join('\n'));
+  // costs in ms to the µs (one format per column), moves by distance as counts in a table of their own
+  const ms = await page.locator('#locality tbody tr td:nth-child(2)').allTextContents();
+  assert.ok(ms.every((x) => /^[\d,]+\.\d{3}$/.test(x)), `A's ms to the µs: ${ms.join(' ')}`);
+  const moves = await page.evaluate(() => [...document.querySelectorAll('#locality-moves tbody tr')].map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.deepEqual(moves.map((r) => r[0]), ['same cpu', 'smt', 'llc', 'node near', 'node far', 'socket']);
+  const rep = await page.evaluate(() => [window.schedplay.lastReport('a').locality, window.schedplay.lastReport('b').locality]);
+  const n = (x) => Number(x.replace(/,/g, ''));
+  for (const [i, c] of ['same_cpu', 'smt', 'llc', 'node_near', 'node_far', 'socket'].entries()) {
+    assert.deepEqual(moves[i].slice(1).map(n), [rep[0].starts_by_class[c], rep[1].starts_by_class[c], rep[0].wakeups_by_class[c],
+      rep[1].wakeups_by_class[c], rep[0].handoffs_by_class[c], rep[1].handoffs_by_class[c]], `${c}: ${moves[i]}`);
+  }
   await page.screenshot({ path: join(OUT, 'locality.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });
