@@ -946,6 +946,12 @@ test('repeats: the interval table (insignificant changes greyed, none coloured),
   assert.match(await page.getAttribute('#summary-a-flag', 'data-not-settled'), /contention_pct/);
   assert.match(await page.textContent('#summary-a-flag'), /first 0\.020 s left out \(warm-up\) · not settled: /);
   await page.locator('#repeat-box').screenshot({ path: join(OUT, 'repeats.png') });
+  // gnr-2s-96c-snc3: ~1,000 cache lines (2 run-queue lines per CPU), the c2c table shows shared + 8 + 1
+  const lines = await page.evaluate(() => window.schedplay.lastReport('b').cachelines.map((l) => l.name));
+  const shared = lines.filter((n) => !/\(cpu\d+\)/.test(n)).length;
+  assert.ok(lines.length - shared >= 2 * 384, `per-CPU lines on 384 CPUs: ${lines.length - shared}`);
+  const c2cRows = await page.locator('#c2c tbody tr:not(.off-row)').count();
+  assert.ok(c2cRows <= shared + 8 + 1, `c2c rows ${c2cRows} <= ${shared} + 8 + 1 of ${lines.length} lines`);
   assert.deepEqual(problems, []);
   await page.close();
 });
