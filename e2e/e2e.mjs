@@ -161,7 +161,9 @@ test('Import machine: the pasted lscpu + numactl text is the machine, in its lin
   await page.waitForFunction(() => /imported machine: 256 CPUs/.test(document.getElementById('import-status').textContent), null, { timeout: 10000 });
   assert.match(await page.textContent('#import-status'), /hardware figures of milan-2s \(the closest preset/);
   assert.equal((await page.textContent('#import-errors')).trim(), '');
-  assert.match(await page.textContent('#machine-summary'), /imported machine: 256 CPUs, 2 sockets, 2 nodes, 16 LLCs/);
+  await page.waitForFunction(() => /imported machine/.test(document.getElementById('machine-summary').textContent), null, { timeout: 5000 });
+  // the engine's summary of the machine it built (topology_summary), named as the imported one
+  assert.match(await page.textContent('#machine-summary'), /^Built from the imported machine \(hardware figures of milan-2s\): 256 CPUs \(2 sockets, SMT on, AMD\) · 2 NUMA nodes of 64 cores \(128 CPUs\) · 16 LLCs of 8 cores/);
   assert.ok(await page.isDisabled('#sockets'), 'layout fields do not apply');
   await page.waitForFunction(() => /cpu_map=0n128/.test(location.search), null, { timeout: 5000 });
   await runAB(page);
@@ -356,7 +358,18 @@ test('bad link: the value used instead is named, the address bar keeps the link 
 });
 
 test('contrast: WCAG AA for the page\'s colour pairs, light and dark', async () => {
-  const { page, problems } = await openPage();
+  // after a short run on milan-2s (locality and c2c tables, the domain text), with the Import box
+  // open on an error
+  const { page, problems } = await openPage(`?v=1&machine=milan-2s&workload=oltp&seconds=0.02&seed=3&a=&b=cache-aware`);
+  await runAB(page);
+  await page.locator('#heatmap').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#domains details.domain-texts', { timeout: 10000 });
+  await page.click('#domains details.domain-texts > summary');
+  await page.click('#import-box > summary');
+  await page.fill('#import-text', 'CPU,Core\n0,zero\n');
+  await page.click('#import-apply');
+  await page.waitForSelector('#import-errors li', { timeout: 10000 });
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.waitForTimeout(100);
@@ -384,6 +397,11 @@ test('contrast: WCAG AA for the page\'s colour pairs, light and dark', async () 
         text('.card dd'), text('#results-link'),
         text('#machine-adjusted'), text('.heat-legend-ticks span'), text('.chart-table summary'), text('label:has(#heat-metric)'),
         fill('.swatch-a', '.panel'), fill('.swatch-b', '.panel'), fill('.bar-b, .swatch-b', '.cards .card'),
+        text('#locality th'), text('#locality td'), text('#locality td.num'), text('#locality-moves td.num'), text('details:has(#locality) > summary'),
+        text('#c2c td code'), text('#c2c td.num'), text('#c2c tr.c2c-rest td:nth-child(2)'), text('button.c2c-more'),
+        text('#import-box > summary'), text('#import-box .desc'), text('#import-box textarea'), text('#import-status'),
+        text('#import-errors li'), text('#import-apply'), text('#import-hardware'),
+        text('.domain-texts > summary'), text('pre.domain-text'), text('button.copy'),
       ];
     });
     for (const p of pairs) assert.ok(p.ratio >= p.min, `${scheme}: ${p.what} ${p.ratio.toFixed(2)}:1 < ${p.min}:1`);
@@ -787,6 +805,44 @@ test('second story: cache-aware false sharing, B slower, HITM on mm_struct(mysql
   assert.deepEqual(problems, []);
 });
 
+test('c2c on milan-2s: the shared lines, the 8 per-CPU lines with most HITMs, one sum row; show all; the CSV keeps every line', async () => {
+  assert.ok(state.milan, 'needs the second-story test');
+  const { page, problems } = state.milan;
+  const report = await page.evaluate(() => window.schedplay.lastReport('b'));
+  const isCpu = (n) => /\(cpu\d+\)/.test(n);
+  const all = report.cachelines;
+  const perCpu = all.filter((l) => isCpu(l.name));
+  const shared = all.length - perCpu.length;
+  assert.ok(perCpu.length > 8, `milan-2s has per-CPU lines: ${perCpu.length} of ${all.length}`);
+  const shown = () => page.evaluate(() => [...document.querySelectorAll('#c2c tbody tr.cl-row')].filter((r) => !r.hidden).map((r) => r.dataset.line));
+  const rows = await page.locator('#c2c tbody tr:not(.off-row)').count();
+  assert.ok(rows <= shared + 8 + 1, `at most shared ${shared} + 8 + 1 rows by default, got ${rows}`);
+  const names = await shown();
+  assert.equal(names.filter((n) => !isCpu(n)).length, shared, 'every shared line is shown');
+  const cpuShown = names.filter(isCpu);
+  assert.equal(cpuShown.length, 8, 'eight per-CPU lines');
+  const hitm = (l) => l.hitm_local + l.hitm_remote;
+  const hm = new Map(all.map((l) => [l.name, hitm(l)]));
+  const minShown = Math.min(...cpuShown.map((n) => hm.get(n)));
+  const rest = perCpu.filter((l) => !cpuShown.includes(l.name));
+  assert.ok(rest.every((l) => hitm(l) <= minShown), 'the shown per-CPU lines have the most HITMs');
+  const sumRow = page.locator('#c2c tr.c2c-rest');
+  assert.match(await sumRow.textContent(), new RegExp(`\\(${rest.length.toLocaleString('en-US')} more per-CPU lines\\)`));
+  const cells = await sumRow.locator('td').allTextContents();
+  assert.equal(Number(cells[5].replace(/,/g, '')), rest.reduce((s, l) => s + l.hitm_local, 0), 'the sum row adds the local HITMs of the rest');
+  // show all, then hide again
+  await page.click('[data-testid="c2c-more"]');
+  assert.equal((await shown()).length, all.length, 'show all shows every line');
+  assert.equal(await page.getAttribute('[data-testid="c2c-more"]', 'aria-expanded'), 'true');
+  await page.click('[data-testid="c2c-more"]');
+  assert.equal((await shown()).length, shared + 8, 'hide folds them again');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const csv = readFileSync(await dl.path(), 'utf8');
+  const csvLines = new Set(csv.split('\n').filter((l) => l.startsWith('b,c2c,')).map((l) => l.split(',')[2]));
+  assert.equal(csvLines.size, all.length, 'the CSV has every cache line of B');
+  assert.deepEqual(problems, []);
+});
+
 test('scaling sweep: 64,128 CPUs, chart and table, light and dark', async () => {
   assert.ok(state.milan, 'needs the second-story test');
   const { page, problems } = state.milan;
@@ -890,6 +946,12 @@ test('repeats: the interval table (insignificant changes greyed, none coloured),
   assert.match(await page.getAttribute('#summary-a-flag', 'data-not-settled'), /contention_pct/);
   assert.match(await page.textContent('#summary-a-flag'), /first 0\.020 s left out \(warm-up\) · not settled: /);
   await page.locator('#repeat-box').screenshot({ path: join(OUT, 'repeats.png') });
+  // gnr-2s-96c-snc3: ~1,000 cache lines (2 run-queue lines per CPU), the c2c table shows shared + 8 + 1
+  const lines = await page.evaluate(() => window.schedplay.lastReport('b').cachelines.map((l) => l.name));
+  const shared = lines.filter((n) => !/\(cpu\d+\)/.test(n)).length;
+  assert.ok(lines.length - shared >= 2 * 384, `per-CPU lines on 384 CPUs: ${lines.length - shared}`);
+  const c2cRows = await page.locator('#c2c tbody tr:not(.off-row)').count();
+  assert.ok(c2cRows <= shared + 8 + 1, `c2c rows ${c2cRows} <= ${shared} + 8 + 1 of ${lines.length} lines`);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -935,7 +997,17 @@ test('locality: where user time went, for A and B, and starts, wakeups and hando
   await page.locator('#locality').evaluate((t) => { t.closest('details').open = true; });
   const rows = await page.locator('#locality tbody tr').allTextContents();
   assert.ok(rows.some((r) => r.startsWith('cache refill')) && rows.some((r) => r.startsWith('SMT co-run')), rows.join('\n'));
-  assert.ok(rows.some((r) => /^socket.*starts.*wakeups.*handoffs/.test(r)), rows.join('\n'));
+  // costs in ms to the µs (one format per column), moves by distance as counts in a table of their own
+  const ms = await page.locator('#locality tbody tr td:nth-child(2)').allTextContents();
+  assert.ok(ms.every((x) => /^[\d,]+\.\d{3}$/.test(x)), `A's ms to the µs: ${ms.join(' ')}`);
+  const moves = await page.evaluate(() => [...document.querySelectorAll('#locality-moves tbody tr')].map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.deepEqual(moves.map((r) => r[0]), ['same cpu', 'smt', 'llc', 'node near', 'node far', 'socket']);
+  const rep = await page.evaluate(() => [window.schedplay.lastReport('a').locality, window.schedplay.lastReport('b').locality]);
+  const n = (x) => Number(x.replace(/,/g, ''));
+  for (const [i, c] of ['same_cpu', 'smt', 'llc', 'node_near', 'node_far', 'socket'].entries()) {
+    assert.deepEqual(moves[i].slice(1).map(n), [rep[0].starts_by_class[c], rep[1].starts_by_class[c], rep[0].wakeups_by_class[c],
+      rep[1].wakeups_by_class[c], rep[0].handoffs_by_class[c], rep[1].handoffs_by_class[c]], `${c}: ${moves[i]}`);
+  }
   await page.screenshot({ path: join(OUT, 'locality.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });

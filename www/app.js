@@ -160,7 +160,7 @@ async function machineSummary(experiment, errors) {
   const bad = errors.filter((e) => machineFields.has(e.field));
   if (bad.length) { showMachineSummary(null, `fix ${bad.map((e) => e.field).join(', ')}`); return; }
   try {
-    showMachineSummary((await engine.call(MSG.topology_summary, { experiment })).summary);
+    showMachineSummary((await engine.call(MSG.topology_summary, { experiment })).summary, '', !!experiment.machine?.cpu_map);
   } catch (e) {
     showMachineSummary(null, e.errors?.length ? e.errors.map((x) => `${x.field}: ${x.message}`).join('; ') : e.message);
   }

@@ -12,9 +12,8 @@ export class ScenarioForm {
     this.touched = new Set(); // machine keys typed by the user or given by the link: always sent
     /** @type {{key: string, link: string, min: number, max: number, words: [string, number][], description: string}[]} */
     this.machineKeys = presets.machine_keys;
-    /** An imported machine (www/import.js): the engine's cpu_map and what to say about it. */
+    /** An imported machine (www/import.js): the engine's cpu_map (its summary is the engine's). */
     this.cpuMap = null;
-    this.cpuMapNote = '';
     this.renderStatic();
   }
 
@@ -76,10 +75,9 @@ export class ScenarioForm {
     for (const { key } of this.machineKeys) if (m[key] !== undefined) $(key).value = String(m[key]);
   }
 
-  /** Imported machine on (map, note) or off (null): the layout fields do not apply to it. */
-  setCpuMap(map, note = '') {
+  /** Imported machine on (map) or off (null): the layout fields do not apply to it. */
+  setCpuMap(map) {
     this.cpuMap = map || null;
-    this.cpuMapNote = map ? note : '';
     for (const key of this.presets.layout_keys || []) if ($(key)) $(key).disabled = !!this.cpuMap;
   }
 
@@ -143,8 +141,7 @@ export class ScenarioForm {
     $('seed').value = String(exp.seed ?? '');
     $('repeats').value = String(exp.repeats ?? 1);
     $('warmup').value = String(exp.warmup ?? 0);
-    const map = m.cpu_map || null;
-    this.setCpuMap(map, map && map === this.cpuMap ? this.cpuMapNote : 'imported machine (cpu_map)');
+    this.setCpuMap(m.cpu_map || null);
   }
 
   /**
@@ -314,9 +311,10 @@ function sizesText(sizes, smt) {
 
 /**
  * The machine summary: what the engine builds (topology_summary), not what the fields suggest, and
- * a notice for every setting it used differently. `s` null: the machine is invalid (`why`).
+ * a notice for every setting it used differently. `s` null: the machine is invalid (`why`);
+ * `imported`: the machine is a pasted one (www/import.js), which the summary says.
  */
-export function showMachineSummary(s, why = '') {
+export function showMachineSummary(s, why = '', imported = false) {
   const box = $('machine-summary');
   const notes = clear($('machine-adjusted'));
   notes.hidden = true;
@@ -324,7 +322,9 @@ export function showMachineSummary(s, why = '') {
   const smt = s.smt > 1 ? 'SMT on' : 'SMT off';
   const vendor = { amd: 'AMD', intel: 'Intel' }[s.vendor] ?? String(s.vendor);
   const cl = s.cluster_sizes.length && s.cluster_sizes[0].cores > 1 ? ` · ${plural(s.clusters, 'cluster')} ${sizesText(s.cluster_sizes, s.smt)}` : '';
-  box.textContent = `Built: ${plural(s.cpus, 'CPU')} (${plural(s.sockets, 'socket')}, ${smt}, ${vendor}) · `
+  // an imported machine (cpu_map) is built as pasted; the preset gives its hardware figures only
+  const from = imported ? ` from the imported machine (hardware figures of ${s.preset})` : '';
+  box.textContent = `Built${from}: ${plural(s.cpus, 'CPU')} (${plural(s.sockets, 'socket')}, ${smt}, ${vendor}) · `
     + `${plural(s.nodes, 'NUMA node')}${sizesText(s.node_sizes, s.smt)} · ${plural(s.llcs, 'LLC')}${sizesText(s.llc_sizes, s.smt)}`
     + `${s.llc_mib ? `, ${s.llc_mib.toLocaleString('en-US')} MiB each` : ''}${cl}`;
   box.dataset.llcs = String(s.llcs);

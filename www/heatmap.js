@@ -279,8 +279,6 @@ export function renderDomains(topo, cpu, sideLabel, focus = false) {
   const info = (topo.cpu_info || []).find((c) => c.cpu === cpu);
   const head = h('h4', { tabindex: '-1' }, `CPU ${cpu} (${sideLabel})` + (info ? `: socket ${info.socket}, node ${info.node}, LLC ${info.llc}, core ${info.core}, thread ${info.thread}` : ''));
   box.append(head);
-  const text = domainTextBox(topo);
-  if (text) box.append(text);
   const domains = [...(topo.domains || [])].sort((a, b) => (b.level ?? 0) - (a.level ?? 0));
   let parent = box;
   for (const d of domains) {
@@ -296,6 +294,9 @@ export function renderDomains(topo, cpu, sideLabel, focus = false) {
     parent.append(ul);
     parent = det;
   }
+  // the texts (sched_verbose, debugfs) after the tree: Tab from the heading reaches the tree first
+  const text = domainTextBox(topo);
+  if (text) box.append(text);
   if (focus) head.focus();
   if (Array.isArray(topo.node_distances) && topo.node_distances.length) {
     const t = h('table', { class: 'distances' },

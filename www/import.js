@@ -12,8 +12,8 @@ export function setupImport(engine, form, presets) {
     (presets.machines || []).map((m) => h('option', { value: m.name, title: m.description || '' }, m.name)));
   const box = h('details', { id: 'import-box', class: 'import-box', dataset: { testid: 'import-box' } },
     h('summary', {}, 'Import machine'),
-    h('p', { class: 'desc' }, 'Paste the output of ', h('code', {}, 'lscpu -p=CPU,CORE,SOCKET,NODE,CACHE'),
-      ' (or ', h('code', {}, 'lscpu -e'), ') and ', h('code', {}, 'numactl -H'),
+    h('p', { class: 'desc' }, 'Paste the output of ', h('code', { class: 'cmd' }, 'lscpu -p=CPU,CORE,SOCKET,NODE,CACHE'),
+      ' (or ', h('code', { class: 'cmd' }, 'lscpu -e'), ') and ', h('code', { class: 'cmd' }, 'numactl -H'),
       ' (or ', h('code', {}, 'grep . /sys/devices/system/node/node*/distance'), ').'),
     h('textarea', { id: 'import-text', rows: '6', cols: '40', spellcheck: 'false', 'aria-label': 'lscpu and numactl output' }),
     h('label', { class: 'row' }, 'hardware figures of ', hardware),
@@ -39,7 +39,7 @@ export function setupImport(engine, form, presets) {
       const note = `imported machine: ${s.cpus} CPUs, ${s.sockets} sockets, ${s.nodes} nodes, ${s.llcs} LLCs, ${s.smt} threads per core`;
       $('machine').value = m.preset;
       form.applyMachinePreset(m.preset);
-      form.setCpuMap(m.cpu_map, note);
+      form.setCpuMap(m.cpu_map);
       setText('import-status', `${note}; hardware figures of ${m.preset}${m.closest ? ' (the closest preset; the preset list chooses another)' : ''}`
         + (m.notes?.length ? `. Assumed: ${m.notes.join('; ')}` : ''));
       form.changed('machine');

@@ -1,7 +1,7 @@
 // The report's `locality` block (docs/SCHEMA.md, docs/MODEL.md §21): where user time went (the
 // work itself and what placement cost: cache refills, communication, remote memory, SMT co-run),
 // and starts, wakeups and handoffs by distance, for A and B. Its section is created next to the counters.
-import { h, clear, fmt, fmtInt, fmtPct } from './dom.js';
+import { h, clear, fmtInt, fmtPct, fmtFixed } from './dom.js';
 
 const COSTS = [
   ['work (warm, local, idle sibling)', 'work_ns'],
@@ -12,41 +12,54 @@ const COSTS = [
 ];
 const CLASSES = ['same_cpu', 'smt', 'llc', 'node_near', 'node_far', 'socket'];
 
-/** The section (a <details> after the counters' one), created once. */
+const num = (label) => h('th', { scope: 'col', class: 'num' }, label);
+
+/** The section (a <details> after the counters' one, holding two tables: costs in ms, and moves by
+ * distance as counts), created once. */
 function section() {
   let table = document.getElementById('locality');
-  if (table) return table;
+  if (table) return [table, document.getElementById('locality-moves')];
   table = h('table', { id: 'locality', class: 'counters', dataset: { testid: 'locality' } },
     h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, 'user time / distance'),
-      h('th', { scope: 'col' }, 'A'), h('th', { scope: 'col' }, '% of user'),
-      h('th', { scope: 'col' }, 'B'), h('th', { scope: 'col' }, '% of user'))),
+      h('th', { scope: 'col' }, 'user time'),
+      num('A (ms)'), num('% of user'), num('B (ms)'), num('% of user'))),
+    h('tbody'));
+  const moves = h('table', { id: 'locality-moves', class: 'counters', dataset: { testid: 'locality-moves' } },
+    h('thead', {}, h('tr', {},
+      h('th', { scope: 'col' }, 'distance'),
+      num('starts A'), num('starts B'), num('wakeups A'), num('wakeups B'), num('handoffs A'), num('handoffs B'))),
     h('tbody'));
   const details = h('details', { class: 'panel' }, h('summary', {}, 'locality: where user time went'),
-    h('div', { class: 'table-wrap' }, table));
+    h('div', { class: 'table-wrap' }, table),
+    h('div', { class: 'table-wrap' }, moves));
   const counters = document.getElementById('counters')?.closest('details');
   if (counters) counters.after(details);
   else document.body.append(details);
-  return table;
+  return [table, moves];
 }
 
-const ms = (ns) => (ns === undefined || ns === null ? '–' : fmt(ns / 1e6, 3) + ' ms');
 const share = (l, ns) => (l && l.user_ns > 0 ? fmtPct((ns * 100) / l.user_ns, 2) : '–');
 
 export function renderLocality(ra, rb) {
   const la = ra?.locality, lb = rb?.locality;
   if (!la && !lb && !document.getElementById('locality')) return;
-  const tbody = clear(section().tBodies[0]);
-  const row = (label, a, pa, b, pb) => tbody.append(h('tr', {},
-    h('td', {}, label), h('td', { class: 'num' }, a), h('td', { class: 'num' }, pa),
-    h('td', { class: 'num' }, b), h('td', { class: 'num' }, pb)));
-  for (const [label, key] of COSTS) {
-    row(label, ms(la?.[key]), share(la, la?.[key]), ms(lb?.[key]), share(lb, lb?.[key]));
-  }
-  row('lost to placement', ms(la?.lost_ns), share(la, la?.lost_ns), ms(lb?.lost_ns), share(lb, lb?.lost_ns));
-  row('user time', ms(la?.user_ns), '', ms(lb?.user_ns), '');
+  const [table, moves] = section();
+  const tbody = clear(table.tBodies[0]);
+  // one format per column: ms to the µs, so a small cost (a refill of 0.483 ms) is not rounded away
+  const ms = (l, ns) => (!l || ns === undefined || ns === null ? '–' : fmtFixed(ns / 1e6, 3));
+  const row = (label, key, pct = true) => tbody.append(h('tr', { dataset: { key } },
+    h('td', {}, label),
+    h('td', { class: 'num' }, ms(la, la?.[key])), h('td', { class: 'num' }, pct ? share(la, la?.[key]) : ''),
+    h('td', { class: 'num' }, ms(lb, lb?.[key])), h('td', { class: 'num' }, pct ? share(lb, lb?.[key]) : '')));
+  for (const [label, key] of COSTS) row(label, key);
+  row('lost to placement', 'lost_ns');
+  row('user time', 'user_ns', false);
+  const mb = clear(moves.tBodies[0]);
+  const n = (l, what, c) => h('td', { class: 'num' }, l ? fmtInt(l[what]?.[c]) : '–');
   for (const c of CLASSES) {
-    const n = (l) => (l ? `${fmtInt(l.starts_by_class?.[c])} starts, ${fmtInt(l.wakeups_by_class?.[c])} wakeups, ${fmtInt(l.handoffs_by_class?.[c])} handoffs` : '–');
-    row(c.replace('_', ' '), n(la), '', n(lb), '');
+    mb.append(h('tr', { dataset: { class: c } }, h('td', {}, c.replace('_', ' ')),
+      n(la, 'starts_by_class', c), n(lb, 'starts_by_class', c),
+      n(la, 'wakeups_by_class', c), n(lb, 'wakeups_by_class', c),
+      n(la, 'handoffs_by_class', c), n(lb, 'handoffs_by_class', c)));
   }
 }

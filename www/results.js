@@ -151,24 +151,37 @@ export function renderProfile(ra, rb) {
   $('idle-b').textContent = rb ? fmtPct(rb.idle_pct, 1) : '–';
 }
 
-/** perf c2c: one row per cache line, a toggle expands its per-offset rows. */
+const PER_CPU_ROWS = 8; // as the text report (src/report.rs): the per-CPU lines with most HITMs
+const hitm = (cl) => cl.hitm_local + cl.hitm_remote;
+
+/** perf c2c, as the text report shows it: the shared lines, the 8 per-CPU lines (run queues,
+ * nohz_flags, call_single_queue: names with "(cpuN)") with most HITMs, and one sum row for the rest,
+ * whose button adds them (built on first click: ~1,000 rows on a 2-socket machine). The CSV keeps all. */
 export function renderC2C(r, sideLabel) {
   $('c2c-side').textContent = sideLabel;
-  const tbody = clear($('c2c').tBodies[0]);
+  const table = $('c2c');
+  const tbody = clear(table.tBodies[0]);
   if (!r) return;
-  const lines = [...(r.cachelines || [])].sort((x, y) => (y.hitm_local + y.hitm_remote) - (x.hitm_local + x.hitm_remote));
-  // one format per column: counts as grouped integers, the stall in ns with the column's decimals
-  const stallDigits = columnDigits(lines.map((cl) => cl.avg_stall_ns));
-  lines.forEach((cl, i) => {
+  const all = r.cachelines || [];
+  const byHitm = (x, y) => hitm(y) - hitm(x);
+  const perCpu = all.filter((cl) => /\(cpu\d+\)/.test(cl.name)).sort(byHitm);
+  const shared = all.filter((cl) => !/\(cpu\d+\)/.test(cl.name)).sort(byHitm);
+  const rest = perCpu.slice(PER_CPU_ROWS);
+  const shown = [...shared, ...perCpu.slice(0, PER_CPU_ROWS)];
+  // one format per column over every line, so the hidden rows line up when shown
+  const stallDigits = columnDigits(all.map((cl) => cl.avg_stall_ns));
+  let n = 0;
+  const lineRows = (cl) => {
+    const i = n++;
     const offRows = [];
-    const btn = h('button', { type: 'button', class: 'expand', 'aria-expanded': 'false', title: 'show offsets', dataset: { testid: `c2c-expand-${i}` } }, '▸');
+    const btn = h('button', { type: 'button', class: 'expand', 'aria-expanded': 'false', title: 'show offsets', 'aria-label': `offsets of ${cl.name}`, dataset: { testid: `c2c-expand-${i}` } }, '▸');
     btn.addEventListener('click', () => {
       const open = btn.getAttribute('aria-expanded') !== 'true';
       btn.setAttribute('aria-expanded', String(open));
       btn.textContent = open ? '▾' : '▸';
       for (const row of offRows) row.hidden = !open;
     });
-    tbody.append(h('tr', { class: 'cl-row', dataset: { line: cl.name } },
+    const rows = [h('tr', { class: 'cl-row', dataset: { line: cl.name } },
       h('td', {}, (cl.offsets || []).length ? btn : ''),
       h('td', {}, h('code', {}, cl.name)),
       h('td', { class: 'num' }, fmtInt(cl.loads)),
@@ -176,7 +189,7 @@ export function renderC2C(r, sideLabel) {
       h('td', { class: 'num' }, fmtInt(cl.atomics)),
       h('td', { class: 'num' }, fmtInt(cl.hitm_local)),
       h('td', { class: 'num' }, fmtInt(cl.hitm_remote)),
-      h('td', { class: 'num' }, fmtFixed(cl.avg_stall_ns, stallDigits))));
+      h('td', { class: 'num' }, fmtFixed(cl.avg_stall_ns, stallDigits)))];
     for (const o of cl.offsets || []) {
       const off = offsetText(o.offset);
       const row = h('tr', { class: 'off-row' },
@@ -189,10 +202,44 @@ export function renderC2C(r, sideLabel) {
         h('td', {}));
       row.hidden = true;
       offRows.push(row);
-      tbody.append(row);
+      rows.push(row);
     }
-  });
-  if (!lines.length) tbody.append(h('tr', {}, h('td', { colspan: '8' }, 'no contended cache lines')));
+    return rows;
+  };
+  for (const cl of shown) tbody.append(...lineRows(cl));
+  table.dataset.lines = String(all.length);
+  if (rest.length) {
+    const sum = (f) => rest.reduce((s, cl) => s + (cl[f] || 0), 0);
+    const label = `(${fmtInt(rest.length)} more per-CPU lines)`;
+    const more = h('button', { type: 'button', class: 'c2c-more', 'aria-expanded': 'false', dataset: { testid: 'c2c-more' } }, 'show all');
+    const sumRow = h('tr', { class: 'c2c-rest', dataset: { more: String(rest.length) } },
+      h('td', {}),
+      h('td', {}, label, ' ', more),
+      h('td', { class: 'num' }, fmtInt(sum('loads'))),
+      h('td', { class: 'num' }, fmtInt(sum('stores'))),
+      h('td', { class: 'num' }, fmtInt(sum('atomics'))),
+      h('td', { class: 'num' }, fmtInt(sum('hitm_local'))),
+      h('td', { class: 'num' }, fmtInt(sum('hitm_remote'))),
+      h('td', {}));
+    tbody.append(sumRow);
+    let extra = null;
+    more.addEventListener('click', () => {
+      const open = more.getAttribute('aria-expanded') !== 'true';
+      if (open && !extra) {
+        extra = rest.flatMap(lineRows);
+        for (const row of extra) row.classList.add('c2c-extra');
+        tbody.append(...extra);
+      } else if (extra) {
+        for (const row of extra) if (row.classList.contains('cl-row')) row.hidden = !open;
+        // offsets stay folded when their line comes back
+        for (const row of extra) if (row.classList.contains('off-row')) row.hidden = true;
+        for (const b of tbody.querySelectorAll('tr.c2c-extra button.expand')) { b.setAttribute('aria-expanded', 'false'); b.textContent = '▸'; }
+      }
+      more.setAttribute('aria-expanded', String(open));
+      more.textContent = open ? 'hide' : 'show all';
+    });
+  }
+  if (!all.length) tbody.append(h('tr', {}, h('td', { colspan: '8' }, 'no contended cache lines')));
 }
 
 export function renderCounters(ra, rb) {
