@@ -106,14 +106,18 @@ export class ScenarioForm {
       } else {
         input = h('input', {
           id: `knob-${k.name}`, name: k.name, type: 'text', inputmode: 'numeric',
-          min: k.min ?? undefined, max: k.max ?? undefined, dataset: { knob: k.name },
-          placeholder: k.default === undefined || k.default === null ? defaultHint(k.description) : undefined,
+          min: k.min ?? undefined, max: k.max ?? undefined,
+          // a machine-dependent default is spelled out under the field (a narrow input cuts it)
+          placeholder: k.default === undefined || k.default === null ? 'auto' : undefined,
+          dataset: k.default === undefined || k.default === null ? { knob: k.name, hint: defaultHint(k.description) } : { knob: k.name },
         });
         input.value = v === undefined || v === null ? '' : String(v);
       }
+      const hint = input.dataset?.hint;
       // label and its message in one grid cell: a message never moves the other fields
       box.append(h('div', { class: 'field' },
         h('label', { title: k.description || '' }, k.name.replace(/_/g, ' '), ' ', input),
+        hint ? h('div', { class: 'hint' }, hint) : null,
         h('div', { class: 'field-error', 'data-error-for': k.name })));
     }
   }
@@ -188,7 +192,7 @@ export class ScenarioForm {
     const el = fieldInput(field);
     if (!el) return null;
     if (el.tagName === 'SELECT') return el.selectedOptions[0]?.textContent ?? null;
-    return el.value !== '' ? el.value : (el.placeholder || null);
+    return el.value !== '' ? el.value : (el.dataset?.hint || el.placeholder || null);
   }
 
   /** Current form -> Experiment (value types follow the last experiment set). */
