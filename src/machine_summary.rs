@@ -241,7 +241,10 @@ mod tests {
         e.machine.cpu_map = Some(map);
         let s = summary(&e).unwrap();
         assert_eq!(s.adjusted, vec![]);
-        assert_eq!((s.cpus, s.nodes, s.llcs), (spr.nr_cpus(), spr.nr_nodes, spr.nr_llcs));
+        assert_eq!(
+            (s.cpus, s.nodes, s.llcs),
+            (spr.nr_cpus(), spr.nr_nodes, spr.nr_llcs)
+        );
     }
 
     #[test]

@@ -719,11 +719,17 @@ mod tests {
     /// A 1-socket, 8-core, SMT2 machine (one LLC of 16 CPUs) running 16 spinners of one process,
     /// with these patches and nothing run yet.
     fn engine(patches: &[&str]) -> Engine {
+        engine_llc(patches, None)
+    }
+
+    /// The same machine, its LLC cut to `cores_per_llc` cores when given.
+    fn engine_llc(patches: &[&str], cores_per_llc: Option<u32>) -> Engine {
         let mut e = Experiment::default();
         e.machine.preset = "custom".into();
         e.machine.overrides.sockets = Some(1);
         e.machine.overrides.cores_per_socket = Some(8);
         e.machine.overrides.nodes_per_socket = Some(1);
+        e.machine.overrides.cores_per_llc = cores_per_llc;
         e.machine.overrides.smt = Some(2);
         e.workload.name = "spin".into();
         e.workload.knobs.insert("threads".into(), "16".into());
@@ -738,20 +744,7 @@ mod tests {
     fn with_25_28_exceed_llc_nr_lifts_the_lb_veto() {
         // two LLCs of 4 cores (8 CPUs with SMT2): more than 4 running threads exceed one
         let two_llcs = |patches: &[&str], avg: u64| {
-            let mut x = Experiment::default();
-            x.machine.preset = "custom".into();
-            x.machine.overrides.sockets = Some(1);
-            x.machine.overrides.cores_per_socket = Some(8);
-            x.machine.overrides.nodes_per_socket = Some(1);
-            x.machine.overrides.cores_per_llc = Some(4);
-            x.machine.overrides.smt = Some(2);
-            x.workload.name = "spin".into();
-            x.workload.knobs.insert("threads".into(), "16".into());
-            x.a = patches.iter().map(|p| p.to_string()).collect();
-            let spec = x.run_spec(Side::A).unwrap();
-            let n = spec.topo.nr_cpus();
-            let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
-            let mut e = Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000);
+            let mut e = engine_llc(patches, Some(4));
             let (src, dst) = (0, e.llc_list[1][0] as usize);
             let cas = e.cas.as_mut().unwrap();
             cas.mms[0].mm_sched_cpu = src as i32;
