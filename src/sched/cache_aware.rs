@@ -713,7 +713,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{Experiment, Side};
+    use crate::scenario::Experiment;
     use crate::topology::preset;
 
     /// A 1-socket, 8-core, SMT2 machine (one LLC of 16 CPUs) running 16 spinners of one process,
@@ -734,10 +734,7 @@ mod tests {
         e.workload.name = "spin".into();
         e.workload.knobs.insert("threads".into(), "16".into());
         e.a = patches.iter().map(|p| p.to_string()).collect();
-        let spec = e.run_spec(Side::A).unwrap();
-        let n = spec.topo.nr_cpus();
-        let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
-        Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)
+        super::test_engine(&e)
     }
 
     #[test]

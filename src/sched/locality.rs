@@ -646,7 +646,7 @@ pub fn wall_for(rem: u64, rate: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{Experiment, Side};
+    use crate::scenario::Experiment;
     use crate::topology::MACHINES;
 
     /// `custom` (GNR SNC3 figures): 2 sockets × 4 cores, one node per socket, 2 cores per LLC,
@@ -665,10 +665,7 @@ mod tests {
         e.workload
             .knobs
             .insert("threads".into(), threads.to_string().into());
-        let spec = e.run_spec(Side::A).unwrap();
-        let n = spec.topo.nr_cpus();
-        let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
-        Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)
+        super::test_engine(&e)
     }
 
     /// Task 0 with a 1 MiB working set started once on CPU 0 (home node 0, warm there), caches
@@ -743,9 +740,7 @@ mod tests {
             e.machine.preset = "gnr-2s-snc3".into();
             e.workload.name = "spin".into();
             e.workload.knobs.insert("threads".into(), "1".into());
-            let spec = e.run_spec(Side::A).unwrap();
-            let wl = crate::workload::build(&spec.workload, &spec.knobs, 512).unwrap();
-            let mut e = Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000);
+            let mut e = super::test_engine(&e);
             e.loc = Locality::new(&e.topo, 1 << 20, 0);
             e.tasks[0].loc = TaskLoc::new();
             start(&mut e, 0);

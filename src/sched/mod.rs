@@ -407,3 +407,12 @@ impl Engine {
         }
     }
 }
+
+/// Tests' engine for an experiment's side A: seed 1, 10 ms samples, nothing run yet.
+#[cfg(test)]
+pub(crate) fn test_engine(e: &crate::scenario::Experiment) -> Engine {
+    let spec = e.run_spec(crate::scenario::Side::A).unwrap();
+    let n = spec.topo.nr_cpus();
+    let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
+    Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)
+}

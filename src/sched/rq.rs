@@ -672,7 +672,7 @@ impl Engine {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::scenario::{Experiment, Side};
+    use crate::scenario::Experiment;
 
     /// An engine on a 1-socket machine of `cores` CPUs (SMT off) running `threads` spinners, with
     /// nothing run yet.
@@ -692,10 +692,7 @@ pub(super) mod tests {
         e.workload
             .knobs
             .insert("threads".into(), threads.to_string().into());
-        let spec = e.run_spec(Side::A).unwrap();
-        let n = spec.topo.nr_cpus();
-        let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
-        Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)
+        super::test_engine(&e)
     }
 
     /// Every queue emptied (every task asleep), then tasks 0, 1, ... queued on CPU 0 in order
