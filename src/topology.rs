@@ -607,6 +607,19 @@ impl MachineSpec {
         }
     }
 
+    /// The hold window outside its range (checked for presets and imported machines alike).
+    fn rmw_hold_error(&self) -> Option<FieldError> {
+        (!RMW_HOLD_NS.contains(&self.rmw_hold_ns)).then(|| {
+            FieldError::new(
+                "rmw_hold_ns",
+                format!(
+                    "{} is out of range: allowed {RMW_HOLD_NS:?} ns",
+                    self.rmw_hold_ns
+                ),
+            )
+        })
+    }
+
     pub fn validate(&self) -> Result<(), Invalid> {
         if let Some(m) = &self.map {
             let mut errs: Vec<FieldError> = m
@@ -614,15 +627,7 @@ impl MachineSpec {
                 .into_iter()
                 .map(|e| FieldError::new("cpu_map", e.to_string()))
                 .collect();
-            if !RMW_HOLD_NS.contains(&self.rmw_hold_ns) {
-                errs.push(FieldError::new(
-                    "rmw_hold_ns",
-                    format!(
-                        "{} is out of range: allowed {RMW_HOLD_NS:?} ns",
-                        self.rmw_hold_ns
-                    ),
-                ));
-            }
+            errs.extend(self.rmw_hold_error());
             return if errs.is_empty() {
                 Ok(())
             } else {
@@ -679,15 +684,7 @@ impl MachineSpec {
                 ),
             ));
         }
-        if !RMW_HOLD_NS.contains(&self.rmw_hold_ns) {
-            errs.push(FieldError::new(
-                "rmw_hold_ns",
-                format!(
-                    "{} is out of range: allowed {RMW_HOLD_NS:?} ns",
-                    self.rmw_hold_ns
-                ),
-            ));
-        }
+        errs.extend(self.rmw_hold_error());
         if self.cores_per_cluster == 0 || self.cores_per_cluster > self.cores_per_llc.max(1) {
             errs.push(FieldError::new(
                 "cores_per_cluster",
