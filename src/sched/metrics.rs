@@ -247,15 +247,11 @@ pub struct Metrics {
 
 /// What had accumulated when the warm-up ended: the report's headline figures are the totals
 /// minus these (sysbench `--warmup-time` resets its statistics the same way).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Window {
     pub start_ns: u64,
-    pub cpu_sym: Vec<[u64; NSYM]>,
-    pub cpu_stall: Vec<u64>,
-    pub cpu_user_xfer: Vec<u64>,
-    pub counters: [u64; Counter::ALL.len()],
-    pub loc: [u64; super::locality::stat::N],
-    pub completions: u64,
+    /// The totals at `start_ns`.
+    pub at: Measured,
     /// Units completed per task.
     pub task_events: Vec<u64>,
     /// Per cache line (by index): loads, stores, atomics, hitm_local, hitm_remote, stall_ns, and
@@ -263,7 +259,9 @@ pub struct Window {
     pub lines: Vec<([u64; 6], Vec<[u64; 4]>)>,
 }
 
-/// The measured window's CPU time and counters (the whole run without a warm-up).
+/// The measured window's CPU time and counters (the whole run without a warm-up), or the totals
+/// at one instant.
+#[derive(Clone, Debug)]
 pub struct Measured {
     pub cpu_sym: Vec<[u64; NSYM]>,
     pub cpu_stall: Vec<u64>,
@@ -324,12 +322,7 @@ impl Metrics {
     ) {
         self.window = Some(Box::new(Window {
             start_ns: now,
-            cpu_sym: self.cpu_sym.clone(),
-            cpu_stall: self.cpu_stall.clone(),
-            cpu_user_xfer: self.cpu_user_xfer.clone(),
-            counters: self.counters,
-            loc: self.loc,
-            completions: self.completions,
+            at: self.totals(),
             task_events,
             lines,
         }));
@@ -337,52 +330,35 @@ impl Metrics {
         self.wakeup_latency = Histogram::default();
     }
 
+    /// Everything accumulated since the start of the run.
+    fn totals(&self) -> Measured {
+        Measured {
+            cpu_sym: self.cpu_sym.clone(),
+            cpu_stall: self.cpu_stall.clone(),
+            cpu_user_xfer: self.cpu_user_xfer.clone(),
+            counters: self.counters,
+            loc: self.loc,
+            completions: self.completions,
+        }
+    }
+
     /// Totals over the measured window: everything after the warm-up.
     pub fn measured(&self) -> Measured {
-        let sub = |a: &[u64], b: Option<&[u64]>| -> Vec<u64> {
-            a.iter()
-                .enumerate()
-                .map(|(i, &v)| v - b.and_then(|b| b.get(i)).copied().unwrap_or(0))
-                .collect()
+        let mut m = self.totals();
+        let Some(w) = self.window.as_deref() else {
+            return m;
         };
-        let w = self.window.as_deref();
-        Measured {
-            cpu_sym: self
-                .cpu_sym
-                .iter()
-                .enumerate()
-                .map(|(c, s)| {
-                    let mut o = *s;
-                    if let Some(b) = w.and_then(|w| w.cpu_sym.get(c)) {
-                        for (x, y) in o.iter_mut().zip(b) {
-                            *x -= y;
-                        }
-                    }
-                    o
-                })
-                .collect(),
-            cpu_stall: sub(&self.cpu_stall, w.map(|w| &w.cpu_stall[..])),
-            cpu_user_xfer: sub(&self.cpu_user_xfer, w.map(|w| &w.cpu_user_xfer[..])),
-            counters: {
-                let mut c = self.counters;
-                if let Some(w) = w {
-                    for (x, y) in c.iter_mut().zip(&w.counters) {
-                        *x -= y;
-                    }
-                }
-                c
-            },
-            loc: {
-                let mut l = self.loc;
-                if let Some(w) = w {
-                    for (x, y) in l.iter_mut().zip(&w.loc) {
-                        *x -= y;
-                    }
-                }
-                l
-            },
-            completions: self.completions - w.map_or(0, |w| w.completions),
+        let b = &w.at;
+        for (s, bs) in m.cpu_sym.iter_mut().zip(&b.cpu_sym) {
+            s.iter_mut().zip(bs).for_each(|(x, y)| *x -= y);
         }
+        let sub = |a: &mut [u64], b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x -= y);
+        sub(&mut m.cpu_stall, &b.cpu_stall);
+        sub(&mut m.cpu_user_xfer, &b.cpu_user_xfer);
+        sub(&mut m.counters, &b.counters);
+        sub(&mut m.loc, &b.loc);
+        m.completions -= b.completions;
+        m
     }
 
     #[inline]
