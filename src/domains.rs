@@ -118,7 +118,7 @@ impl Interner {
 /// How a level's span is found for a CPU.
 #[derive(Clone, Copy)]
 enum Mask {
-    /// From the CPU's place in the topology (`cpu_smt_mask`, `cpu_coregroup_mask`, `cpu_cpu_mask`).
+    /// From the CPU's place in the topology (`cpu_smt_mask`, `cpu_coregroup_mask`, `cpu_node_mask`).
     Cpu(fn(&Topology, usize) -> CpuSet),
     /// `sd_numa_mask`: the CPUs of every node within this (scheduler) distance of the CPU's node.
     Numa(u32),
@@ -168,7 +168,7 @@ const X86_TOPOLOGY: &[TopologyLevel] = &[
     },
     TopologyLevel {
         name: "PKG",
-        mask: cpu_cpu_mask,
+        mask: cpu_node_mask,
         flags: 0,
         present: |t| t.spec.nodes_per_socket == 1,
         in_table: false,
@@ -202,16 +202,11 @@ fn cpu_coregroup_mask(topo: &Topology, cpu: usize) -> CpuSet {
     topo.llc_cpus[topo.cpus[cpu].llc as usize].clone()
 }
 
-/// `cpu_cpu_mask`: the CPUs of the CPU's package.
-fn cpu_cpu_mask(topo: &Topology, cpu: usize) -> CpuSet {
-    let socket = topo.cpus[cpu].socket;
-    let mut s = CpuSet::new(topo.nr_cpus());
-    for (node, set) in topo.node_cpus.iter().enumerate() {
-        if topo.socket_of_node[node] == socket {
-            s.union_with(set);
-        }
-    }
-    s
+/// `tl_pkg_mask` = `cpu_node_mask` (x86, and `cpu_cpu_mask` on the generic table): the CPUs of
+/// the CPU's node. It is the package where a package is one node (the level is only built then on
+/// x86), and spans several packages where one node holds them (NUMA off, multi-socket VMs).
+fn cpu_node_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    topo.node_cpus[topo.cpus[cpu].node as usize].clone()
 }
 
 /// A level of this machine: a topology table entry or a NUMA level.

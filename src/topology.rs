@@ -909,6 +909,9 @@ impl Topology {
             LatencyClass::Cluster
         } else if x.llc == y.llc {
             LatencyClass::Llc
+        } else if x.socket != y.socket {
+            // also inside one node that holds several sockets (NUMA off, multi-socket VMs)
+            LatencyClass::Socket
         } else {
             self.node_class[x.node as usize * self.nr_nodes + y.node as usize]
         }

@@ -219,11 +219,12 @@ impl CpuMap {
             ];
         }
         // Containment: each child id has one parent id (first CPU seen decides).
+        // (A node and a socket nest either way: checked below.)
         let levels: [(&str, &[u32], &str, &[u32]); 4] = [
             ("core", &self.core, "L2 cluster", &self.cluster),
             ("L2 cluster", &self.cluster, "LLC", &self.llc),
             ("LLC", &self.llc, "node", &self.node),
-            ("node", &self.node, "socket", &self.socket),
+            ("LLC", &self.llc, "socket", &self.socket),
         ];
         for (cname, child, pname, parent) in levels {
             let mut first: BTreeMap<u32, (u32, usize)> = BTreeMap::new();
@@ -241,6 +242,7 @@ impl CpuMap {
                 }
             }
         }
+        errs.extend(self.nodes_and_sockets_nest(&e));
         let mut threads: BTreeMap<u32, u32> = BTreeMap::new();
         for cpu in 0..n {
             let t = threads.entry(self.core[cpu]).or_insert(0);
@@ -342,6 +344,38 @@ impl CpuMap {
             }
         }
         errs
+    }
+
+    /// A node lies inside one socket (SNC, NPS, one node per socket), or holds whole sockets
+    /// (several sockets in one node: NUMA off, node interleaving, multi-socket VMs; the kernel then
+    /// builds PKG over the node, `tl_pkg_mask` = `cpu_node_mask`). A node holding part of a socket
+    /// that also has another node is refused: the engine gives each node one home socket.
+    fn nodes_and_sockets_nest(&self, e: &dyn Fn(usize, String) -> LineError) -> Option<LineError> {
+        let mut node_sockets: BTreeMap<u32, std::collections::BTreeSet<u32>> = BTreeMap::new();
+        let mut socket_nodes: BTreeMap<u32, std::collections::BTreeSet<u32>> = BTreeMap::new();
+        for cpu in 0..self.nr_cpus() {
+            node_sockets
+                .entry(self.node[cpu])
+                .or_default()
+                .insert(self.socket[cpu]);
+            socket_nodes
+                .entry(self.socket[cpu])
+                .or_default()
+                .insert(self.node[cpu]);
+        }
+        for cpu in 0..self.nr_cpus() {
+            let (n, s) = (self.node[cpu], self.socket[cpu]);
+            if node_sockets[&n].len() > 1 && socket_nodes[&s].len() > 1 {
+                let other = socket_nodes[&s].iter().find(|&&m| m != n).copied().unwrap_or(n);
+                return Some(e(
+                    cpu,
+                    format!(
+                        "CPU {cpu} puts node {n} across sockets, but its socket {s} also holds node {other}: a node lies inside one socket or holds whole sockets"
+                    ),
+                ));
+            }
+        }
+        None
     }
 
     /// The link/JSON form: `core_cluster_llc_node_socket_slit`, each a comma-separated list of

@@ -1,0 +1,69 @@
+//! Real machines Linux boots that the importer once refused (issue 28): each input imports and
+//! builds the domains the kernel builds, and round-trips (printed as `lscpu -p` + `numactl -H` and
+//! read back, it is the same machine with the same domains).
+#![cfg(not(target_arch = "wasm32"))]
+
+use schedplay::domains::SchedDomains;
+use schedplay::machine_file::{self, CpuMap};
+use schedplay::topology::{Topology, preset};
+
+/// The machine of `text` with the hardware figures of `hw`.
+fn import(text: &str, hw: &str) -> Topology {
+    let p = machine_file::parse(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+    Topology::new(preset(hw).unwrap().with_map(p.map)).unwrap()
+}
+
+/// CPU `cpu`'s domains bottom-up as `NAME:span`.
+fn levels(t: &Topology, cpu: usize) -> Vec<String> {
+    SchedDomains::build(t, false)
+        .of(cpu)
+        .map(|d| format!("{}:{}", d.name, d.span))
+        .collect()
+}
+
+/// Printed and read back: the same map, and the same domains on every CPU.
+fn round_trips(t: &Topology) {
+    let text = machine_file::lscpu(t) + &machine_file::numactl(t);
+    let back = machine_file::parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+    assert_eq!(back.map, CpuMap::of(t), "{text}");
+    let u = Topology::new(t.spec.clone().with_map(back.map)).unwrap();
+    let (a, b) = (SchedDomains::build(t, false), SchedDomains::build(&u, false));
+    for cpu in 0..t.nr_cpus() {
+        assert_eq!(a.dmesg(cpu), b.dmesg(cpu), "CPU {cpu}\n{text}");
+    }
+}
+
+#[test]
+fn several_sockets_in_one_node_build_pkg_over_the_node() {
+    // the issue's input: two sockets, NUMA off (one node), no distances needed
+    let t = import(
+        "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,1,1,0,,1,1,1,1\n",
+        "gnr-2s",
+    );
+    assert_eq!(levels(&t, 0), vec!["PKG:0-1"]);
+    assert_eq!(t.class(0, 1), schedplay::topology::LatencyClass::Socket);
+    round_trips(&t);
+    // 4 sockets of 2 cores (SMT2) in 2 nodes of 2 sockets each
+    let mut text = String::from("# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n");
+    for cpu in 0..16u32 {
+        let core = cpu % 8;
+        let socket = core / 2;
+        text += &format!("{cpu},{core},{socket},{},,{core},{core},{core},{socket}\n", socket / 2);
+    }
+    text += "node distances:\nnode 0 1\n 0: 10 21\n 1: 21 10\n";
+    let t = import(&text, "gnr-2s");
+    assert_eq!(
+        levels(&t, 0),
+        vec!["SMT:0,8", "MC:0-1,8-9", "PKG:0-3,8-11", "NUMA:0-15"]
+    );
+    round_trips(&t);
+    // a node across sockets where one of them has a second node: named, not built
+    let e = machine_file::parse(
+        "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,1,1,0,,1,1,1,1\n2,2,1,1,,2,2,2,1\n10 20\n20 10\n",
+    )
+    .unwrap_err();
+    assert!(
+        e[0].to_string().contains("a node lies inside one socket or holds whole sockets"),
+        "{e:?}"
+    );
+}
