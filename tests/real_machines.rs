@@ -27,7 +27,10 @@ fn round_trips(t: &Topology) {
     let back = machine_file::parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
     assert_eq!(back.map, CpuMap::of(t), "{text}");
     let u = Topology::new(t.spec.clone().with_map(back.map)).unwrap();
-    let (a, b) = (SchedDomains::build(t, false), SchedDomains::build(&u, false));
+    let (a, b) = (
+        SchedDomains::build(t, false),
+        SchedDomains::build(&u, false),
+    );
     for cpu in 0..t.nr_cpus() {
         assert_eq!(a.dmesg(cpu), b.dmesg(cpu), "CPU {cpu}\n{text}");
     }
@@ -48,7 +51,10 @@ fn several_sockets_in_one_node_build_pkg_over_the_node() {
     for cpu in 0..16u32 {
         let core = cpu % 8;
         let socket = core / 2;
-        text += &format!("{cpu},{core},{socket},{},,{core},{core},{core},{socket}\n", socket / 2);
+        text += &format!(
+            "{cpu},{core},{socket},{},,{core},{core},{core},{socket}\n",
+            socket / 2
+        );
     }
     text += "node distances:\nnode 0 1\n 0: 10 21\n 1: 21 10\n";
     let t = import(&text, "gnr-2s");
@@ -63,7 +69,53 @@ fn several_sockets_in_one_node_build_pkg_over_the_node() {
     )
     .unwrap_err();
     assert!(
-        e[0].to_string().contains("a node lies inside one socket or holds whole sockets"),
+        e[0].to_string()
+            .contains("a node lies inside one socket or holds whole sockets"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn sparse_node_ids_in_the_sysfs_distance_form() {
+    // nodes 0 and 2 (node 1 offline or absent): a distance file has a column per online node
+    let cpus = "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,1,1,2,,1,1,1,1\n";
+    for dist in [
+        "/sys/devices/system/node/node0/distance:10 20\n/sys/devices/system/node/node2/distance:20 10\n",
+        // `cat node*/distance`: no ids; the local 10 tells each row's node
+        "10 20\n20 10\n",
+        // numactl -H names the columns
+        "node distances:\nnode   0   2\n  0:  10  20\n  2:  20  10\n",
+    ] {
+        let p = machine_file::parse(&format!("{cpus}{dist}"))
+            .unwrap_or_else(|e| panic!("{dist}: {e:?}"));
+        assert_eq!(p.map.slit, vec![vec![10, 20], vec![20, 10]], "{dist}");
+        assert_eq!(p.map.node, vec![0, 1], "{dist}");
+        let t = Topology::new(preset("milan-2s").unwrap().with_map(p.map)).unwrap();
+        assert_eq!(levels(&t, 0), vec!["NUMA:0-1"], "{dist}");
+        round_trips(&t);
+    }
+    // a memory-only node 1 between them: its row is in the files, its column in every row
+    let p = machine_file::parse(&format!(
+        "{cpus}/sys/devices/system/node/node0/distance:10 20 30\n/sys/devices/system/node/node1/distance:20 10 20\n/sys/devices/system/node/node2/distance:30 20 10\n"
+    ))
+    .unwrap();
+    assert_eq!(p.map.slit, vec![vec![10, 30], vec![30, 10]]);
+    // rows of nodes 0 and 2 only, three columns: the missing row is named
+    let e = machine_file::parse(&format!(
+        "{cpus}/sys/devices/system/node/node0/distance:10 20 30\n/sys/devices/system/node/node2/distance:30 20 10\n"
+    ))
+    .unwrap_err();
+    assert!(
+        e[0].to_string()
+            .contains("give the distance line of every node"),
+        "{e:?}"
+    );
+    // a bare row without its local 10
+    let e = machine_file::parse(&format!("{cpus}10 20\n20 30\n")).unwrap_err();
+    assert!(
+        e[0].to_string().starts_with(
+            "line 5:1: a distance row without a node id needs exactly one local distance 10"
+        ),
         "{e:?}"
     );
 }

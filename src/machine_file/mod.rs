@@ -366,7 +366,11 @@ impl CpuMap {
         for cpu in 0..self.nr_cpus() {
             let (n, s) = (self.node[cpu], self.socket[cpu]);
             if node_sockets[&n].len() > 1 && socket_nodes[&s].len() > 1 {
-                let other = socket_nodes[&s].iter().find(|&&m| m != n).copied().unwrap_or(n);
+                let other = socket_nodes[&s]
+                    .iter()
+                    .find(|&&m| m != n)
+                    .copied()
+                    .unwrap_or(n);
                 return Some(e(
                     cpu,
                     format!(
@@ -761,6 +765,7 @@ CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
         assert_eq!(
             p.notes,
             vec![
+                "3 distance rows without node ids taken as nodes 0..=2",
                 "1 node(s) without CPUs left out (the scheduler builds its NUMA levels from nodes with CPUs)",
                 "nodes with CPUs renumbered: 2 as 1"
             ]
@@ -773,7 +778,10 @@ CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
             "{e}"
         );
         // a local distance that is not 10, at its row
-        let e = first_error(&text(&[one(0), (1, 0, 1, 1, 1)], "10 20\n20 11\n"));
+        let e = first_error(&text(
+            &[one(0), (1, 0, 1, 1, 1)],
+            "/sys/devices/system/node/node0/distance:10 20\n/sys/devices/system/node/node1/distance:20 11\n",
+        ));
         assert_eq!(
             e,
             "line 5:1: distance 11 from node 1 to node 1: allowed 10 (local)"

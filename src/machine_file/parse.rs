@@ -118,8 +118,9 @@ struct Parser {
     dist: BTreeMap<u32, (Vec<u32>, usize)>,
     /// numactl's distance header (the node ids of the columns).
     dist_cols: Option<Vec<u32>>,
-    /// Bare rows of sysfs distances (`cat node*/distance`), in node order.
-    bare_rows: u32,
+    /// Bare rows of sysfs distances (`cat node*/distance`): (distances, line), placed in
+    /// `finish` once the nodes are known.
+    bare_rows: Vec<(Vec<u32>, usize)>,
     /// A plain `lscpu` summary was seen, and its vendor.
     lscpu_summary: bool,
     vendor: Option<Vendor>,
@@ -220,10 +221,22 @@ impl Parser {
             return self.cpu_row(ln, &cols, &fields);
         }
         if words.iter().all(|w| w.chars().all(|c| c.is_ascii_digit())) {
-            // cat /sys/devices/system/node/node*/distance: one row per node, in order
-            let node = self.bare_rows;
-            self.bare_rows += 1;
-            return self.distances(ln, indent + 1, t, node);
+            // cat /sys/devices/system/node/node*/distance: one row per node, without its id
+            let mut row = Vec::new();
+            for (c, w) in split_at(t, None) {
+                match number(ln, indent + c, w, "distance", MAX_DISTANCE) {
+                    Ok(d) if row.len() <= MAX_NODE_ID as usize => row.push(d),
+                    Ok(_) => {
+                        return self.errs.push(err(
+                            ln,
+                            indent + c,
+                            format!("more than {} distances", MAX_NODE_ID + 1),
+                        ));
+                    }
+                    Err(e) => return self.errs.push(e),
+                }
+            }
+            return self.bare_rows.push((row, ln));
         }
         // plain `lscpu` ("Vendor ID:   GenuineIntel"): no per-CPU map, but the vendor narrows
         // the closest preset; its other lines are skipped
@@ -583,6 +596,10 @@ impl Parser {
             .filter(|&(k, &n)| n as usize != k)
             .map(|(k, n)| format!("{n} as {k}"))
             .collect();
+        self.place_bare_rows(&cpu_nodes, &mut notes);
+        if !self.errs.is_empty() {
+            return Err(self.errs);
+        }
         let slit = if self.dist.is_empty() {
             if nodes > 1 {
                 self.errs.push(err(end, 1, format!("no node distances for the {nodes} nodes: add numactl -H or the lines of /sys/devices/system/node/node*/distance")));
@@ -590,10 +607,30 @@ impl Parser {
             }
             vec![vec![LOCAL_DISTANCE]]
         } else {
-            let cols: Vec<u32> = self
-                .dist_cols
-                .clone()
-                .unwrap_or_else(|| (0..=MAX_NODE_ID).collect());
+            // numactl's header names the columns; a sysfs distance file has one column per
+            // online node in id order (node_read_distance: for_each_online_node), and every online
+            // node has its file, so the columns are the rows' nodes in order
+            let cols: Vec<u32> = match &self.dist_cols {
+                Some(c) => c.clone(),
+                None => {
+                    let ids: Vec<u32> = self.dist.keys().copied().collect();
+                    if let Some((i, (row, ln))) =
+                        self.dist.iter().find(|(_, (r, _))| r.len() != ids.len())
+                    {
+                        self.errs.push(err(
+                            *ln,
+                            1,
+                            format!(
+                                "node {i}'s distance row has {} entries but {} nodes' rows are given: a row has one entry per online node, so give the distance line of every node (memory-only nodes too)",
+                                row.len(),
+                                ids.len()
+                            ),
+                        ));
+                        return Err(self.errs);
+                    }
+                    ids
+                }
+            };
             let mut slit = Vec::with_capacity(nodes);
             for &i in &cpu_nodes {
                 let Some((row, ln)) = self.dist.get(&i) else {
@@ -669,6 +706,71 @@ impl Parser {
     }
 }
 
+impl Parser {
+    /// Rows of `cat node*/distance` carry no node id. Each row's local distance (10, only on the
+    /// diagonal: ACPI SLIT) is in its own node's column; the columns are the online nodes in id
+    /// order: the nodes with CPUs when there are as many rows, else nodes 0..R-1 (said in a note).
+    fn place_bare_rows(&mut self, cpu_nodes: &[u32], notes: &mut Vec<String>) {
+        if self.bare_rows.is_empty() {
+            return;
+        }
+        let rows = std::mem::take(&mut self.bare_rows);
+        if !self.dist.is_empty() {
+            return self.errs.push(err(
+                rows[0].1,
+                1,
+                "distance rows without node ids next to rows with them: paste one form (grep . /sys/devices/system/node/node*/distance names the nodes)",
+            ));
+        }
+        let r = rows.len();
+        let ids: Vec<u32> = if cpu_nodes.len() == r {
+            cpu_nodes.to_vec()
+        } else {
+            if cpu_nodes.iter().any(|&n| n as usize >= r) {
+                return self.errs.push(err(
+                    rows[0].1,
+                    1,
+                    format!(
+                        "{r} distance rows without node ids, but CPUs on nodes {}: paste grep . /sys/devices/system/node/node*/distance (it names each row's node) or numactl -H",
+                        cpu_nodes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+            notes.push(format!(
+                "{r} distance rows without node ids taken as nodes 0..={}",
+                r - 1
+            ));
+            (0..r as u32).collect()
+        };
+        self.dist_cols = Some(ids.clone());
+        for (row, ln) in rows {
+            let local: Vec<usize> = (0..row.len())
+                .filter(|&k| row[k] == LOCAL_DISTANCE)
+                .collect();
+            let node = match local[..] {
+                [k] if k < ids.len() => ids[k],
+                _ => {
+                    self.errs.push(err(
+                        ln,
+                        1,
+                        format!("a distance row without a node id needs exactly one local distance 10 among its {} nodes (its own): it tells the row's node", ids.len()),
+                    ));
+                    continue;
+                }
+            };
+            if self.dist.insert(node, (row, ln)).is_some() {
+                self.errs.push(err(
+                    ln,
+                    1,
+                    format!(
+                        "two distance rows have their local distance 10 in node {node}'s column"
+                    ),
+                ));
+            }
+        }
+    }
+}
+
 /// Parses the text of `lscpu -p` / `lscpu -e` plus `numactl -H` / sysfs node distances.
 pub fn parse(text: &str) -> Result<Parsed, Vec<LineError>> {
     if text.len() > MAX_INPUT_BYTES {
@@ -685,7 +787,7 @@ pub fn parse(text: &str) -> Result<Parsed, Vec<LineError>> {
         node_cpus: BTreeMap::new(),
         dist: BTreeMap::new(),
         dist_cols: None,
-        bare_rows: 0,
+        bare_rows: Vec::new(),
         lscpu_summary: false,
         vendor: None,
         offline: 0,
