@@ -65,25 +65,29 @@ impl CpuSet {
 impl fmt::Display for CpuSet {
     /// The kernel's `%*pbl` cpulist format.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut first = true;
-        let mut it = self.iter().peekable();
-        while let Some(start) = it.next() {
-            let mut end = start;
-            while it.peek() == Some(&(end + 1)) {
-                end = it.next().unwrap_or(end);
-            }
-            if !first {
-                f.write_str(",")?;
-            }
-            first = false;
-            if end == start {
-                write!(f, "{start}")?;
-            } else {
-                write!(f, "{start}-{end}")?;
-            }
-        }
-        Ok(())
+        f.write_str(&cpulist(self.iter().map(|c| c as u32)))
     }
+}
+
+/// Ascending CPU numbers in the kernel's `%*pbl` cpulist format (`0-3,8,10-11`).
+pub fn cpulist(cpus: impl Iterator<Item = u32>) -> String {
+    let mut s = String::new();
+    let mut it = cpus.peekable();
+    while let Some(start) = it.next() {
+        let mut end = start;
+        while it.peek() == Some(&(end + 1)) {
+            end = it.next().unwrap_or(end);
+        }
+        if !s.is_empty() {
+            s.push(',');
+        }
+        if end == start {
+            s += &start.to_string();
+        } else {
+            s += &format!("{start}-{end}");
+        }
+    }
+    s
 }
 
 #[cfg(test)]

@@ -93,6 +93,8 @@ impl Domain {
 }
 
 pub struct SchedDomains {
+    /// The kernel's CPU numbers (`Topology::cpu_id`): what the text and JSON views print.
+    cpu_id: Vec<u32>,
     pub domains: Vec<Domain>,
     /// Per CPU, its domains bottom-up (indices into `domains`), degenerate levels removed.
     pub per_cpu: Vec<Vec<u32>>,
@@ -377,10 +379,20 @@ impl SchedDomains {
             })
             .collect();
         SchedDomains {
+            cpu_id: topo.cpu_id.clone(),
             domains,
             per_cpu,
             llc_size,
         }
+    }
+
+    /// A span in the kernel's numbers.
+    fn list(&self, s: &CpuSet) -> String {
+        crate::cpuset::cpulist(s.iter().map(|i| self.cpu_id[i]))
+    }
+
+    fn no(&self, cpu: u32) -> u32 {
+        self.cpu_id[cpu as usize]
     }
 
     pub fn of(&self, cpu: usize) -> impl Iterator<Item = &Domain> {
@@ -389,15 +401,19 @@ impl SchedDomains {
 
     /// The kernel's sched_verbose dmesg for one CPU, plus each domain's debugfs values.
     pub fn sched_verbose(&self, cpu: usize) -> String {
-        let mut s = format!("CPU{cpu} attaching sched-domain(s):\n");
+        let mut s = format!("CPU{} attaching sched-domain(s):\n", self.cpu_id[cpu]);
         for (k, d) in self.of(cpu).enumerate() {
             let indent = " ".repeat(k + 1);
-            s += &format!("{indent}domain-{k}: span={} level={}\n", d.span, d.name);
+            s += &format!(
+                "{indent}domain-{k}: span={} level={}\n",
+                self.list(&d.span),
+                d.name
+            );
             let groups: Vec<String> = d
                 .groups
                 .iter()
                 .take(8)
-                .map(|g| format!("{}:{{ span={} }}", g.cpus[0], g.span))
+                .map(|g| format!("{}:{{ span={} }}", self.no(g.cpus[0]), self.list(&g.span)))
                 .collect();
             let more = if d.groups.len() > 8 {
                 format!(", ... ({} groups)", d.groups.len())
@@ -425,13 +441,19 @@ impl SchedDomains {
     /// when it is not SCHED_CAPACITY_SCALE. The capacity is 1024 per CPU (no RT/IRQ pressure in
     /// the model); the id is the first CPU of the group (of its balance mask when overlapping).
     pub fn dmesg(&self, cpu: usize) -> String {
+        let no = self.cpu_id[cpu];
         if self.per_cpu[cpu].is_empty() {
-            return format!("CPU{cpu} attaching NULL sched-domain.\n");
+            return format!("CPU{no} attaching NULL sched-domain.\n");
         }
-        let mut s = format!("CPU{cpu} attaching sched-domain(s):\n");
+        let mut s = format!("CPU{no} attaching sched-domain(s):\n");
         let n = self.per_cpu.len();
         for (k, d) in self.of(cpu).enumerate() {
-            s += &format!("{:k$} domain-{k}: span={} level={}\n", "", d.span, d.name);
+            s += &format!(
+                "{:k$} domain-{k}: span={} level={}\n",
+                "",
+                self.list(&d.span),
+                d.name
+            );
             s += &format!("{:w$} groups:", "", w = k + 1);
             for (i, g) in d.groups.iter().enumerate() {
                 let overlap = d.has(SD_OVERLAP);
@@ -440,11 +462,11 @@ impl SchedDomains {
                 } else {
                     g.cpus[0]
                 };
-                s += &format!(" {id}:{{ span={}", g.span);
+                s += &format!(" {}:{{ span={}", self.no(id), self.list(&g.span));
                 if overlap && g.balance_cpus != g.cpus {
                     let mut m = CpuSet::new(n);
                     g.balance_cpus.iter().for_each(|&c| m.set(c as usize));
-                    s += &format!(" mask={m}");
+                    s += &format!(" mask={}", self.list(&m));
                 }
                 let cap = SCHED_CAPACITY_SCALE * g.cpus.len() as u64;
                 if cap != SCHED_CAPACITY_SCALE {
@@ -468,7 +490,10 @@ impl SchedDomains {
         let mut s = String::new();
         let doms: Vec<&Domain> = self.of(cpu).collect();
         for (k, d) in doms.iter().enumerate() {
-            let dir = format!("/sys/kernel/debug/sched/domains/cpu{cpu}/domain{k}");
+            let dir = format!(
+                "/sys/kernel/debug/sched/domains/cpu{}/domain{k}",
+                self.cpu_id[cpu]
+            );
             let names = |f: u32| {
                 flag_names(f)
                     .iter()
@@ -501,7 +526,7 @@ impl SchedDomains {
             .map(|(k, d)| DomainJson {
                 level: k as u32,
                 name: d.name,
-                span: d.span.to_string(),
+                span: self.list(&d.span),
                 span_weight: d.weight(),
                 flags: flag_names(d.flags),
                 min_interval: d.min_interval,
@@ -509,7 +534,7 @@ impl SchedDomains {
                 busy_factor: d.busy_factor,
                 imbalance_pct: d.imbalance_pct,
                 cache_nice_tries: d.cache_nice_tries,
-                groups: d.groups.iter().map(|g| g.span.to_string()).collect(),
+                groups: d.groups.iter().map(|g| self.list(&g.span)).collect(),
             })
             .collect()
     }

@@ -727,16 +727,24 @@ Examples:
                 };
                 let all_cpus = cpu.is_none();
                 let cpu = cpu.unwrap_or_else(|| "0".into());
-                let cpu = match (&topo, cpu.trim().parse::<usize>()) {
-                    (Some(t), Ok(c)) if c < t.nr_cpus() => Some(c),
-                    (Some(t), _) => {
+                // the kernel's CPU number (an imported machine may have gaps)
+                let index =
+                    |t: &Topology, c: &str| c.trim().parse().ok().and_then(|c| t.cpu_index(c));
+                let cpu = match &topo {
+                    Some(t) if index(t, &cpu).is_some() => index(t, &cpu),
+                    Some(t) => {
+                        let mut all = schedplay::cpuset::CpuSet::new(t.nr_cpus());
+                        (0..t.nr_cpus()).for_each(|c| all.set(c));
                         errs.push(FieldError::new(
                             "cpu",
-                            format!("{cpu:?} is out of range: 0..={}", t.nr_cpus() - 1),
+                            format!(
+                                "{cpu:?} is not a CPU of this machine: allowed {}",
+                                t.cpulist(&all)
+                            ),
                         ));
                         None
                     }
-                    (None, _) => None,
+                    None => None,
                 };
                 let (Some(topo), Some(cpu), true) = (topo, cpu, errs.is_empty()) else {
                     return fail(Invalid(errs));

@@ -143,7 +143,7 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         min: *topology::SMT.start(),
         max: *topology::SMT.end(),
         words: topology::SMT_WORDS,
-        description: "SMT: on or off (hardware threads per core: 2 or 1)",
+        description: "SMT: on or off (hardware threads per core: 2 or 1), or the count 1..=8 (POWER SMT4/SMT8)",
         get: |o| o.smt,
         set: |o, v| o.smt = v,
     },
@@ -969,7 +969,7 @@ mod tests {
         }
         let (e, _) = decode_link("v=1&machine=custom&smt=1");
         assert!(encode_link(&e).contains("&smt=off&"), "{}", encode_link(&e));
-        let (e, errs) = decode_link("v=1&machine=custom&smt=3&sockets=x");
+        let (e, errs) = decode_link("v=1&machine=custom&smt=9&sockets=x");
         let msgs: Vec<String> = errs
             .iter()
             .map(|e| format!("{}: {}", e.field, e.message))
@@ -978,7 +978,7 @@ mod tests {
             msgs,
             vec![
                 "sockets: \"x\" is not a number: allowed 1..=8 (sockets (packages))",
-                "smt: 3 is not allowed: off or on, or the count 1..=2"
+                "smt: 9 is not allowed: off or on, or the count 1..=8"
             ]
         );
         assert_eq!(e.machine.overrides.smt, None);

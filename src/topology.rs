@@ -19,7 +19,8 @@ pub const MAX_CPUS: usize = 4096;
 // source of these ranges: `scenario::MACHINE_KEYS` gives them to validation, links and the page.
 pub const SOCKETS: RangeInclusive<u32> = 1..=8;
 pub const CORES_PER_SOCKET: RangeInclusive<u32> = 1..=2048;
-pub const SMT: RangeInclusive<u32> = 1..=2;
+/// Threads per core: x86 has 2, POWER8-POWER11 up to 8 (SMT8), SPARC M7/M8 8.
+pub const SMT: RangeInclusive<u32> = 1..=8;
 pub const NODES_PER_SOCKET: RangeInclusive<u32> = 1..=4;
 /// At most the machine's cores per socket; this is the bound over all machines.
 pub const CORES_PER_LLC: RangeInclusive<u32> = 1..=*CORES_PER_SOCKET.end();
@@ -491,7 +492,7 @@ fn smt_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     impl<'de> Visitor<'de> for V {
         type Value = Option<u32>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("\"on\", \"off\" or a thread count 1..=2")
+            f.write_str("\"on\", \"off\" or a thread count 1..=8")
         }
         fn visit_none<E: Error>(self) -> Result<Self::Value, E> {
             Ok(None)
@@ -505,18 +506,18 @@ fn smt_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
         fn visit_u64<E: Error>(self, v: u64) -> Result<Self::Value, E> {
             u32::try_from(v)
                 .map(Some)
-                .map_err(|_| E::custom(format!("{v} is out of range: allowed 1..=2")))
+                .map_err(|_| E::custom(format!("{v} is out of range: allowed {SMT:?}")))
         }
         fn visit_i64<E: Error>(self, v: i64) -> Result<Self::Value, E> {
             u64::try_from(v)
-                .map_err(|_| E::custom(format!("{v} is out of range: allowed 1..=2")))
+                .map_err(|_| E::custom(format!("{v} is out of range: allowed {SMT:?}")))
                 .and_then(|v| self.visit_u64(v))
         }
         fn visit_f64<E: Error>(self, v: f64) -> Result<Self::Value, E> {
             if v.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&v) {
                 Ok(Some(v as u32))
             } else {
-                Err(E::custom(format!("{v} is not allowed: on, off, 1 or 2")))
+                Err(E::custom(format!("{v} is not allowed: on, off or 1..=8")))
             }
         }
         fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
@@ -534,7 +535,7 @@ pub fn parse_smt(v: &str) -> Result<u32, String> {
         .find(|(w, _)| w.eq_ignore_ascii_case(t))
         .map(|&(_, n)| n)
         .or_else(|| t.parse().ok())
-        .ok_or_else(|| format!("{v:?} is not allowed: on, off, 1 or 2"))
+        .ok_or_else(|| format!("{v:?} is not allowed: on, off or 1..=8"))
 }
 
 impl MachineSpec {
@@ -653,7 +654,10 @@ impl MachineSpec {
         if !SMT.contains(&self.smt) {
             errs.push(FieldError::new(
                 "smt",
-                format!("{} is not allowed: on (2) or off (1)", self.smt),
+                format!(
+                    "{} is not allowed: on (2), off (1) or a thread count {SMT:?}",
+                    self.smt
+                ),
             ));
         }
         if !NODES_PER_SOCKET.contains(&self.nodes_per_socket) {
@@ -739,6 +743,9 @@ pub struct Topology {
     /// CPUs of each core (its SMT siblings), ascending.
     pub core_cpus: Vec<Vec<u32>>,
     pub socket_of_node: Vec<u32>,
+    /// The kernel's number of each CPU (index order): 0..N-1 unless an imported machine has
+    /// gaps (`CpuMap::cpu_id`). The engine indexes CPUs densely; what it prints uses these.
+    pub cpu_id: Vec<u32>,
     /// Latency class between CPUs of two nodes that do not share an LLC (row-major, hot path).
     node_class: Vec<LatencyClass>,
 }
@@ -766,7 +773,8 @@ impl Topology {
                 .collect();
             let nr_nodes = map.slit.len();
             let mut socket_of_node = vec![0u32; nr_nodes];
-            for c in &cpus {
+            // a node holding several sockets has its first CPU's socket as home
+            for c in cpus.iter().rev() {
                 socket_of_node[c.node as usize] = c.socket;
             }
             return Ok(Topology::assemble(
@@ -864,9 +872,14 @@ impl Topology {
             cluster_cpus[c.cluster as usize].push(c.cpu);
             core_cpus[c.core as usize].push(c.cpu);
         }
+        let cpu_id = match &spec.map {
+            Some(m) => m.cpu_id.clone(),
+            None => (0..nr_cpus as u32).collect(),
+        };
         let mut t = Topology {
             spec,
             cpus,
+            cpu_id,
             nr_nodes,
             nr_llcs,
             cores_total,
@@ -886,6 +899,16 @@ impl Topology {
 
     pub fn nr_cpus(&self) -> usize {
         self.cpus.len()
+    }
+
+    /// A set of CPUs (engine indices) as the kernel's cpulist of their numbers.
+    pub fn cpulist(&self, set: &CpuSet) -> String {
+        crate::cpuset::cpulist(set.iter().map(|i| self.cpu_id[i]))
+    }
+
+    /// The engine index of the kernel's CPU `no`.
+    pub fn cpu_index(&self, no: u32) -> Option<usize> {
+        self.cpu_id.binary_search(&no).ok()
     }
 
     /// The CPUs sharing this CPU's L2 (itself and its SMT siblings included).
@@ -985,7 +1008,7 @@ impl Topology {
             self.nr_nodes - 1
         );
         for (n, set) in self.node_cpus.iter().enumerate() {
-            let list: Vec<String> = set.iter().map(|c| c.to_string()).collect();
+            let list: Vec<String> = set.iter().map(|c| self.cpu_id[c].to_string()).collect();
             s += &format!("node {n} cpus: {}\n", list.join(" "));
         }
         s += "node distances:\nnode ";
@@ -1215,7 +1238,7 @@ mod tests {
         ] {
             assert_eq!(parse_smt(raw), Ok(n), "{raw}");
         }
-        assert!(parse_smt("maybe").unwrap_err().contains("on, off, 1 or 2"));
+        assert!(parse_smt("maybe").unwrap_err().contains("on, off or 1..=8"));
         for (json, want) in [
             (r#"{"smt":"off"}"#, Some(1)),
             (r#"{"smt":"on"}"#, Some(2)),

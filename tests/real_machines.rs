@@ -17,7 +17,7 @@ fn import(text: &str, hw: &str) -> Topology {
 fn levels(t: &Topology, cpu: usize) -> Vec<String> {
     SchedDomains::build(t, false)
         .of(cpu)
-        .map(|d| format!("{}:{}", d.name, d.span))
+        .map(|d| format!("{}:{}", d.name, t.cpulist(&d.span)))
         .collect()
 }
 
@@ -118,4 +118,97 @@ fn sparse_node_ids_in_the_sysfs_distance_form() {
         ),
         "{e:?}"
     );
+}
+
+#[test]
+fn gaps_in_cpu_numbering_keep_the_kernels_numbers() {
+    // `nosmt` on a box with adjacent siblings: CPUs 0,2,4,6 online, 1,3,5,7 offline (lscpu -e)
+    let text = "\
+CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
+  0    0      0    0 0:0:0:0          yes
+  1    -      -    - -                no
+  2    0      0    1 1:1:1:0          yes
+  3    -      -    - -                no
+  4    1      1    2 2:2:2:1          yes
+  5    -      -    - -                no
+  6    1      1    3 3:3:3:1          yes
+  7    -      -    - -                no
+node distances:
+node   0   1
+  0:  10  21
+  1:  21  10
+";
+    let p = machine_file::parse(text).unwrap();
+    assert_eq!(p.map.cpu_id, vec![0, 2, 4, 6]);
+    assert!(
+        p.notes.iter().any(|n| n.contains("keep their numbers")),
+        "{:?}",
+        p.notes
+    );
+    let t = Topology::new(preset("gnr-2s").unwrap().with_map(p.map.clone())).unwrap();
+    assert_eq!(levels(&t, 0), vec!["MC:0,2", "NUMA:0,2,4,6"]);
+    let d = SchedDomains::build(&t, false);
+    assert!(d.dmesg(1).starts_with("CPU2 attaching"), "{}", d.dmesg(1));
+    assert!(
+        d.debugfs(3)
+            .starts_with("/sys/kernel/debug/sched/domains/cpu6/domain0/")
+    );
+    round_trips(&t);
+    // the link form carries the numbers as a seventh part, and only then
+    let enc = p.map.encode();
+    assert_eq!(enc.split('_').count(), 7, "{enc}");
+    assert_eq!(CpuMap::decode(&enc).unwrap(), p.map);
+    let dense = CpuMap::of(&Topology::new(preset("milan-2s").unwrap()).unwrap());
+    assert_eq!(dense.encode().split('_').count(), 6);
+    // numactl -H lists the kernel's numbers; a CPU it names that the table lacks is named
+    let e = machine_file::parse(
+        "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n8,1,0,0,,1,1,1,0\nnode 0 cpus: 0 8 9\n",
+    )
+    .unwrap_err();
+    assert!(
+        e[0].to_string()
+            .contains("node 0 lists CPU 9, but the CPU table has no CPU 9"),
+        "{e:?}"
+    );
+    // POWER at SMT4 of 8 threads: 0-3, 8-11 (threads 4-7 of each core offline)
+    let mut text = String::from("# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n");
+    for cpu in [0u32, 1, 2, 3, 8, 9, 10, 11] {
+        let core = cpu / 8;
+        text += &format!("{cpu},{core},0,0,,{core},{core},{core},{core}\n");
+    }
+    let t = import(&text, "gnr-2s");
+    assert_eq!(t.cpu_id, vec![0, 1, 2, 3, 8, 9, 10, 11]);
+    // bad numbers in a link: named
+    for bad in ["0,0_0,0_0,0_0,0_0,0_10_3,1", "0_0_0_0_0_10_9000"] {
+        let e = CpuMap::decode(bad).unwrap_err();
+        assert!(e.contains("CPU number"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn more_than_two_threads_per_core() {
+    // 2 cores of SMT8, siblings adjacent (POWER numbering), one L3 per core
+    let mut text = String::from("# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n");
+    for cpu in 0..16u32 {
+        let core = cpu / 8;
+        text += &format!("{cpu},{core},0,0,,{core},{core},{core},0\n");
+    }
+    let t = import(&text, "gnr-2s");
+    assert_eq!(t.spec.smt, 8);
+    assert_eq!(levels(&t, 9), vec!["SMT:8-15", "MC:0-15"]);
+    round_trips(&t);
+    // SMT4 on a custom layout (threads at +cores, as x86 numbers them)
+    let spec = preset("custom")
+        .unwrap()
+        .with_overrides(&schedplay::topology::LayoutOverrides {
+            sockets: Some(1),
+            cores_per_socket: Some(4),
+            smt: Some(4),
+            nodes_per_socket: Some(1),
+            ..Default::default()
+        })
+        .unwrap();
+    let t = Topology::new(spec).unwrap();
+    assert_eq!(levels(&t, 0), vec!["SMT:0,4,8,12", "MC:0-15"]);
+    round_trips(&t);
 }

@@ -23,6 +23,9 @@ pub const MAX_NODES: usize =
     (*topology::SOCKETS.end() * *topology::NODES_PER_SOCKET.end()) as usize;
 /// The kernel's `MAX_NUMNODES` with CONFIG_NODES_SHIFT=10: node ids in the input above it are refused.
 const MAX_NODE_ID: u32 = 1023;
+/// CPU numbers run below NR_CPUS = 8192 (distribution kernels for big machines: x86, arm64 and
+/// powerpc `CONFIG_NR_CPUS` maxima); a machine has at most `MAX_CPUS` of them.
+pub const NR_CPUS: u32 = 8192;
 /// Input size a machine file may have (a 4096-CPU `lscpu -e` is about 300 KB).
 pub const MAX_INPUT_BYTES: usize = 4 << 20;
 /// Errors listed before the rest are counted.
@@ -35,6 +38,10 @@ const MAX_DISTANCE: u32 = 255;
 /// and the SLIT between the nodes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CpuMap {
+    /// The kernel's number of each CPU, ascending: 0..N-1 on most machines; with gaps where CPUs
+    /// are offline or absent (SMT modes, s390 standby CPUs, `nosmt`). The engine indexes CPUs
+    /// 0..N-1 in this order; what it prints of a CPU uses this number.
+    pub cpu_id: Vec<u32>,
     pub core: Vec<u32>,
     /// The CPUs sharing an L2 (`cpu_clustergroup_mask` on x86).
     pub cluster: Vec<u32>,
@@ -107,6 +114,7 @@ impl CpuMap {
     /// The map of a topology (presets included), as `lscpu`/`numactl` would describe it.
     pub fn of(t: &Topology) -> CpuMap {
         CpuMap {
+            cpu_id: t.cpu_id.clone(),
             core: t.cpus.iter().map(|c| c.core).collect(),
             cluster: t.cpus.iter().map(|c| c.cluster).collect(),
             llc: t.cpus.iter().map(|c| c.llc).collect(),
@@ -190,6 +198,30 @@ impl CpuMap {
                 format!("{n} CPUs exceed the limit of {MAX_CPUS}"),
             )];
         }
+        if self.cpu_id.len() != n {
+            return vec![err(
+                0,
+                0,
+                format!(
+                    "{} CPU numbers for {n} CPUs: one per CPU",
+                    self.cpu_id.len()
+                ),
+            )];
+        }
+        if let Some(w) = self.cpu_id.windows(2).find(|w| w[0] >= w[1]) {
+            return vec![err(
+                0,
+                0,
+                format!("CPU number {} after {}: CPU numbers ascend", w[1], w[0]),
+            )];
+        }
+        if let Some(&c) = self.cpu_id.last().filter(|&&c| c >= NR_CPUS) {
+            return vec![err(
+                0,
+                0,
+                format!("CPU number {c}: allowed 0..={} (NR_CPUS)", NR_CPUS - 1),
+            )];
+        }
         let lens = [
             self.cluster.len(),
             self.llc.len(),
@@ -231,11 +263,13 @@ impl CpuMap {
             for cpu in 0..n {
                 let (p, c0) = *first.entry(child[cpu]).or_insert((parent[cpu], cpu));
                 if p != parent[cpu] {
+                    let no = self.cpu_id[cpu];
                     errs.push(e(
                         cpu,
                         format!(
-                            "CPU {cpu} is in {pname} {} but its {cname} is in {pname} {p} with CPU {c0}: a {cname} lies inside one {pname}",
-                            parent[cpu]
+                            "CPU {no} is in {pname} {} but its {cname} is in {pname} {p} with CPU {}: a {cname} lies inside one {pname}",
+                            parent[cpu],
+                            self.cpu_id[c0]
                         ),
                     ));
                     break;
@@ -248,10 +282,11 @@ impl CpuMap {
             let t = threads.entry(self.core[cpu]).or_insert(0);
             *t += 1;
             if *t > *topology::SMT.end() {
+                let no = self.cpu_id[cpu];
                 errs.push(e(
                     cpu,
                     format!(
-                        "CPU {cpu} is thread {} of its core: allowed 1..={} threads per core",
+                        "CPU {no} is thread {} of its core: allowed 1..={} threads per core",
                         *t,
                         topology::SMT.end()
                     ),
@@ -261,10 +296,11 @@ impl CpuMap {
         }
         for cpu in 0..n {
             if self.node[cpu] as usize >= nodes {
+                let no = self.cpu_id[cpu];
                 errs.push(e(
                     cpu,
                     format!(
-                        "CPU {cpu} is on node {} but the distances cover nodes 0..={}",
+                        "CPU {no} is on node {} but the distances cover nodes 0..={}",
                         self.node[cpu],
                         nodes - 1
                     ),
@@ -286,10 +322,11 @@ impl CpuMap {
         // sockets and nodes per socket, at the first CPU beyond the limit (socket ids are dense)
         let max_sockets = *topology::SOCKETS.end();
         if let Some(cpu) = self.socket.iter().position(|&x| x >= max_sockets) {
+            let no = self.cpu_id[cpu];
             errs.push(e(
                 cpu,
                 format!(
-                    "CPU {cpu} is on socket {} (in order of appearance): allowed {:?} sockets",
+                    "CPU {no} is on socket {} (in order of appearance): allowed {:?} sockets",
                     self.socket[cpu] + 1,
                     topology::SOCKETS
                 ),
@@ -300,10 +337,11 @@ impl CpuMap {
             let set = socket_nodes.entry(self.socket[cpu]).or_default();
             set.insert(self.node[cpu]);
             if !topology::NODES_PER_SOCKET.contains(&(set.len() as u32)) {
+                let no = self.cpu_id[cpu];
                 errs.push(e(
                     cpu,
                     format!(
-                        "CPU {cpu} puts {} nodes in its socket: allowed {:?} nodes per socket",
+                        "CPU {no} puts {} nodes in its socket: allowed {:?} nodes per socket",
                         set.len(),
                         topology::NODES_PER_SOCKET
                     ),
@@ -371,10 +409,11 @@ impl CpuMap {
                     .find(|&&m| m != n)
                     .copied()
                     .unwrap_or(n);
+                let no = self.cpu_id[cpu];
                 return Some(e(
                     cpu,
                     format!(
-                        "CPU {cpu} puts node {n} across sockets, but its socket {s} also holds node {other}: a node lies inside one socket or holds whole sockets"
+                        "CPU {no} puts node {n} across sockets, but its socket {s} also holds node {other}: a node lies inside one socket or holds whole sockets"
                     ),
                 ));
             }
@@ -384,32 +423,46 @@ impl CpuMap {
 
     /// The link/JSON form: `core_cluster_llc_node_socket_slit`, each a comma-separated list of
     /// runs `V[xR][nC]`: C consecutive values from V, each repeated R times (default 1 and 1).
+    /// A seventh part, the CPU numbers, follows only where they have gaps (links of machines
+    /// numbered 0..N-1 keep their six parts).
     pub fn encode(&self) -> String {
         let flat: Vec<u32> = self.slit.iter().flatten().copied().collect();
-        [
+        let mut parts = vec![
             &self.core,
             &self.cluster,
             &self.llc,
             &self.node,
             &self.socket,
             &flat,
-        ]
-        .iter()
-        .map(|v| encode_runs(v))
-        .collect::<Vec<_>>()
-        .join("_")
+        ];
+        if !self.numbered_densely() {
+            parts.push(&self.cpu_id);
+        }
+        parts
+            .iter()
+            .map(|v| encode_runs(v))
+            .collect::<Vec<_>>()
+            .join("_")
+    }
+
+    /// CPUs numbered 0..N-1.
+    pub fn numbered_densely(&self) -> bool {
+        self.cpu_id
+            .iter()
+            .enumerate()
+            .all(|(i, &c)| c as usize == i)
     }
 
     /// Decodes `encode`'s form and checks it as a parsed machine is checked.
     pub fn decode(s: &str) -> Result<CpuMap, String> {
         let parts: Vec<&str> = s.trim().split('_').collect();
-        if parts.len() != 6 {
+        if !(6..=7).contains(&parts.len()) {
             return Err(format!(
-                "{} parts: a cpu_map has 6 separated by '_' (core, cluster, llc, node, socket, node distances)",
+                "{} parts: a cpu_map has 6 or 7 separated by '_' (core, cluster, llc, node, socket, node distances, and the CPU numbers where they have gaps)",
                 parts.len()
             ));
         }
-        let mut lists = Vec::with_capacity(6);
+        let mut lists = Vec::with_capacity(7);
         for (k, p) in parts.iter().enumerate() {
             let limit = if k == 5 {
                 MAX_NODES * MAX_NODES
@@ -429,6 +482,10 @@ impl CpuMap {
         let slit: Vec<Vec<u32>> = lists[5].chunks(nodes).map(<[u32]>::to_vec).collect();
         // canonical first: the checks size their tables by the ids
         let m = CpuMap {
+            cpu_id: lists
+                .get(6)
+                .cloned()
+                .unwrap_or_else(|| (0..lists[0].len() as u32).collect()),
             core: lists[0].clone(),
             cluster: lists[1].clone(),
             llc: lists[2].clone(),
@@ -638,11 +695,11 @@ node   0   1
             e[0].to_string(),
             "line 17:11: distance 300 is out of range: allowed 0..=255"
         );
+        // CPU numbers may have gaps, but numactl must name CPUs of the table
         let e = parse(&BOX.replace("6,2,0,1", "9,2,0,1")).unwrap_err();
-        assert!(
-            e[0].to_string().starts_with("line 9:1: CPU 6 is missing"),
-            "{}",
-            e[0]
+        assert_eq!(
+            e[0].to_string(),
+            "line 13:1: node 1 lists CPU 6, but the CPU table has no CPU 6"
         );
         let e = parse(&BOX.replace("node 1 cpus: 2 3 6 7", "node 1 cpus: 2 3 6 1")).unwrap_err();
         assert!(
@@ -725,11 +782,11 @@ CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
         );
         assert!(first_error("").starts_with("line 1:1: no CPUs"));
         assert!(first_error("\n\n").starts_with("line 3:1: no CPUs"));
-        // three threads on core 0 (line 4 is CPU 2)
-        let e = first_error(&text(&[one(0), one(0), one(0)], ""));
+        // nine threads on core 0 (line 10 is CPU 8)
+        let e = first_error(&text(&[one(0); 9], ""));
         assert_eq!(
             e,
-            "line 4:1: CPU 2 is thread 3 of its core: allowed 1..=2 threads per core"
+            "line 10:1: CPU 8 is thread 9 of its core: allowed 1..=8 threads per core"
         );
         // nine sockets, a node each
         let square = |n: usize| -> String {

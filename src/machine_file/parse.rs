@@ -296,7 +296,7 @@ impl Parser {
             Some("cpus:") => {
                 let mut cpus = Vec::new();
                 for (c, w) in &words[2..] {
-                    match number(ln, col + c - 1, w, "CPU", MAX_CPUS as u32 - 1) {
+                    match number(ln, col + c - 1, w, "CPU", NR_CPUS - 1) {
                         Ok(x) => cpus.push(x),
                         Err(e) => return self.errs.push(e),
                     }
@@ -367,14 +367,14 @@ impl Parser {
             let f = f.trim();
             let absent = f.is_empty() || f == "-";
             let r = match col {
-                Col::Cpu => number(ln, c, f, "CPU", MAX_CPUS as u32 - 1).map(|v| {
+                Col::Cpu => number(ln, c, f, "CPU", NR_CPUS - 1).map(|v| {
                     row.cpu = v;
                     row.col = c;
                     have_cpu = true;
                 }),
                 Col::Online => {
                     if f.eq_ignore_ascii_case("no") {
-                        // offline CPUs are not simulated (a gap is reported later)
+                        // offline CPUs are not simulated: the others keep their numbers
                         self.offline += 1;
                         return;
                     }
@@ -447,28 +447,27 @@ impl Parser {
                 ));
             }
         }
-        if self.errs.is_empty()
-            && let Some(i) = rows
-                .iter()
-                .enumerate()
-                .position(|(i, r)| r.cpu as usize != i)
-        {
-            let r = &rows[i];
-            self.errs.push(err(
-                r.line,
-                r.col,
-                format!("CPU {i} is missing before CPU {}: CPUs are numbered 0..N-1 without gaps (offline CPUs are not simulated)", r.cpu),
-            ));
-        }
         if !self.errs.is_empty() {
             return Err(self.errs);
         }
         let n = rows.len();
         // node: the NODE column, else numactl's node cpus lines, else one node
         let mut from_numactl = vec![None; n];
+        // the kernel's CPU numbers, ascending (gaps kept: offline CPUs, SMT modes, standby CPUs)
+        let cpu_id: Vec<u32> = rows.iter().map(|r| r.cpu).collect();
+        if cpu_id.iter().enumerate().any(|(i, &c)| c as usize != i) {
+            let absent = cpu_id.last().map_or(0, |&l| l as usize + 1) - n;
+            notes.push(format!(
+                "{absent} CPU number(s) absent (offline or not present): the others keep their numbers"
+            ));
+        }
         for (&node, (cpus, ln)) in &self.node_cpus {
             for &c in cpus {
-                match from_numactl.get_mut(c as usize) {
+                let slot = cpu_id
+                    .binary_search(&c)
+                    .ok()
+                    .and_then(|i| from_numactl.get_mut(i));
+                match slot {
                     Some(slot @ None) => *slot = Some((node, *ln)),
                     Some(Some((other, _))) => self.errs.push(err(
                         *ln,
@@ -478,10 +477,7 @@ impl Parser {
                     None => self.errs.push(err(
                         *ln,
                         1,
-                        format!(
-                            "node {node} lists CPU {c}, but the CPU table has CPUs 0..={}",
-                            n - 1
-                        ),
+                        format!("node {node} lists CPU {c}, but the CPU table has no CPU {c}"),
                     )),
                 }
             }
@@ -494,7 +490,10 @@ impl Parser {
                     self.errs.push(err(
                         r.line,
                         c,
-                        format!("CPU {i} is on node {a} here but on node {b} in line {ln}"),
+                        format!(
+                            "CPU {} is on node {a} here but on node {b} in line {ln}",
+                            r.cpu
+                        ),
                     ));
                     a
                 }
@@ -502,7 +501,7 @@ impl Parser {
                 (None, Some((b, _))) => b,
                 (None, None) if has_col || !self.node_cpus.is_empty() => {
                     self.errs
-                        .push(err(r.line, r.col, format!("CPU {i} has no node")));
+                        .push(err(r.line, r.col, format!("CPU {} has no node", r.cpu)));
                     0
                 }
                 (None, None) => 0,
@@ -540,8 +539,11 @@ impl Parser {
         let mut socket = Vec::with_capacity(n);
         for (i, r) in rows.iter().enumerate() {
             let Some(l) = cache(r, top) else {
-                self.errs
-                    .push(err(r.line, r.col, format!("CPU {i} has no L{top} id")));
+                self.errs.push(err(
+                    r.line,
+                    r.col,
+                    format!("CPU {} has no L{top} id", r.cpu),
+                ));
                 continue;
             };
             let c = r.core.unwrap_or(r.cpu);
@@ -586,7 +588,7 @@ impl Parser {
             self.errs.push(err(
                 r.line,
                 col,
-                format!("CPU {i} is on a node with CPUs beyond the first {MAX_NODES}: allowed 1..={MAX_NODES} nodes (8 sockets x 4 nodes per socket)"),
+                format!("CPU {} is on a node with CPUs beyond the first {MAX_NODES}: allowed 1..={MAX_NODES} nodes (8 sockets x 4 nodes per socket)", r.cpu),
             ));
             return Err(self.errs);
         }
@@ -681,6 +683,7 @@ impl Parser {
             .map(|n| cpu_nodes.binary_search(n).unwrap_or(0) as u32)
             .collect();
         let map = CpuMap {
+            cpu_id,
             core: dense(core.into_iter()),
             cluster: dense(cluster.into_iter()),
             llc: dense(llc.into_iter()),

@@ -21,7 +21,7 @@ pub fn lscpu(t: &Topology) -> String {
         let l3 = if snc_l3 { c.socket } else { c.llc };
         s += &format!(
             "{},{},{},{},,{},{},{},{}\n",
-            c.cpu, c.core, c.socket, c.node, c.core, c.core, c.cluster, l3
+            t.cpu_id[c.cpu as usize], c.core, c.socket, c.node, c.core, c.core, c.cluster, l3
         );
     }
     s
@@ -33,7 +33,7 @@ pub fn numactl(t: &Topology) -> String {
     let mut s = format!("available: {} nodes (0-{})\n", t.nr_nodes, t.nr_nodes - 1);
     for (n, set) in t.node_cpus.iter().enumerate() {
         s += &format!("node {n} cpus:");
-        set.iter().for_each(|c| s += &format!(" {c}"));
+        set.iter().for_each(|c| s += &format!(" {}", t.cpu_id[c]));
         s += "\n";
     }
     s += "node distances:\nnode ";
