@@ -212,3 +212,21 @@ fn more_than_two_threads_per_core() {
     assert_eq!(levels(&t, 0), vec!["SMT:0,4,8,12", "MC:0-15"]);
     round_trips(&t);
 }
+
+#[test]
+fn mixed_core_arm_repeats_core_ids_across_types() {
+    // lscpu -e of a big.LITTLE board: CORE restarts at 0 for the big cores; caches tell them apart
+    let text = "\
+CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
+  0    0      0    0 0:0:0:0          yes
+  1    0      0    1 1:1:1:0          yes
+  2    0      0    0 5:5:5:0          yes
+  3    0      0    1 6:6:6:0          yes
+";
+    let p = machine_file::parse(text).unwrap();
+    assert_eq!(p.map.core, vec![0, 1, 2, 3]);
+    assert_eq!(p.map.cluster, vec![0, 1, 2, 3]);
+    let t = Topology::new(preset("gnr-2s").unwrap().with_map(p.map)).unwrap();
+    assert_eq!(t.spec.smt, 1);
+    round_trips(&t);
+}

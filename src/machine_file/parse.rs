@@ -547,13 +547,16 @@ impl Parser {
                 continue;
             };
             let c = r.core.unwrap_or(r.cpu);
-            core.push(c);
+            // A core is its CORE id and its L1: lscpu numbers cores per CPU type on mixed-core
+            // Arm (CORE ids repeat across types), and on POWER the CORE is the big core of two
+            // SMT4 halves with an L1 each (the small core: the kernel's SMT level).
+            core.push((c, cache(r, 1)));
             // Intel SNC: an L3 shared by several nodes is split per node (match_llc)
             llc.push((l, node[i]));
             // without an L2 id each core is its own cluster
             cluster.push(match cache(r, 2) {
-                Some(l2) => (0, l2, node[i]),
-                None => (1, c, node[i]),
+                Some(l2) => (0, l2, None, node[i]),
+                None => (1, c, cache(r, 1), node[i]),
             });
             socket.push(r.socket.unwrap_or(0));
         }
