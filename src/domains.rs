@@ -4,7 +4,7 @@
 //! removal of degenerate levels (`cpu_attach_domain`).
 
 use crate::cpuset::CpuSet;
-use crate::topology::{Topology, Vendor, sched_distances};
+use crate::topology::{Arch, Topology, Vendor, sched_distances};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -37,11 +37,13 @@ const FLAG_NAMES: &[(u32, &str)] = &[
     (SD_NUMA, "SD_NUMA"),
 ];
 
-/// `node_reclaim_distance`: RECLAIM_DISTANCE 30, raised to 32 on AMD Zen (arch/x86/kernel/cpu/amd.c).
+/// `node_reclaim_distance`: RECLAIM_DISTANCE 30, raised to 32 on AMD Zen (arch/x86/kernel/cpu/amd.c);
+/// powerpc defines RECLAIM_DISTANCE 10 (arch/powerpc/include/asm/topology.h).
 fn node_reclaim_distance(vendor: Vendor) -> u32 {
     match vendor {
-        Vendor::Intel => 30,
+        Vendor::Intel | Vendor::Arm | Vendor::Hisilicon => 30,
         Vendor::Amd => 32,
+        Vendor::Ibm => 10,
     }
 }
 
@@ -177,6 +179,81 @@ const X86_TOPOLOGY: &[TopologyLevel] = &[
     },
 ];
 
+/// arm64 (and other `GENERIC_ARCH_TOPOLOGY` arches): `default_topology[]` of
+/// kernel/sched/topology.c with drivers/base/arch_topology.c's masks. PKG is always in the table
+/// (`tl_pkg_mask` = the node); where it equals MC or NODE one of them degenerates.
+const ARM64_TOPOLOGY: &[TopologyLevel] = &[
+    TopologyLevel {
+        name: "SMT",
+        mask: cpu_smt_mask,
+        flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
+        present: |t| t.spec.smt > 1,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "CLS",
+        mask: arch_topology_clustergroup_mask,
+        flags: SD_CLUSTER | SD_SHARE_LLC,
+        present: |_| true,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "MC",
+        mask: arch_topology_coregroup_mask,
+        flags: SD_SHARE_LLC,
+        present: |_| true,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "PKG",
+        mask: cpu_node_mask,
+        flags: 0,
+        present: |_| true,
+        in_table: true,
+    },
+];
+
+/// powerpc: `build_sched_topology` (arch/powerpc/kernel/smp.c) writes SMT (the small core on
+/// big-core parts: `tl_smallcore_smt_mask`), CACHE only with `shared_caches` (an L2 wider than
+/// the small core), MC only with `has_coregroup_support()` (PowerVM's coregroup associativity,
+/// which lscpu does not show: not built here), and PKG (`tl_pkg_mask`, the node). Flags on a
+/// dedicated LPAR: `powerpc_smt_flags` (no ASYM_PACKING after POWER7), `powerpc_shared_cache_flags`
+/// = SD_SHARE_LLC, `powerpc_shared_proc_flags` = 0.
+const POWERPC_TOPOLOGY: &[TopologyLevel] = &[
+    TopologyLevel {
+        name: "SMT",
+        mask: cpu_smt_mask,
+        flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
+        present: |t| t.spec.smt > 1,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "CACHE",
+        mask: cpu_clustergroup_mask,
+        flags: SD_SHARE_LLC,
+        present: |t| {
+            (0..t.nr_cpus()).any(|c| t.cluster_siblings(c).len() > t.smt_siblings(c).count())
+        },
+        in_table: false,
+    },
+    TopologyLevel {
+        name: "PKG",
+        mask: cpu_node_mask,
+        flags: 0,
+        present: |_| true,
+        in_table: true,
+    },
+];
+
+/// The arch's table of levels below NUMA.
+fn topology_table(topo: &Topology) -> &'static [TopologyLevel] {
+    match topo.spec.vendor.arch() {
+        Arch::X86 => X86_TOPOLOGY,
+        Arch::Arm64 => ARM64_TOPOLOGY,
+        Arch::Powerpc => POWERPC_TOPOLOGY,
+    }
+}
+
 /// The levels `sched_init_numa` appends, one per distinct distance: NODE at the local distance,
 /// then a NUMA level (`cpu_numa_flags`, overlapping groups) per larger distance.
 const NUMA_NODE: (&str, u32) = ("NODE", 0);
@@ -211,6 +288,48 @@ fn cpu_node_mask(topo: &Topology, cpu: usize) -> CpuSet {
     topo.node_cpus[topo.cpus[cpu].node as usize].clone()
 }
 
+/// The CPUs of the CPU's package (`core_sibling` on arm64: `topology_core_cpumask`).
+fn package_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    let socket = topo.cpus[cpu].socket;
+    let mut s = CpuSet::new(topo.nr_cpus());
+    topo.cpus
+        .iter()
+        .filter(|c| c.socket == socket)
+        .for_each(|c| s.set(c.cpu as usize));
+    s
+}
+
+/// arm64 `cpu_coregroup_mask` (drivers/base/arch_topology.c): the smallest of the node, the
+/// package and the LLC siblings, widened to the cluster where the cluster holds it. Without cache
+/// information the LLC is the package (machine_file's fallback), so the package or node stands.
+fn arch_topology_coregroup_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    let mut core_mask = cpu_node_mask(topo, cpu);
+    let package = package_mask(topo, cpu);
+    if package.is_subset_of(&core_mask) {
+        core_mask = package;
+    }
+    let llc = cpu_coregroup_mask(topo, cpu);
+    if llc.is_subset_of(&core_mask) {
+        core_mask = llc;
+    }
+    let cluster = cpu_clustergroup_mask(topo, cpu);
+    if core_mask.is_subset_of(&cluster) {
+        core_mask = cluster;
+    }
+    core_mask
+}
+
+/// arm64 `cpu_clustergroup_mask`: the cluster siblings, or the SMT siblings where the cluster
+/// would span the coregroup (then MC is the level, CLS degenerates).
+fn arch_topology_clustergroup_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    let cluster = cpu_clustergroup_mask(topo, cpu);
+    if arch_topology_coregroup_mask(topo, cpu).is_subset_of(&cluster) {
+        cpu_smt_mask(topo, cpu)
+    } else {
+        cluster
+    }
+}
+
 /// A level of this machine: a topology table entry or a NUMA level.
 struct Level {
     name: &'static str,
@@ -236,7 +355,7 @@ impl SchedDomains {
         let dist = sched_distances(topo, snc3_fix);
         let mut levels: Vec<Level> = Vec::new();
         let mut table_index = 0;
-        for tl in X86_TOPOLOGY {
+        for tl in topology_table(topo) {
             let present = (tl.present)(topo);
             if present {
                 levels.push(Level {

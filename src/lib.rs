@@ -1,6 +1,7 @@
 //! schedplay: a simulator of Linux scheduler placement and load balancing on large multi-socket
 //! machines, and of the cache-line contention inside the scheduler.
 
+pub mod arch_presets;
 pub mod coherence;
 pub mod cpuset;
 pub mod detmath;

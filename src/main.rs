@@ -543,10 +543,8 @@ Examples:
                 p.to_string()
             }
             None => {
-                let p = parsed.map.closest_preset(parsed.vendor);
-                eprintln!(
-                    "machine file {path}: hardware figures of {p}, the closest preset (--machine chooses another)"
-                );
+                let (p, why) = parsed.hardware();
+                eprintln!("machine file {path}: {why} (--machine chooses another)");
                 p.to_string()
             }
         };

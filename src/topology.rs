@@ -32,6 +32,33 @@ pub const RMW_HOLD_NS: RangeInclusive<u32> = 0..=1000;
 pub enum Vendor {
     Intel,
     Amd,
+    /// IBM POWER (powerpc64).
+    Ibm,
+    /// Arm Neoverse cores (lscpu "Vendor ID: ARM"): NVIDIA Grace, AWS Graviton, Ampere Altra.
+    Arm,
+    /// HiSilicon TaiShan cores (Kunpeng 920).
+    Hisilicon,
+}
+
+/// The architecture whose topology table the kernel builds its domains from (`domains.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    /// `x86_topology[]` (arch/x86/kernel/smpboot.c).
+    X86,
+    /// `default_topology[]` with the masks of drivers/base/arch_topology.c.
+    Arm64,
+    /// `powerpc_topology[]` (arch/powerpc/kernel/smp.c).
+    Powerpc,
+}
+
+impl Vendor {
+    pub fn arch(self) -> Arch {
+        match self {
+            Vendor::Intel | Vendor::Amd => Arch::X86,
+            Vendor::Arm | Vendor::Hisilicon => Arch::Arm64,
+            Vendor::Ibm => Arch::Powerpc,
+        }
+    }
 }
 
 /// One-way cache-line transfer latency by CPU-pair class, in ns (a measured table per machine).
@@ -218,6 +245,50 @@ const XEON_8S_SLIT: &[&[u32]] = &[
     &[21, 31, 31, 21, 31, 31, 21, 10],
 ];
 
+/// Placeholder (no POWER10 measurement found; HARDWARE-2.md §2): POWER7's core-to-core-latency
+/// figures, the only IBM data: 173 ns in the socket, 443 ns across; SMT as x86 parts (~10 ns).
+const LAT_POWER10: LatencyTable = LatencyTable {
+    smt: 10,
+    cluster: 173,
+    llc: 173,
+    node_near: 173,
+    node_far: 173,
+    socket: 443,
+    source: "placeholder: no POWER10 c2c measurement; POWER7 3.3 GHz core-to-core-latency (nviennot): 173 in socket, 443 across; SMT 10 as x86 siblings",
+    cas_measured: ALL_CAS,
+};
+/// Graviton4 (chipsandcheese, Neoverse V2 on CMN-700): 30-60 ns in the socket by home mesh stop
+/// (midpoint 45), 138.6 ns average across sockets.
+const LAT_GRAVITON4: LatencyTable = LatencyTable {
+    smt: 45,
+    cluster: 45,
+    llc: 45,
+    node_near: 45,
+    node_far: 45,
+    socket: 139,
+    source: "Graviton4 c2c (chipsandcheese 2024-07-22): 30-60 in socket (midpoint 45), 138.6 across sockets",
+    cas_measured: ALL_CAS,
+};
+/// Placeholder: no Grace measurement; Graviton4's in-socket figure (the same Neoverse V2 core on a
+/// CMN-700 mesh); across the NVLink-C2C link Graviton4's cross-socket 139, unmeasured.
+const LAT_GRACE: LatencyTable = LatencyTable {
+    source: "placeholder: no Grace c2c measurement; Graviton4 (same Neoverse V2 on CMN-700, chipsandcheese): 45 in socket, 139 across (NVLink-C2C unmeasured)",
+    ..LAT_GRAVITON4
+};
+/// Kunpeng 920-6426: 72 ns median core-to-core in one socket (nviennot); nothing finer is
+/// measured, so every in-socket class takes it; across sockets a placeholder of twice it (Ice
+/// Lake 8375C: 108 vs 51).
+const LAT_KUNPENG920: LatencyTable = LatencyTable {
+    smt: 72,
+    cluster: 72,
+    llc: 72,
+    node_near: 72,
+    node_far: 72,
+    socket: 144,
+    source: "Kunpeng 920-6426 core-to-core-latency median 72 in socket (nviennot); cross-socket placeholder 144 (2x, as Ice Lake 108/51)",
+    cas_measured: ALL_CAS,
+};
+
 /// A machine preset: the fields of a `MachineSpec`, as constants.
 #[derive(Clone, Copy, Debug)]
 pub struct Preset {
@@ -234,6 +305,10 @@ pub struct Preset {
     pub slit: Option<&'static [&'static [u32]]>,
     pub llc_mib: u32,
     pub latency: LatencyTable,
+    /// A layout the regular generator cannot make (POWER's adjacent SMT8 threads in two SMT4
+    /// halves, Arm clusters): the preset's CPU map, as an imported machine has one. The layout
+    /// fields above then describe it for the summary; layout overrides do not apply.
+    pub map: Option<fn() -> CpuMap>,
 }
 
 impl Preset {
@@ -255,6 +330,7 @@ impl Preset {
             cpumask_offstack: true,
             map: None,
         }
+        .with_preset_map(self.map)
     }
 }
 
@@ -273,6 +349,7 @@ pub const MACHINES: &[Preset] = &[
         slit: Some(GNR_SNC3_SLIT),
         llc_mib: 168,
         latency: LAT_GNR_SNC3,
+        map: None,
     },
     Preset {
         name: "gnr-2s-96c-snc3",
@@ -287,6 +364,7 @@ pub const MACHINES: &[Preset] = &[
         slit: Some(GNR_SNC3_SLIT),
         llc_mib: 168,
         latency: LAT_GNR_SNC3,
+        map: None,
     },
     Preset {
         name: "gnr-2s",
@@ -301,6 +379,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 504,
         latency: LAT_GNR_FLAT,
+        map: None,
     },
     Preset {
         name: "spr-2s-snc4",
@@ -315,6 +394,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 26,
         latency: LAT_SPR,
+        map: None,
     },
     Preset {
         name: "milan-2s",
@@ -329,6 +409,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_MILAN,
+        map: None,
     },
     Preset {
         name: "genoa-2s",
@@ -343,6 +424,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_GENOA,
+        map: None,
     },
     Preset {
         name: "bergamo-2s",
@@ -357,6 +439,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 16,
         latency: LAT_GENOA,
+        map: None,
     },
     Preset {
         name: "custom",
@@ -371,6 +454,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_GNR_SNC3,
+        map: None,
     },
     Preset {
         name: "srf-2s",
@@ -385,6 +469,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 108,
         latency: LAT_SRF,
+        map: None,
     },
     Preset {
         name: "cwf-2s",
@@ -399,6 +484,7 @@ pub const MACHINES: &[Preset] = &[
         slit: Some(GNR_SNC3_SLIT),
         llc_mib: 192,
         latency: LAT_CWF,
+        map: None,
     },
     Preset {
         name: "turin-2s",
@@ -413,6 +499,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_GENOA,
+        map: None,
     },
     Preset {
         name: "turin-dense-2s",
@@ -427,6 +514,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_ZEN4C,
+        map: None,
     },
     Preset {
         name: "clx-8s",
@@ -441,6 +529,67 @@ pub const MACHINES: &[Preset] = &[
         slit: Some(XEON_8S_SLIT),
         llc_mib: 38,
         latency: LAT_CLX,
+        map: None,
+    },
+    Preset {
+        name: "power10-4n",
+        description: "IBM POWER10 LPAR, 4 chips x 10 SMT8 cores (320 CPUs), a node per chip; SMT4 halves with their own L2 (the kernel's SMT level and LLC); latencies placeholder",
+        vendor: Vendor::Ibm,
+        sockets: 4,
+        cores_per_socket: 20,
+        smt: 4,
+        nodes_per_socket: 1,
+        cores_per_llc: 1,
+        cores_per_cluster: 1,
+        slit: None,
+        llc_mib: 8,
+        latency: LAT_POWER10,
+        map: Some(crate::arch_presets::power10_4n),
+    },
+    Preset {
+        name: "grace-2s",
+        description: "NVIDIA Grace CPU Superchip, 2 x 72 Neoverse V2 cores, no SMT, a node and 114 MB L3 per Grace; latencies placeholder",
+        vendor: Vendor::Arm,
+        sockets: 2,
+        cores_per_socket: 72,
+        smt: 1,
+        nodes_per_socket: 1,
+        cores_per_llc: 72,
+        cores_per_cluster: 1,
+        slit: None,
+        llc_mib: 114,
+        latency: LAT_GRACE,
+        map: Some(crate::arch_presets::grace_2s),
+    },
+    Preset {
+        name: "graviton4-2s",
+        description: "2S AWS Graviton4, 2 x 96 Neoverse V2 cores, no SMT, a node and 36 MB L3 per socket",
+        vendor: Vendor::Arm,
+        sockets: 2,
+        cores_per_socket: 96,
+        smt: 1,
+        nodes_per_socket: 1,
+        cores_per_llc: 96,
+        cores_per_cluster: 1,
+        slit: None,
+        llc_mib: 36,
+        latency: LAT_GRAVITON4,
+        map: Some(crate::arch_presets::graviton4_2s),
+    },
+    Preset {
+        name: "kunpeng920-2s",
+        description: "2S Kunpeng 920 (128 cores), 2 dies per socket, a node and 32 MB L3 per die, clusters (CCL) of 4 cores: CLS",
+        vendor: Vendor::Hisilicon,
+        sockets: 2,
+        cores_per_socket: 64,
+        smt: 1,
+        nodes_per_socket: 2,
+        cores_per_llc: 32,
+        cores_per_cluster: 4,
+        slit: None,
+        llc_mib: 32,
+        latency: LAT_KUNPENG920,
+        map: Some(crate::arch_presets::kunpeng920_2s),
     },
 ];
 
@@ -541,6 +690,33 @@ pub fn parse_smt(v: &str) -> Result<u32, String> {
 impl MachineSpec {
     /// Applies layout overrides; a raw SLIT only survives if the node layout is unchanged.
     pub fn with_overrides(mut self, o: &LayoutOverrides) -> Result<MachineSpec, Invalid> {
+        if self.map.is_some() {
+            // a preset with its own CPU map: only the non-layout knobs apply
+            let layout = [
+                ("sockets", o.sockets),
+                ("cores_per_socket", o.cores_per_socket),
+                ("smt", o.smt),
+                ("nodes_per_socket", o.nodes_per_socket),
+                ("cores_per_llc", o.cores_per_llc),
+                ("cores_per_cluster", o.cores_per_cluster),
+            ];
+            let errs: Vec<FieldError> = layout
+                .iter()
+                .filter(|(_, v)| v.is_some())
+                .map(|(k, _)| {
+                    FieldError::new(
+                        k,
+                        format!(
+                            "{k} does not apply to the {} preset: its layout is its CPU map (import a machine file for another)",
+                            self.name
+                        ),
+                    )
+                })
+                .collect();
+            if !errs.is_empty() {
+                return Err(Invalid(errs));
+            }
+        }
         let before = (self.sockets, self.nodes_per_socket);
         if let Some(v) = o.sockets {
             self.sockets = v;
@@ -566,7 +742,9 @@ impl MachineSpec {
             }
             self.cpumask_offstack = v == 1;
         }
-        if let Some(v) = o.cores_per_llc {
+        if self.map.is_some() {
+            // the layout is the map's
+        } else if let Some(v) = o.cores_per_llc {
             self.cores_per_llc = v;
         } else if self.vendor == Vendor::Intel {
             // Intel: the LLC is the socket, split per SNC node for the scheduler (match_llc).
@@ -574,7 +752,8 @@ impl MachineSpec {
         } else {
             self.cores_per_llc = self.cores_per_llc.min(self.cores_per_socket);
         }
-        if let Some(v) = o.cores_per_cluster {
+        if self.map.is_some() {
+        } else if let Some(v) = o.cores_per_cluster {
             self.cores_per_cluster = v;
         } else {
             self.cores_per_cluster = self.cores_per_cluster.min(self.cores_per_llc);
@@ -584,6 +763,14 @@ impl MachineSpec {
         }
         self.validate()?;
         Ok(self)
+    }
+
+    /// A preset with its own CPU map (`Preset::map`): the map's layout.
+    fn with_preset_map(self, map: Option<fn() -> CpuMap>) -> MachineSpec {
+        match map {
+            Some(f) => self.with_map(f()),
+            None => self,
+        }
     }
 
     /// This preset's hardware with an imported machine's layout.
@@ -1042,9 +1229,12 @@ pub enum LatencyClass {
 /// The regular SLIT firmware reports: 10 local; on-socket 12 (Intel SNC) or 11 (AMD NPS);
 /// 21 (Intel) or 32 (AMD) across sockets.
 fn regular_slit(spec: &MachineSpec, socket_of_node: &[u32]) -> Vec<Vec<u32>> {
+    // (POWER and Arm presets carry their SLIT in their map; these serve their custom layouts:
+    // ACPI's REMOTE_DISTANCE 20 across sockets, 12 on a socket as Kunpeng 920 reports.)
     let (on, off) = match spec.vendor {
         Vendor::Intel => (12, 21),
         Vendor::Amd => (11, 32),
+        Vendor::Ibm | Vendor::Arm | Vendor::Hisilicon => (12, 20),
     };
     let n = socket_of_node.len();
     (0..n)

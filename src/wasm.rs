@@ -142,14 +142,17 @@ pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
         ))
     })?;
     let closest = topology::preset(hardware).is_none();
-    let preset = if closest {
-        parsed.map.closest_preset(parsed.vendor)
+    let (preset, why) = if closest {
+        parsed.hardware()
     } else {
-        hardware
+        (
+            hardware,
+            format!("hardware figures of {hardware}, as chosen"),
+        )
     };
     let s = parsed.map.shape();
     Ok(to_js(&serde_json::json!({
-        "cpu_map": parsed.map.encode(), "preset": preset, "closest": closest,
+        "cpu_map": parsed.map.encode(), "preset": preset, "closest": closest, "why": why,
         "summary": {
             "cpus": s.cpus, "sockets": s.sockets, "nodes": s.nodes, "llcs": s.llcs, "smt": s.smt,
             "cores_per_cluster": s.cores_per_cluster,

@@ -41,8 +41,16 @@ fn every_preset_round_trips_through_lscpu_and_numactl() {
         let mut f = e.clone();
         f.machine.cpu_map = Some(parsed.map.encode());
         let q = encode_link(&f);
+        // runs compress regular numberings; POWER's alternating SMT4 halves (0,1,0,1,...) do not,
+        // so its map (a link only carries it when imported: the preset's own needs only its name)
+        // takes about 2 KB
+        let limit = if preset(name).unwrap().map.is_some() {
+            4096
+        } else {
+            400
+        };
         assert!(
-            q.len() < 400,
+            q.len() < limit,
             "{name}: the link stays short: {} bytes",
             q.len()
         );

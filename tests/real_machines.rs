@@ -230,3 +230,64 @@ CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
     assert_eq!(t.spec.smt, 1);
     round_trips(&t);
 }
+
+/// The POWER and Arm presets build the levels their arch's kernel builds (powerpc: SMT on the
+/// SMT4 half, PKG on the node; arm64: CLS from the clusters, MC on the LLC, PKG degenerate where
+/// it equals MC), and each round-trips through lscpu + numactl.
+#[test]
+fn power_and_arm_presets_build_their_arch_levels() {
+    for (name, cpu0) in [
+        (
+            "power10-4n",
+            vec!["SMT:0,2,4,6", "PKG:0-79", "NUMA:0-159", "NUMA:0-319"],
+        ),
+        ("grace-2s", vec!["MC:0-71", "NUMA:0-143"]),
+        ("graviton4-2s", vec!["MC:0-95", "NUMA:0-191"]),
+        (
+            "kunpeng920-2s",
+            vec!["CLS:0-3", "MC:0-31", "NUMA:0-63", "NUMA:0-95", "NUMA:0-127"],
+        ),
+    ] {
+        let t = Topology::new(preset(name).unwrap()).unwrap();
+        assert_eq!(levels(&t, 0), cpu0, "{name}");
+        round_trips(&t);
+    }
+    // powerpc's RECLAIM_DISTANCE is 10: no wake-affine across any NUMA level
+    let t = Topology::new(preset("power10-4n").unwrap()).unwrap();
+    let d = SchedDomains::build(&t, false);
+    let numa = d.of(0).find(|d| d.name == "NUMA").unwrap();
+    assert!(!numa.has(schedplay::domains::SD_WAKE_AFFINE));
+    // layout overrides do not apply to a preset with its own map
+    let e = preset("kunpeng920-2s")
+        .unwrap()
+        .with_overrides(&schedplay::topology::LayoutOverrides {
+            sockets: Some(1),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.0[0].field, "sockets");
+}
+
+#[test]
+fn the_summary_or_the_shape_chooses_the_hardware_figures() {
+    let t = Topology::new(preset("kunpeng920-2s").unwrap()).unwrap();
+    let body = machine_file::lscpu(&t) + &machine_file::numactl(&t);
+    for (summary, want) in [
+        (
+            "Architecture: aarch64\nVendor ID: HiSilicon\n",
+            "kunpeng920-2s",
+        ),
+        ("Architecture: aarch64\nVendor ID: ARM\n", "grace-2s"),
+        ("Architecture: aarch64\n", "kunpeng920-2s"),
+        ("Architecture: x86_64\nVendor ID: GenuineIntel\n", "cwf-2s"),
+    ] {
+        let p = machine_file::parse(&format!("{summary}{body}")).unwrap();
+        let (name, why) = p.hardware();
+        assert_eq!(name, want, "{summary}: {why}");
+        assert!(why.contains("lscpu summary"), "{why}");
+    }
+    // SMT8 without a summary: POWER
+    let t = Topology::new(preset("power10-4n").unwrap()).unwrap();
+    let p = machine_file::parse(&(machine_file::lscpu(&t) + &machine_file::numactl(&t))).unwrap();
+    assert_eq!(p.hardware().0, "power10-4n", "{}", p.hardware().1);
+}

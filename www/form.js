@@ -324,7 +324,7 @@ export function showMachineSummary(s, why = '', imported = false) {
   notes.hidden = true;
   if (!s) { box.textContent = why ? `machine: ${why}` : ''; box.dataset.llcs = ''; return; }
   const smt = s.smt > 1 ? 'SMT on' : 'SMT off';
-  const vendor = { amd: 'AMD', intel: 'Intel' }[s.vendor] ?? String(s.vendor);
+  const vendor = { amd: 'AMD', intel: 'Intel', ibm: 'IBM', arm: 'Arm', hisilicon: 'HiSilicon' }[s.vendor] ?? String(s.vendor);
   const cl = s.cluster_sizes.length && s.cluster_sizes[0].cores > 1 ? ` · ${plural(s.clusters, 'cluster')} ${sizesText(s.cluster_sizes, s.smt)}` : '';
   // an imported machine (cpu_map) is built as pasted; the preset gives its hardware figures only
   const from = imported ? ` from the imported machine (hardware figures of ${s.preset})` : '';

@@ -40,7 +40,7 @@ export function setupImport(engine, form, presets) {
       $('machine').value = m.preset;
       form.applyMachinePreset(m.preset);
       form.setCpuMap(m.cpu_map);
-      setText('import-status', `${note}; hardware figures of ${m.preset}${m.closest ? ' (the closest preset; the preset list chooses another)' : ''}`
+      setText('import-status', `${note}; ${m.why || `hardware figures of ${m.preset}`}${m.closest ? ' (the list above chooses another)' : ''}`
         + (m.notes?.length ? `. Assumed: ${m.notes.join('; ')}` : ''));
       form.changed('machine');
     } catch (e) {

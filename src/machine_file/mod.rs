@@ -8,7 +8,7 @@
 //! ids), decoded with the same structural checks (`CpuMap::check`). Every error names the line and
 //! column of the input (`line 12:7: ...`), and what is allowed; nothing here panics on any input.
 
-use crate::topology::{self, MAX_CPUS, Topology, Vendor};
+use crate::topology::{self, Arch, MAX_CPUS, Topology, Vendor};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -121,6 +121,22 @@ impl CpuMap {
             node: t.cpus.iter().map(|c| c.node).collect(),
             socket: t.cpus.iter().map(|c| c.socket).collect(),
             slit: t.slit.clone(),
+        }
+        .canonical()
+    }
+
+    /// A map of CPUs 0..N-1 from each CPU's (core, cluster, LLC, node, socket) ids, any
+    /// numbering (renumbered densely; nodes keep theirs), and the SLIT: how presets whose layout
+    /// the regular generator cannot make are written (`topology::Preset::map`).
+    pub fn from_places(places: &[(u32, u32, u32, u32, u32)], slit: Vec<Vec<u32>>) -> CpuMap {
+        CpuMap {
+            cpu_id: (0..places.len() as u32).collect(),
+            core: places.iter().map(|p| p.0).collect(),
+            cluster: places.iter().map(|p| p.1).collect(),
+            llc: places.iter().map(|p| p.2).collect(),
+            node: places.iter().map(|p| p.3).collect(),
+            socket: places.iter().map(|p| p.4).collect(),
+            slit,
         }
         .canonical()
     }
@@ -505,11 +521,20 @@ impl CpuMap {
     /// LLC, CPUs, compared in that order), of the vendor when it is known; `custom` is not a
     /// candidate.
     pub fn closest_preset(&self, vendor: Option<Vendor>) -> &'static str {
+        self.closest_preset_of(vendor, None)
+    }
+
+    /// The closest preset of the vendor and of the architecture, where given.
+    pub fn closest_preset_of(&self, vendor: Option<Vendor>, arch: Option<Arch>) -> &'static str {
         let s = self.shape();
         let diff = |a: u32, b: u32| a.abs_diff(b);
         topology::MACHINES
             .iter()
-            .filter(|m| m.name != "custom" && vendor.is_none_or(|v| v == m.vendor))
+            .filter(|m| {
+                m.name != "custom"
+                    && vendor.is_none_or(|v| v == m.vendor)
+                    && arch.is_none_or(|a| a == m.vendor.arch())
+            })
             .min_by_key(|m| {
                 let (llc, cl) = (m.cores_per_llc, m.cores_per_cluster);
                 (
@@ -727,7 +752,15 @@ node   0   1
             Vendor::Intel,
             "{name}"
         );
-        assert_eq!(intel.map.closest_preset(None), "milan-2s");
+        assert_eq!(
+            intel.map.closest_preset_of(None, Some(Arch::X86)),
+            "milan-2s"
+        );
+        // without a summary the shape decides the architecture: SMT2 is x86
+        let bare = parse(BOX).unwrap();
+        let (name, why) = bare.hardware();
+        assert_eq!(name, "milan-2s");
+        assert!(why.contains("no lscpu summary"), "{why}");
         let e = parse("hello\n").unwrap_err();
         assert!(
             e[0].to_string()

@@ -88,6 +88,37 @@ pub struct Parsed {
     pub notes: Vec<String>,
     /// The CPU vendor, when a plain `lscpu` summary came with the map ("Vendor ID").
     pub vendor: Option<Vendor>,
+    /// The architecture, when the summary names it ("Architecture").
+    pub arch: Option<Arch>,
+}
+
+impl Parsed {
+    /// The preset whose hardware figures an imported machine takes when the user names none, and
+    /// why: the summary's vendor, else its architecture, else the shape (more than 2 threads per
+    /// core: POWER; else x86, the common case, since the map alone cannot tell an Arm server
+    /// from x86 with SMT off); among those, the closest layout.
+    pub fn hardware(&self) -> (&'static str, String) {
+        let s = self.map.shape();
+        let (arch, why) = match (self.vendor, self.arch) {
+            (Some(v), _) => (v.arch(), format!("the lscpu summary's Vendor ID ({v:?})")),
+            (None, Some(a)) => (a, format!("the lscpu summary's Architecture ({a:?})")),
+            (None, None) if s.smt > 2 => (
+                Arch::Powerpc,
+                format!("no lscpu summary; {} threads per core: POWER", s.smt),
+            ),
+            (None, None) => (
+                Arch::X86,
+                "no lscpu summary: x86 taken (an Arm server looks like x86 with SMT off: choose its preset, or paste lscpu's summary too)".to_string(),
+            ),
+        };
+        let name = self.map.closest_preset_of(self.vendor, Some(arch));
+        (
+            name,
+            format!(
+                "hardware figures of {name}, the closest {arch:?} preset by layout; architecture from {why}"
+            ),
+        )
+    }
 }
 
 fn number(line: usize, col: usize, t: &str, what: &str, max: u32) -> Result<u32, LineError> {
@@ -124,6 +155,7 @@ struct Parser {
     /// A plain `lscpu` summary was seen, and its vendor.
     lscpu_summary: bool,
     vendor: Option<Vendor>,
+    arch: Option<Arch>,
     /// Rows of offline CPUs (`lscpu -e` ONLINE no), left out.
     offline: u32,
 }
@@ -246,12 +278,26 @@ impl Parser {
                 .all(|c| c.is_ascii_alphanumeric() || " ()-_/".contains(c))
         {
             self.lscpu_summary = true;
-            if k.trim() == "Vendor ID" {
-                self.vendor = match v.trim() {
-                    "GenuineIntel" => Some(Vendor::Intel),
-                    "AuthenticAMD" | "HygonGenuine" => Some(Vendor::Amd),
-                    _ => None,
-                };
+            match k.trim() {
+                "Vendor ID" => {
+                    self.vendor = match v.trim() {
+                        "GenuineIntel" => Some(Vendor::Intel),
+                        "AuthenticAMD" | "HygonGenuine" => Some(Vendor::Amd),
+                        "ARM" | "Ampere" | "APM" | "NVIDIA" => Some(Vendor::Arm),
+                        "HiSilicon" => Some(Vendor::Hisilicon),
+                        "IBM" => Some(Vendor::Ibm),
+                        _ => None,
+                    }
+                }
+                "Architecture" => {
+                    self.arch = match v.trim() {
+                        "x86_64" | "i686" | "i386" => Some(Arch::X86),
+                        "aarch64" | "arm64" => Some(Arch::Arm64),
+                        "ppc64le" | "ppc64" => Some(Arch::Powerpc),
+                        _ => None,
+                    }
+                }
+                _ => {}
             }
             return;
         }
@@ -708,6 +754,7 @@ impl Parser {
             map,
             notes,
             vendor: self.vendor,
+            arch: self.arch,
         })
     }
 }
@@ -796,6 +843,7 @@ pub fn parse(text: &str) -> Result<Parsed, Vec<LineError>> {
         bare_rows: Vec::new(),
         lscpu_summary: false,
         vendor: None,
+        arch: None,
         offline: 0,
     };
     let mut last = 0;

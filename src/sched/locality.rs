@@ -98,6 +98,27 @@ const CLX: Figures = Figures {
     smt_share_permille: 615,
 };
 
+/// POWER10 (placeholder except the L2): 2 MB L2 per SMT8 core (Hot Chips 32; HARDWARE-2.md §2);
+/// no POWER10 LLC, DRAM or SMT-share measurement was found, so Granite Rapids' figures stand in.
+const POWER10: Figures = Figures {
+    l2_kib: 2048,
+    ..GNR_FLAT
+};
+/// Neoverse V2 (Grace, Graviton4): 1 MB L2 per core (NVIDIA Grace blog; HARDWARE-2.md §3), no
+/// SMT; LLC and DRAM figures are placeholders (Genoa's).
+const NEOVERSE_V2: Figures = Figures {
+    l2_kib: 1024,
+    smt_share_permille: 1000,
+    ..GENOA
+};
+/// Kunpeng 920: 512 KB L2 per TaiShan v110 core (placeholder), no SMT; the rest Genoa's
+/// (placeholders).
+const KUNPENG920: Figures = Figures {
+    l2_kib: 512,
+    smt_share_permille: 1000,
+    ..GENOA
+};
+
 /// Figures per preset name (every preset has a row: `tests::every_preset_has_figures`).
 pub const MACHINE_FIGURES: &[(&str, Figures)] = &[
     ("gnr-2s-snc3", GNR_SNC3),
@@ -113,6 +134,10 @@ pub const MACHINE_FIGURES: &[(&str, Figures)] = &[
     ("turin-2s", GENOA),
     ("turin-dense-2s", GENOA),
     ("clx-8s", CLX),
+    ("power10-4n", POWER10),
+    ("grace-2s", NEOVERSE_V2),
+    ("graviton4-2s", NEOVERSE_V2),
+    ("kunpeng920-2s", KUNPENG920),
 ];
 
 /// The figures of a machine: its preset's row; a machine of another name (an imported one) takes
@@ -125,6 +150,9 @@ pub fn figures(spec: &MachineSpec) -> Figures {
         .unwrap_or(match spec.vendor {
             Vendor::Intel => GNR_SNC3,
             Vendor::Amd => GENOA,
+            Vendor::Ibm => POWER10,
+            Vendor::Arm => NEOVERSE_V2,
+            Vendor::Hisilicon => KUNPENG920,
         })
 }
 
