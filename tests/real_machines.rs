@@ -291,3 +291,29 @@ fn the_summary_or_the_shape_chooses_the_hardware_figures() {
     let p = machine_file::parse(&(machine_file::lscpu(&t) + &machine_file::numactl(&t))).unwrap();
     assert_eq!(p.hardware().0, "power10-4n", "{}", p.hardware().1);
 }
+
+#[test]
+fn no_cache_columns_take_the_arch_fallback() {
+    // an s390 / RISC-V guest: lscpu -p=CPU,CORE,SOCKET,NODE, 2 sockets of 2 cores, one node
+    let text = "# CPU,Core,Socket,Node\n0,0,0,0\n1,1,0,0\n2,2,1,0\n3,3,1,0\n";
+    let p = machine_file::parse(text).unwrap();
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("package within its node")),
+        "{:?}",
+        p.notes
+    );
+    let t = Topology::new(preset("graviton4-2s").unwrap().with_map(p.map)).unwrap();
+    assert_eq!(levels(&t, 0), vec!["MC:0-1", "PKG:0-3"]);
+    round_trips(&t);
+    // said to be x86: each core its own LLC, no MC
+    let p = machine_file::parse(&format!("Architecture: x86_64\n{text}")).unwrap();
+    assert!(
+        p.notes.iter().any(|n| n.contains("no MC level")),
+        "{:?}",
+        p.notes
+    );
+    let t = Topology::new(preset("gnr-2s").unwrap().with_map(p.map)).unwrap();
+    assert_eq!(levels(&t, 0), vec!["PKG:0-3"]);
+}

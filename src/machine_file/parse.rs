@@ -569,9 +569,16 @@ impl Parser {
             .flat_map(|r| r.caches.iter().map(|(n, _)| level(n)))
             .max()
             .unwrap_or(0);
-        if top == 0 {
-            self.errs.push(err(rows[0].line, 1, "no cache ids (L2, L3): the CACHE column is needed for the LLCs, e.g. lscpu -p=CPU,CORE,SOCKET,NODE,CACHE"));
-            return Err(self.errs);
+        // No L2/L3 ids (s390 guests, some RISC-V and armv7 boards): the arch's
+        // cpu_coregroup_mask without cache information. arch_topology (arm64, RISC-V, arm) and
+        // s390 take the package (within the node); x86's LLC mask is then the CPU alone.
+        let no_llc = top < 2;
+        if no_llc {
+            notes.push(if self.arch == Some(Arch::X86) {
+                "no L2/L3 ids: each core is its own LLC, as x86 builds cpu_llc_shared_mask without cache information (no MC level)".to_string()
+            } else {
+                "no L2/L3 ids: the LLC is the package within its node, as arm64/RISC-V/arm (arch_topology's cpu_coregroup_mask) and s390 build MC without cache information (x86 would build none: paste lscpu's summary to say x86)".to_string()
+            });
         }
         let cache = |r: &Row, lvl: u32| {
             r.caches
@@ -584,6 +591,19 @@ impl Parser {
         let mut llc = Vec::with_capacity(n);
         let mut socket = Vec::with_capacity(n);
         for (i, r) in rows.iter().enumerate() {
+            let c = r.core.unwrap_or(r.cpu);
+            if no_llc {
+                let pkg = r.socket.unwrap_or(0);
+                core.push((c, cache(r, 1)));
+                llc.push(if self.arch == Some(Arch::X86) {
+                    (2, c, cache(r, 1), node[i])
+                } else {
+                    (1, pkg, None, node[i])
+                });
+                cluster.push((1, c, cache(r, 1), node[i]));
+                socket.push(pkg);
+                continue;
+            }
             let Some(l) = cache(r, top) else {
                 self.errs.push(err(
                     r.line,
@@ -592,13 +612,12 @@ impl Parser {
                 ));
                 continue;
             };
-            let c = r.core.unwrap_or(r.cpu);
             // A core is its CORE id and its L1: lscpu numbers cores per CPU type on mixed-core
             // Arm (CORE ids repeat across types), and on POWER the CORE is the big core of two
             // SMT4 halves with an L1 each (the small core: the kernel's SMT level).
             core.push((c, cache(r, 1)));
             // Intel SNC: an L3 shared by several nodes is split per node (match_llc)
-            llc.push((l, node[i]));
+            llc.push((0, l, None, node[i]));
             // without an L2 id each core is its own cluster
             cluster.push(match cache(r, 2) {
                 Some(l2) => (0, l2, None, node[i]),
