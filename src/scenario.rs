@@ -977,7 +977,7 @@ mod tests {
         assert_eq!(
             msgs,
             vec![
-                "sockets: \"x\" is not a number: allowed 1..=8 (sockets (packages))",
+                "sockets: \"x\" is not a number: allowed 1..=32 (sockets (packages))",
                 "smt: 9 is not allowed: off or on, or the count 1..=8"
             ]
         );

@@ -17,7 +17,9 @@ pub const MAX_CPUS: usize = 4096;
 
 // The layout limits every machine is checked against (`MachineSpec::validate`). They are the one
 // source of these ranges: `scenario::MACHINE_KEYS` gives them to validation, links and the page.
-pub const SOCKETS: RangeInclusive<u32> = 1..=8;
+/// Sockets of a generated layout: up to 32 (HPE Superdome Flex; 16-socket POWER10 E1080 and
+/// Xeon boxes); an imported machine has no socket limit of its own.
+pub const SOCKETS: RangeInclusive<u32> = 1..=32;
 pub const CORES_PER_SOCKET: RangeInclusive<u32> = 1..=2048;
 /// Threads per core: x86 has 2, POWER8-POWER11 up to 8 (SMT8), SPARC M7/M8 8.
 pub const SMT: RangeInclusive<u32> = 1..=8;

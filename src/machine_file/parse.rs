@@ -656,7 +656,7 @@ impl Parser {
             self.errs.push(err(
                 r.line,
                 col,
-                format!("CPU {} is on a node with CPUs beyond the first {MAX_NODES}: allowed 1..={MAX_NODES} nodes (8 sockets x 4 nodes per socket)", r.cpu),
+                format!("CPU {} is on a node with CPUs beyond the first {MAX_NODES}: allowed 1..={MAX_NODES} nodes (MAX_NUMNODES)", r.cpu),
             ));
             return Err(self.errs);
         }
