@@ -317,3 +317,43 @@ fn no_cache_columns_take_the_arch_fallback() {
     let t = Topology::new(preset("gnr-2s").unwrap().with_map(p.map)).unwrap();
     assert_eq!(levels(&t, 0), vec!["PKG:0-3"]);
 }
+
+/// Kunpeng 920's clusters are only in sysfs: lscpu shows a private L2 per core. The
+/// `cluster_cpus_list` lines, with lscpu or alone, give the CLS level.
+#[test]
+fn sysfs_cluster_lists_give_the_cls_level() {
+    let (cpus, per_node) = (16u32, 8u32);
+    let mut lscpu = String::from(
+        "Architecture: aarch64\nVendor ID: HiSilicon\n# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n",
+    );
+    let mut sysfs = String::new();
+    for cpu in 0..cpus {
+        let node = cpu / per_node;
+        lscpu += &format!("{cpu},{cpu},0,{node},,{cpu},{cpu},{cpu},{node}\n");
+        let cl = cpu / 4 * 4;
+        let pkg = "0-15";
+        sysfs += &format!(
+            "/sys/devices/system/cpu/cpu{cpu}/topology/cluster_cpus_list:{cl}-{}\n/sys/devices/system/cpu/cpu{cpu}/topology/core_cpus_list:{cpu}\n/sys/devices/system/cpu/cpu{cpu}/topology/die_cpus_list:{pkg}\n/sys/devices/system/cpu/cpu{cpu}/topology/package_cpus_list:{pkg}\n",
+            cl + 3
+        );
+    }
+    let dist = "node distances:\nnode 0 1\n 0: 10 12\n 1: 12 10\n";
+    // lscpu alone: no CLS (each core its own L2)
+    let t = import(&format!("{lscpu}{dist}"), "kunpeng920-2s");
+    assert_eq!(levels(&t, 0), vec!["MC:0-7", "NUMA:0-15"]);
+    // with the sysfs lists: CLS of 4 cores
+    let t = import(&format!("{lscpu}{sysfs}{dist}"), "kunpeng920-2s");
+    assert_eq!(levels(&t, 0), vec!["CLS:0-3", "MC:0-7", "NUMA:0-15"]);
+    round_trips(&t);
+    // the sysfs lists alone, with numactl for the nodes: no caches, so MC is the package
+    // within the node (arch_topology's fallback), the same spans here
+    let nodes = "node 0 cpus: 0 1 2 3 4 5 6 7\nnode 1 cpus: 8 9 10 11 12 13 14 15\n";
+    let p = machine_file::parse(&format!("{sysfs}{nodes}{dist}")).unwrap();
+    let t = Topology::new(preset("kunpeng920-2s").unwrap().with_map(p.map)).unwrap();
+    assert_eq!(levels(&t, 0), vec!["CLS:0-3", "MC:0-7", "NUMA:0-15"]);
+    round_trips(&t);
+    // a bad list is named
+    let e = machine_file::parse("/sys/devices/system/cpu/cpu0/topology/cluster_cpus_list:3-1\n")
+        .unwrap_err();
+    assert!(e[0].to_string().contains("is not a CPU list"), "{e:?}");
+}

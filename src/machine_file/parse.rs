@@ -158,6 +158,9 @@ struct Parser {
     arch: Option<Arch>,
     /// Rows of offline CPUs (`lscpu -e` ONLINE no), left out.
     offline: u32,
+    /// `grep . /sys/devices/system/cpu/cpu*/topology/*_cpus_list`: (cpu, file) -> (first CPU of
+    /// the list, line). The lowest CPU of a list names its group.
+    sysfs: BTreeMap<(u32, &'static str), (u32, usize)>,
 }
 
 impl Parser {
@@ -197,6 +200,9 @@ impl Parser {
         if let Some(rest) = t.strip_prefix("node ") {
             self.table = None;
             return self.numactl_node(ln, indent + 6, rest);
+        }
+        if t.starts_with("/sys/devices/system/cpu/cpu") && t.contains("/topology/") {
+            return self.sysfs_topology(ln, indent, t);
         }
         if let Some(p) = t.find("/distance:") {
             // grep . /sys/devices/system/node/node*/distance
@@ -472,6 +478,7 @@ impl Parser {
     fn finish(mut self, last_line: usize) -> Result<Parsed, Vec<LineError>> {
         let mut notes = Vec::new();
         let end = last_line + 1;
+        self.rows_from_sysfs();
         if self.rows.is_empty() && self.errs.is_empty() {
             self.errs.push(if self.lscpu_summary {
                 err(1, 1, "plain lscpu output has no per-CPU map: add the output of lscpu -p=CPU,CORE,SOCKET,NODE,CACHE (or lscpu -e) and numactl -H")
@@ -586,6 +593,8 @@ impl Parser {
                 .find(|(n, _)| level(n) == lvl)
                 .map(|&(_, v)| v)
         };
+        let sysfs = std::mem::take(&mut self.sysfs);
+        let sysfs_cluster = |cpu: u32| sysfs.get(&(cpu, "cluster")).map(|&(v, _)| v);
         let mut core = Vec::with_capacity(n);
         let mut cluster = Vec::with_capacity(n);
         let mut llc = Vec::with_capacity(n);
@@ -600,7 +609,10 @@ impl Parser {
                 } else {
                     (1, pkg, None, node[i])
                 });
-                cluster.push((1, c, cache(r, 1), node[i]));
+                cluster.push(match sysfs_cluster(r.cpu) {
+                    Some(first) => (3, first, None, node[i]),
+                    None => (1, c, cache(r, 1), node[i]),
+                });
                 socket.push(pkg);
                 continue;
             }
@@ -619,9 +631,11 @@ impl Parser {
             // Intel SNC: an L3 shared by several nodes is split per node (match_llc)
             llc.push((0, l, None, node[i]));
             // without an L2 id each core is its own cluster
-            cluster.push(match cache(r, 2) {
-                Some(l2) => (0, l2, None, node[i]),
-                None => (1, c, cache(r, 1), node[i]),
+            cluster.push(match (sysfs_cluster(r.cpu), cache(r, 2)) {
+                // arm64's cluster (cluster_cpus_list) is the CLS span, not the L2
+                (Some(first), _) => (3, first, None, node[i]),
+                (None, Some(l2)) => (0, l2, None, node[i]),
+                (None, None) => (1, c, cache(r, 1), node[i]),
             });
             socket.push(r.socket.unwrap_or(0));
         }
@@ -778,7 +792,95 @@ impl Parser {
     }
 }
 
+/// The sysfs topology files read, by the level they give: core (SMT siblings), cluster
+/// (arm64 `cluster_cpus_list`, since 5.16), package; the older names too. die_cpus_list and the
+/// rest are read and ignored (no level is built from the die).
+const SYSFS_FILES: &[(&str, &str)] = &[
+    ("core_cpus_list", "core"),
+    ("thread_siblings_list", "core"),
+    ("cluster_cpus_list", "cluster"),
+    ("package_cpus_list", "package"),
+    ("core_siblings_list", "package"),
+];
+
+/// The lowest CPU of a cpulist (`0-3,8-11`), or None if it is not one.
+fn first_of_cpulist(list: &str) -> Option<u32> {
+    let mut lowest: Option<u32> = None;
+    for part in list.trim().split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+        if a > b || b >= NR_CPUS {
+            return None;
+        }
+        lowest = Some(lowest.map_or(a, |l| l.min(a)));
+    }
+    lowest
+}
+
 impl Parser {
+    /// `/sys/devices/system/cpu/cpuN/topology/FILE:LIST`
+    fn sysfs_topology(&mut self, ln: usize, indent: usize, t: &str) {
+        let rest = &t["/sys/devices/system/cpu/cpu".len()..];
+        let Some((num, rest)) = rest.split_once('/') else {
+            return self.errs.push(err(
+                ln,
+                indent + 1,
+                "expected /sys/devices/system/cpu/cpuN/topology/FILE:LIST",
+            ));
+        };
+        let cpu = match number(ln, indent + 28, num, "CPU", NR_CPUS - 1) {
+            Ok(c) => c,
+            Err(e) => return self.errs.push(e),
+        };
+        let Some((file, list)) = rest.trim_start_matches("topology/").split_once(':') else {
+            return self.errs.push(err(
+                ln,
+                indent + 1,
+                "expected FILE:LIST after topology/ (grep . prints both)",
+            ));
+        };
+        let Some(&(_, level)) = SYSFS_FILES.iter().find(|(f, _)| *f == file) else {
+            return; // die_cpus_list, *_id, book/drawer: not a level built here
+        };
+        let Some(first) = first_of_cpulist(list) else {
+            return self.errs.push(err(
+                ln,
+                indent + t.len() - list.len() + 1,
+                format!(
+                    "{file} {list:?} is not a CPU list (like 0-3,8-11 of CPUs below {NR_CPUS})"
+                ),
+            ));
+        };
+        self.sysfs.insert((cpu, level), (first, ln));
+    }
+
+    /// Without an lscpu table, the sysfs topology files make the rows (no caches: the arch's
+    /// fallback decides the LLC).
+    fn rows_from_sysfs(&mut self) {
+        if !self.rows.is_empty() {
+            return;
+        }
+        let mut cpus: Vec<u32> = self.sysfs.keys().map(|&(c, _)| c).collect();
+        cpus.dedup();
+        for cpu in cpus {
+            let get = |l| self.sysfs.get(&(cpu, l)).map(|&(v, _)| v);
+            let line = self
+                .sysfs
+                .range((cpu, "")..)
+                .next()
+                .map_or(1, |(_, &(_, l))| l);
+            self.rows.push(Row {
+                line,
+                col: 1,
+                cpu,
+                core: get("core"),
+                socket: get("package"),
+                node: None,
+                caches: Vec::new(),
+            });
+        }
+    }
+
     /// Rows of `cat node*/distance` carry no node id. Each row's local distance (10, only on the
     /// diagonal: ACPI SLIT) is in its own node's column; the columns are the online nodes in id
     /// order: the nodes with CPUs when there are as many rows, else nodes 0..R-1 (said in a note).
@@ -864,6 +966,7 @@ pub fn parse(text: &str) -> Result<Parsed, Vec<LineError>> {
         vendor: None,
         arch: None,
         offline: 0,
+        sysfs: BTreeMap::new(),
     };
     let mut last = 0;
     for (i, line) in text.lines().enumerate() {
