@@ -1470,9 +1470,11 @@ fn small_map(rng: &mut SimRng) -> CpuMap {
 fn machine_text(rng: &mut SimRng) -> String {
     let t = small_topology(rng);
     // sometimes with a plain lscpu summary before it (its vendor narrows the closest preset)
-    let summary = match rng.below(4) {
+    let summary = match rng.below(6) {
         0 => "Architecture:  x86_64\nVendor ID:  GenuineIntel\nModel name:  Xeon\n",
         1 => "Vendor ID: AuthenticAMD\nNUMA node(s): 2\n",
+        2 => "Architecture: aarch64\nVendor ID: HiSilicon\n",
+        3 => "Architecture: ppc64le\nModel name: POWER10 (architected)\n",
         _ => "",
     };
     let mut s = summary.to_string();
@@ -1484,17 +1486,57 @@ fn machine_text(rng: &mut SimRng) -> String {
             .map(|l| format!("{l}\n"))
             .collect(),
         _ => {
-            // lscpu -e
+            // lscpu -e, sometimes with offline CPUs between (the others keep their numbers)
             let mut s = "CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE\n".to_string();
+            let gap = rng.below(3) == 0;
             for c in &t.cpus {
+                let no = if gap { c.cpu * 2 } else { c.cpu };
                 s += &format!(
                     "{:>3} {:>4} {:>6} {:>4} {}:{}:{}:{} yes\n",
-                    c.cpu, c.node, c.socket, c.core, c.core, c.core, c.cluster, c.llc
+                    no, c.node, c.socket, c.core, c.core, c.core, c.cluster, c.llc
                 );
+                if gap {
+                    s += &format!("{:>3}    -      -    - -       no\n", no + 1);
+                }
             }
             s
         }
     };
+    // sometimes the sysfs topology lists (arm64's clusters), alone in place of lscpu's rows
+    if rng.below(4) == 0 {
+        let mut sys = String::new();
+        for c in &t.cpus {
+            let list = |cpus: &[u32]| {
+                cpus.iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            let cpu = c.cpu;
+            sys += &format!(
+                "/sys/devices/system/cpu/cpu{cpu}/topology/cluster_cpus_list:{}\n/sys/devices/system/cpu/cpu{cpu}/topology/core_cpus_list:{}\n/sys/devices/system/cpu/cpu{cpu}/topology/package_cpus_list:{}\n",
+                list(t.cluster_siblings(cpu as usize)),
+                list(
+                    &t.smt_siblings(cpu as usize)
+                        .map(|x| x as u32)
+                        .collect::<Vec<_>>()
+                ),
+                t.cpulist(&{
+                    let mut p = schedplay::cpuset::CpuSet::new(t.nr_cpus());
+                    t.cpus
+                        .iter()
+                        .filter(|o| o.socket == c.socket)
+                        .for_each(|o| p.set(o.cpu as usize));
+                    p
+                }),
+            );
+        }
+        if rng.below(2) == 0 {
+            s = summary.to_string() + &sys + &t.numactl();
+        } else {
+            s += &sys;
+        }
+    }
     match rng.below(4) {
         0 => s += &t.numactl(),
         3 => s += &machine_file::numactl(&t),
