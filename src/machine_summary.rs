@@ -83,8 +83,9 @@ pub fn summary(exp: &Experiment) -> Result<MachineSummary, Invalid> {
         largest(&cluster_sizes),
     );
     let mut adjusted = Vec::new();
-    // An imported machine (cpu_map) is built as given: no setting is derived, so none is adjusted.
-    let imported = exp.machine.cpu_map.is_some();
+    // An imported machine (cpu_map), or a preset with its own map, is built as given: no setting
+    // is derived, so none is adjusted.
+    let imported = exp.machine.cpu_map.is_some() || spec.map.is_some();
 
     let asked = o.cores_per_llc.unwrap_or(preset.cores_per_llc);
     if !imported && llc_max != asked {

@@ -796,7 +796,7 @@ fn machine_file_round_trip_through_the_cli() {
         assert_eq!(code, 0, "{err}");
         assert!(a == b, "{f} differs");
         assert!(
-            err.contains("hardware figures of milan-2s, the closest preset"),
+            err.contains("hardware figures of milan-2s, the closest X86 preset"),
             "{err}"
         );
     }
