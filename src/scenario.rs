@@ -505,6 +505,10 @@ pub struct Story {
     /// The reported figures, and the profile symbol the model's figure is read from.
     pub reported: &'static str,
     pub symbol: &'static str,
+    /// The side whose details (profile, c2c table, CPUs) `look_at` is about: "a" or "b".
+    pub details_side: &'static str,
+    /// The rows of `validation::ROWS` this story's figures are (model against reported).
+    pub rows: &'static [&'static str],
     pub experiment: Experiment,
 }
 
@@ -527,6 +531,8 @@ pub fn stories() -> Vec<Story> {
             source: "LKML 2025-10-28, Re: [PATCH v2] sched/fair: Skip sched_balance_running cmpxchg when balance is not due (Tim Chen; merged as 3324b2180c17)",
             reported: "7.8% of cycles in sched_balance_domains before, gone after; +8% throughput",
             symbol: "sched_balance_domains",
+            details_side: "a",
+            rows: &["000-share-a", "000-share-b", "000-gain"],
             experiment: gnr,
         },
         Story {
@@ -537,6 +543,8 @@ pub fn stories() -> Vec<Story> {
             source: "LKML 2025-09, Re: [RFC PATCH v4 25/28] sched: Skip cache aware scheduling if the process has many active threads (Tingyin Duan's report, Chen Yu's analysis)",
             reported: "about 10% slower with patch 25/28; exceed_llc_nr high in perf top",
             symbol: "account_mm_sched",
+            details_side: "b",
+            rows: &["002-regression"],
             experiment: milan,
         },
     ]
@@ -627,6 +635,40 @@ pub fn encode_link(e: &Experiment) -> String {
         .join("&")
 }
 
+/// At most 40 characters of a value from a link, for a message.
+fn clip(v: &str) -> String {
+    v.chars().take(40).collect()
+}
+
+/// Every key given more than once: reported with its values (the last one is used).
+fn duplicate_keys(pairs: &[(String, String)]) -> Vec<FieldError> {
+    let mut seen: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for (k, v) in pairs {
+        let e = seen.entry(k.as_str()).or_default();
+        if e.is_empty() {
+            order.push(k.as_str());
+        }
+        e.push(v.as_str());
+    }
+    order
+        .into_iter()
+        .filter(|k| seen[k].len() > 1)
+        .map(|k| {
+            let vals: Vec<String> = seen[k].iter().map(|v| format!("{:?}", clip(v))).collect();
+            FieldError::new(
+                k,
+                format!(
+                    "{} given {} times ({}): the last is used",
+                    clip(k),
+                    vals.len(),
+                    vals.join(", ")
+                ),
+            )
+        })
+        .collect()
+}
+
 /// Decodes a link; every bad or unknown key is reported and the rest still loads (bad values keep
 /// the default).
 pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
@@ -645,6 +687,7 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             .find(|(x, _)| x == k)
             .map(|(_, v)| v.clone())
     };
+    errs.extend(duplicate_keys(&pairs));
     if let Some(v) = get("v") {
         match v.parse::<u32>() {
             Ok(LINK_VERSION) => {}
@@ -681,7 +724,31 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
     e.machine.cpu_map = get("cpu_map");
     if let Err(inv) = e.machine_spec() {
         // An impossible layout or a bad map: report it and fall back to the preset's own layout.
+        // Every field that falls back is named, not only the ones the machine check blamed.
+        let why = inv
+            .0
+            .iter()
+            .map(|x| x.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        let blamed: Vec<String> = inv.0.iter().map(|x| x.field.clone()).collect();
         errs.extend(inv.0);
+        for k in MACHINE_KEYS {
+            if let Some(v) = (k.get)(&e.machine.overrides)
+                && !blamed.iter().any(|f| f == k.key || f == k.link)
+            {
+                errs.push(FieldError::new(
+                    k.link,
+                    format!("{} not used: the machine it is part of was refused ({why}); the preset's value applies", k.format(v)),
+                ));
+            }
+        }
+        if e.machine.cpu_map.is_some() && !blamed.iter().any(|f| f == "cpu_map") {
+            errs.push(FieldError::new(
+                "cpu_map",
+                format!("not used: the machine it is part of was refused ({why}); the preset's layout applies"),
+            ));
+        }
         e.machine.overrides = LayoutOverrides::default();
         e.machine.cpu_map = None;
     }
@@ -724,6 +791,15 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                     format!("{k} is not a knob of {}", e.workload.name),
                 ));
             }
+        } else if k == "story" {
+            // the page's story links (`&story=NAME`): not part of the experiment
+            if !stories().iter().any(|s| s.name == v) {
+                let names: Vec<&str> = stories().iter().map(|s| s.name).collect();
+                errs.push(FieldError::new(
+                    "story",
+                    format!("unknown story {:?}: allowed {}", clip(v), names.join(", ")),
+                ));
+            }
         } else if ![
             "v", "machine", "hz", "workload", "a", "b", "seconds", "seed", "repeats", "warmup",
             "cpu_map",
@@ -741,17 +817,12 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                 .map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty())
                 .collect();
-            match Patches::parse(field, &names) {
-                Ok(_) => *dst = names,
-                Err(err) => {
-                    // keep the names that are known
-                    *dst = names
-                        .into_iter()
-                        .filter(|n| Patches::parse(field, std::slice::from_ref(n)).is_ok())
-                        .collect();
-                    errs.push(err);
-                }
+            // An unknown name is reported and kept (never dropped): the experiment then does not
+            // validate, so a misspelled patch cannot run as if it had not been asked for.
+            if let Err(err) = Patches::parse(field, &names) {
+                errs.push(err);
             }
+            *dst = names;
         }
     }
     if let Some(s) = get("seconds") {
@@ -832,9 +903,75 @@ mod tests {
         let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, vec!["machine", "zzz", "b", "seconds"]);
         assert_eq!(e.machine.preset, "gnr-2s-snc3");
-        assert_eq!(e.b, vec!["skip-not-due".to_string()]);
         assert_eq!(e.seed, 3);
         assert_eq!(e.knobs().get("clients").map(String::as_str), Some("64"));
+        // the misspelled patch is kept, named with its side, and the experiment does not validate
+        assert_eq!(e.b, vec!["skip-not-due".to_string(), "bogus".to_string()]);
+        assert!(
+            errs[2]
+                .message
+                .starts_with("unknown patch \"bogus\" in B: allowed "),
+            "{}",
+            errs[2].message
+        );
+        let v = e.validate().unwrap_err();
+        assert!(v.0.iter().any(|x| x.field == "b"), "{v}");
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_with_their_values() {
+        let (e, errs) = decode_link("v=1&seed=3&b=skip-not-due&seed=4&b=");
+        let msgs: Vec<String> = errs
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.message))
+            .collect();
+        assert_eq!(
+            msgs,
+            vec![
+                "seed: seed given 2 times (\"3\", \"4\"): the last is used",
+                "b: b given 2 times (\"skip-not-due\", \"\"): the last is used",
+            ]
+        );
+        assert_eq!((e.seed, e.b.len()), (4, 0));
+    }
+
+    /// A refused machine falls back to the preset's layout: every override it drops is named,
+    /// not only the ones the machine check blames.
+    #[test]
+    fn every_field_that_falls_back_is_named() {
+        let (e, errs) =
+            decode_link("v=1&machine=custom&sockets=8&cores_per_socket=2048&smt=off&seed=2");
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert!(fields.contains(&"sockets"), "{errs:?}");
+        assert!(fields.contains(&"smt"), "{errs:?}");
+        let sockets = errs.iter().find(|e| e.field == "sockets").unwrap();
+        assert!(
+            sockets
+                .message
+                .starts_with("8 not used: the machine it is part of was refused ("),
+            "{}",
+            sockets.message
+        );
+        assert_eq!(e.machine.overrides, LayoutOverrides::default());
+        assert_eq!(e.seed, 2);
+    }
+
+    #[test]
+    fn a_story_key_is_checked_and_not_part_of_the_experiment() {
+        let story = &stories()[0];
+        let q = format!("{}&story={}", encode_link(&story.experiment), story.name);
+        let (e, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(e, story.experiment);
+        let (_, errs) = decode_link("v=1&story=nope");
+        assert_eq!(errs[0].field, "story");
+        assert!(
+            errs[0]
+                .message
+                .starts_with("unknown story \"nope\": allowed sched-balance-running, "),
+            "{}",
+            errs[0].message
+        );
     }
 
     #[test]

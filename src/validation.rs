@@ -299,10 +299,30 @@ pub enum Status {
     Misses,
 }
 
+/// What a row checks: the model's behaviour (a run: a profile share, a throughput change) or one
+/// of its inputs (a hardware figure the model is given, such as a transfer latency). The headline
+/// counts them apart: an input that holds says nothing about the behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Behaviour,
+    Input,
+}
+
+impl Figure {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Figure::Latency(_) => Kind::Input,
+            _ => Kind::Behaviour,
+        }
+    }
+}
+
 /// One row of the table: the published figure next to the model's.
 #[derive(Clone, Debug, Serialize)]
 pub struct Outcome {
     pub id: String,
+    pub kind: Kind,
     pub machine: String,
     pub workload: String,
     pub what: String,
@@ -361,6 +381,7 @@ impl Row {
         let [lo, hi] = self.tolerance;
         Outcome {
             id: self.id.into(),
+            kind: self.figure.kind(),
             machine: self.machine.into(),
             workload: self.workload.into(),
             what: self.what.into(),
@@ -411,6 +432,92 @@ pub fn plan(rows: &[Row], s: &Settings) -> Result<(Vec<Experiment>, Vec<Job>), I
     Ok((exps, jobs))
 }
 
+/// The model's figure of a run row (`Share` or `ThroughputPct`) from the reports of its sides (the
+/// same seeds in the same order), with its 95% interval when there is more than one repeat. `None`
+/// for an input row (it needs no run).
+pub fn run_figure(row: &Row, a: &[Report], b: &[Report]) -> Option<(f64, Option<[f64; 2]>)> {
+    let ci = |n: usize, lo: f64, hi: f64| (n > 1).then_some([lo, hi]);
+    match row.figure {
+        Figure::Latency(_) => None,
+        Figure::Share(side, sym) => {
+            let runs = if side == Side::A { a } else { b };
+            let v: Vec<f64> = runs.iter().map(|x| x.symbol_percent(sym)).collect();
+            let m = Summary::of(&v);
+            Some((m.mean, ci(v.len(), m.ci95[0], m.ci95[1])))
+        }
+        Figure::ThroughputPct => {
+            let t = repeat::Table::new(a, Some(b));
+            let d = t
+                .figure("throughput")
+                .and_then(|f| f.delta.clone())
+                .map_or((f64::NAN, [f64::NAN; 2]), |d| (d.change, d.ci95));
+            Some((d.0, ci(a.len(), d.1[0], d.1[1])))
+        }
+    }
+}
+
+impl Row {
+    /// The published figure as a number: the first signed decimal of `published` ("+8%" -> 8,
+    /// "~-10% (...)" -> -10), `None` when it states none ("gone from the profile").
+    pub fn published_number(&self) -> Option<f64> {
+        let p = self.published;
+        let start = p.find(|c: char| c.is_ascii_digit())?;
+        let neg = p[..start].ends_with('-');
+        let end = p[start..]
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .map_or(p.len(), |i| start + i);
+        let v: f64 = p[start..end].trim_end_matches('.').parse().ok()?;
+        Some(if neg { -v } else { v })
+    }
+}
+
+/// A story's row checked on the story's own run: the outcome and the published figure as a number.
+#[derive(Clone, Debug, Serialize)]
+pub struct Check {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    pub published_value: Option<f64>,
+}
+
+/// The rows `ids` checked on one run of their experiment (the reports of A and B, every repeat):
+/// what the page shows next to a story's results. Rows that need no run are left out.
+pub fn check(ids: &[&str], e: &Experiment, a: &[Report], b: &[Report]) -> Vec<Check> {
+    let s = Settings {
+        seconds: e.seconds,
+        repeats: a.len().max(1) as u32,
+        seed: e.seed,
+        threads: 1,
+    };
+    ids.iter()
+        .filter_map(|id| row(id))
+        .filter_map(|r| {
+            let (m, ci) = run_figure(r, a, b)?;
+            Some(Check {
+                outcome: r.outcome(&s, m, ci),
+                published_value: r.published_number(),
+            })
+        })
+        .collect()
+}
+
+/// A row by id.
+pub fn row(id: &str) -> Option<&'static Row> {
+    ROWS.iter().find(|r| r.id == id)
+}
+
+/// The headline: behaviour checks and inputs counted apart ("3 of 6 behaviour checks hold, 14 of
+/// 14 inputs hold").
+pub fn headline(out: &[Outcome]) -> String {
+    let count = |k: Kind| {
+        let of: Vec<&Outcome> = out.iter().filter(|o| o.kind == k).collect();
+        let holds = of.iter().filter(|o| o.status == Status::Holds).count();
+        (holds, of.len())
+    };
+    let (bh, bn) = count(Kind::Behaviour);
+    let (ih, inn) = count(Kind::Input);
+    format!("{bh} of {bn} behaviour checks hold, {ih} of {inn} inputs hold")
+}
+
 /// The table from the reports of `plan`'s jobs, in job order.
 pub fn evaluate(
     rows: &[Row],
@@ -435,29 +542,15 @@ pub fn evaluate(
             .cloned()
             .collect()
     };
-    let ci = |lo: f64, hi: f64| (s.repeats > 1).then_some([lo, hi]);
     rows.iter()
         .map(|r| {
             Ok(match r.figure {
                 Figure::Latency(class) => r.outcome(s, latency(r.machine, class)?, None),
-                Figure::Share(side, sym) => {
-                    let e = r.experiment(s);
-                    let v: Vec<f64> = side_runs(&e, side)
-                        .iter()
-                        .map(|x| x.symbol_percent(sym))
-                        .collect();
-                    let m = Summary::of(&v);
-                    r.outcome(s, m.mean, ci(m.ci95[0], m.ci95[1]))
-                }
-                Figure::ThroughputPct => {
+                _ => {
                     let e = r.experiment(s);
                     let (a, b) = (side_runs(&e, Side::A), side_runs(&e, Side::B));
-                    let t = repeat::Table::new(&a, Some(&b));
-                    let d = t
-                        .figure("throughput")
-                        .and_then(|f| f.delta.clone())
-                        .map_or((f64::NAN, [f64::NAN; 2]), |d| (d.change, d.ci95));
-                    r.outcome(s, d.0, ci(d.1[0], d.1[1]))
+                    let (m, ci) = run_figure(r, &a, &b).unwrap_or((f64::NAN, None));
+                    r.outcome(s, m, ci)
                 }
             })
         })
@@ -526,13 +619,7 @@ pub fn to_text(out: &[Outcome], s: &Settings) -> String {
             status(o)
         );
     }
-    let misses = out.iter().filter(|o| o.status == Status::Misses).count();
-    let _ = writeln!(
-        t,
-        "\n{} of {} rows hold, {misses} miss.\n",
-        out.len() - misses,
-        out.len()
-    );
+    let _ = writeln!(t, "\n{}.\n", headline(out));
     for o in out {
         let _ = writeln!(t, "{}: {}\n    source: {}", o.id, o.command, o.source);
     }
@@ -578,6 +665,28 @@ mod tests {
         seed: 1,
         threads: 1,
     };
+
+    #[test]
+    fn published_numbers_and_the_headline_counts_kinds_apart() {
+        let n = |id: &str| row(id).unwrap().published_number();
+        assert_eq!(n("000-share-a"), Some(7.8));
+        assert_eq!(n("000-share-b"), None);
+        assert_eq!(n("000-gain"), Some(8.0));
+        assert_eq!(n("002-regression"), Some(-10.0));
+        assert_eq!(n("002-fix-sysbench"), Some(-0.72));
+        let o = |id: &str, model: f64| row(id).unwrap().outcome(&S, model, None);
+        let out = [
+            o("000-gain", 22.0),
+            o("000-share-b", 0.1),
+            o("lat-gnr-snc3-far", 132.0),
+        ];
+        assert_eq!(out[0].status, Status::Misses);
+        assert_eq!(out[2].kind, Kind::Input);
+        assert_eq!(
+            headline(&out),
+            "1 of 2 behaviour checks hold, 1 of 1 inputs hold"
+        );
+    }
 
     #[test]
     fn ids_are_unique_and_bands_ordered() {

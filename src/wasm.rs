@@ -299,6 +299,30 @@ pub fn repeat_table(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
     Ok(to_js(&t))
 }
 
+/// A story's validation rows checked on the story's run (`validation::check`): the model's figure
+/// next to the published one, with the row's band and status. `a`, `b`: the reports of every repeat.
+#[wasm_bindgen]
+pub fn story_check(name: &str, a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
+    let stories = crate::scenario::stories();
+    let Some(s) = stories.iter().find(|s| s.name == name) else {
+        return Err(invalid(
+            &FieldError::new("story", format!("unknown story {name:?}")).into(),
+        ));
+    };
+    let reports = |field: &str, v: JsValue| -> Result<Vec<Report>, JsValue> {
+        serde_wasm_bindgen::from_value::<Vec<Report>>(v).map_err(|e| {
+            invalid(&FieldError::new(field, format!("not a list of reports: {e}")).into())
+        })
+    };
+    let (a, b) = (reports("a", a)?, reports("b", b)?);
+    Ok(to_js(&crate::validation::check(
+        s.rows,
+        &s.experiment,
+        &a,
+        &b,
+    )))
+}
+
 fn validation_settings(seconds: f64, repeats: u32) -> crate::validation::Settings {
     crate::validation::Settings {
         seconds,
@@ -325,7 +349,8 @@ pub fn validation_plan(seconds: f64, repeats: u32) -> Result<JsValue, JsValue> {
     Ok(to_js(&out))
 }
 
-/// The validation table (`validate --json` rows) from the reports of `validation_plan`'s runs.
+/// The validation table from the reports of `validation_plan`'s runs: `{rows, headline}` (the rows
+/// as `validate --json` prints them).
 #[wasm_bindgen]
 pub fn validation_table(seconds: f64, repeats: u32, reports: JsValue) -> Result<JsValue, JsValue> {
     let s = validation_settings(seconds, repeats);
@@ -335,5 +360,8 @@ pub fn validation_table(seconds: f64, repeats: u32, reports: JsValue) -> Result<
     let rows = crate::validation::ROWS;
     let (exps, _) = crate::validation::plan(rows, &s).map_err(|i| invalid(&i))?;
     let out = crate::validation::evaluate(rows, &s, &exps, &reports).map_err(|i| invalid(&i))?;
-    Ok(to_js(&out))
+    // the headline counts behaviour checks and inputs apart (validation::headline)
+    Ok(to_js(&serde_json::json!({
+        "rows": out, "headline": crate::validation::headline(&out),
+    })))
 }

@@ -157,7 +157,8 @@ fn validation_plan_and_table_match_native() {
         .collect();
     let t =
         wasm::validation_table(0.005, 1, serde_wasm_bindgen::to_value(&reports).unwrap()).unwrap();
-    let page: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(t).unwrap();
+    let t: serde_json::Value = serde_wasm_bindgen::from_value(t).unwrap();
+    let page = t["rows"].as_array().unwrap();
     let s = schedplay::validation::Settings {
         seconds: 0.005,
         repeats: 1,
@@ -170,7 +171,12 @@ fn validation_plan_and_table_match_native() {
         assert_eq!(p["id"], n.id.as_str());
         assert_eq!(p["model"].as_f64().unwrap(), n.model, "{}", n.id);
         assert_eq!(p["status"], serde_json::to_value(n.status).unwrap());
+        assert_eq!(p["kind"], serde_json::to_value(n.kind).unwrap());
     }
+    assert_eq!(
+        t["headline"],
+        schedplay::validation::headline(&native).as_str()
+    );
     assert!(
         wasm::validation_table(
             0.005,
