@@ -8,6 +8,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { registerPageHonesty } from './page-honesty.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -452,6 +453,9 @@ test('machine summary: the topology the engine built, and a notice when a settin
   assert.match(await sum(), /240 CPUs \(2 sockets, SMT on, Intel\) · 4 NUMA nodes of 30 cores \(60 CPUs\) · 4 LLCs of 30 cores \(60 CPUs\)$/);
   assert.ok(await page.isVisible('#machine-adjusted'));
   assert.match(await page.textContent('#machine-adjusted [data-field="cores_per_llc"]'), /cores per llc: 30 used, not 14 — Intel: the LLC is the socket, split per SNC node/);
+  // the field that shows 14 says under it that 30 runs (issue 30, item 5)
+  assert.equal(await page.inputValue('#cores_per_llc'), '14');
+  assert.equal(await page.textContent('[data-testid="used-cores_per_llc"]'), '30 used (see Adjusted below)');
   // typing 14 (the preset's value) keeps it: 14 + 14 + 2 cores per node, nothing adjusted
   await page.fill('#cores_per_llc', '14');
   await page.waitForSelector('#machine-summary[data-llcs="12"]', { timeout: 5000 });
@@ -969,9 +973,15 @@ test('how close is the model: the validation table, as `schedplay validate` make
   assert.equal(rows.length, 20, JSON.stringify(rows));
   assert.ok(rows.every((r) => r.status === 'holds' || r.status === 'misses'), JSON.stringify(rows));
   const far = rows.find((r) => r.id === 'lat-gnr-snc3-far');
-  assert.deepEqual([far.cells[5], far.cells[6], far.status], ['132', '125 .. 140', 'holds']);
-  assert.match(rows.find((r) => r.id === '000-gain').cells[5], /^-?[\d.]+ \[-?[\d.]+, -?[\d.]+\]$/);
-  assert.match(await page.textContent('#validation-progress-label'), /^\d+ of 20 rows hold, \d+ miss$/);
+  assert.deepEqual([far.cells[1], far.cells[6], far.cells[7], far.cells[8], far.status], ['input', '132', '125 .. 140', '✓ holds', 'holds']);
+  assert.match(rows.find((r) => r.id === '000-gain').cells[6], /^-?[\d.]+ \[-?[\d.]+, -?[\d.]+\]$/);
+  // behaviour checks and inputs counted apart (issue 30, item 4)
+  const label = await page.textContent('#validation-progress-label');
+  const m = /^(\d+) of 6 behaviour checks hold, (\d+) of 14 inputs hold$/.exec(label);
+  assert.ok(m, label);
+  assert.equal(Number(m[1]), rows.filter((r) => r.cells[1] === 'behaviour' && r.status === 'holds').length);
+  assert.equal(Number(m[2]), rows.filter((r) => r.cells[1] === 'input' && r.status === 'holds').length);
+  for (const r of rows) assert.equal(r.cells[8], `${r.status === 'holds' ? '✓' : '✗'} ${r.status}`, 'status in a word and a mark');
   await page.locator('#validation').screenshot({ path: join(OUT, 'validation.png') });
   assert.deepEqual(problems, []);
   await page.close();
@@ -1001,16 +1011,24 @@ test('locality: where user time went, for A and B, and starts, wakeups and hando
   const ms = await page.locator('#locality tbody tr td:nth-child(2)').allTextContents();
   assert.ok(ms.every((x) => /^[\d,]+\.\d{3}$/.test(x)), `A's ms to the µs: ${ms.join(' ')}`);
   const moves = await page.evaluate(() => [...document.querySelectorAll('#locality-moves tbody tr')].map((r) => [...r.cells].map((c) => c.textContent)));
-  assert.deepEqual(moves.map((r) => r[0]), ['same cpu', 'smt', 'llc', 'node near', 'node far', 'socket']);
+  assert.deepEqual(moves.map((r) => r[0]), ['same cpu', 'smt', 'llc', 'node near', 'node far', 'socket', 'no waker (timer)']);
   const rep = await page.evaluate(() => [window.schedplay.lastReport('a').locality, window.schedplay.lastReport('b').locality]);
   const n = (x) => Number(x.replace(/,/g, ''));
   for (const [i, c] of ['same_cpu', 'smt', 'llc', 'node_near', 'node_far', 'socket'].entries()) {
     assert.deepEqual(moves[i].slice(1).map(n), [rep[0].starts_by_class[c], rep[1].starts_by_class[c], rep[0].wakeups_by_class[c],
       rep[1].wakeups_by_class[c], rep[0].handoffs_by_class[c], rep[1].handoffs_by_class[c]], `${c}: ${moves[i]}`);
   }
+  // the task wakeups and the ones without a waking task add up to the wakeups counter (item 10)
+  const ctr = await page.evaluate(() => [window.schedplay.lastReport('a').counters.wakeups, window.schedplay.lastReport('b').counters.wakeups]);
+  for (const [j, side] of [[3, 0], [4, 1]]) {
+    const sum = moves.reduce((acc, r) => acc + n(r[j]), 0);
+    assert.equal(sum, ctr[side], `wakeups column ${j} adds up to the counter`);
+  }
   await page.screenshot({ path: join(OUT, 'locality.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });
+
+registerPageHonesty({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 
 let passed = 0, failed = 0;
 try {

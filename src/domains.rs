@@ -505,6 +505,7 @@ impl SchedDomains {
             .enumerate()
             .map(|(k, d)| DomainJson {
                 level: k as u32,
+                sd_level: d.level,
                 name: d.name,
                 span: d.span.to_string(),
                 span_weight: d.weight(),
@@ -522,7 +523,11 @@ impl SchedDomains {
 
 #[derive(Serialize, Debug)]
 pub struct DomainJson {
+    /// The attach index: `domain-<level>` in sched_verbose and `domain<level>` in debugfs paths.
     pub level: u32,
+    /// The kernel's `sd->level` (debugfs `level`): counts the levels built, before degenerate
+    /// ones were removed, so it can be larger than `level`.
+    pub sd_level: u32,
     pub name: &'static str,
     pub span: String,
     pub span_weight: u32,

@@ -226,13 +226,13 @@ const HEADLINE: [(&str, &str, Getter, DeltaUnit); 6] = [
     ),
     (
         "wakeup_p50_us",
-        "wakeup p50 (us)",
+        "wakeup p50 (µs)",
         |r| r.wakeup_latency_us.p50,
         DeltaUnit::Pct,
     ),
     (
         "wakeup_p99_us",
-        "wakeup p99 (us)",
+        "wakeup p99 (µs)",
         |r| r.wakeup_latency_us.p99,
         DeltaUnit::Pct,
     ),

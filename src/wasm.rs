@@ -150,6 +150,10 @@ pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
     let s = parsed.map.shape();
     Ok(to_js(&serde_json::json!({
         "cpu_map": parsed.map.encode(), "preset": preset, "closest": closest,
+        // the text's CPU vendor (a plain `lscpu` "Vendor ID"), null when it names none: the
+        // closest preset is then chosen by shape alone, whatever the vendor
+        "vendor": parsed.vendor,
+        "preset_vendor": topology::preset(preset).map(|m| m.vendor),
         "summary": {
             "cpus": s.cpus, "sockets": s.sockets, "nodes": s.nodes, "llcs": s.llcs, "smt": s.smt,
             "cores_per_cluster": s.cores_per_cluster,
@@ -231,6 +235,27 @@ pub fn run_trace(
 #[wasm_bindgen]
 pub fn compare(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
     Ok(to_js(&Delta::between(&report("a", a)?, &report("b", b)?)))
+}
+
+/// The histogram buckets of a report's percentiles (`Histogram::bucket_of`, clamped to the
+/// report's min..max): `{latency_ms: {p95: [lo, hi]}, wakeup_latency_us: {p50, p95, p99}}`, in the
+/// report's units. A percentile is its bucket's lower bound; the true value lies in `[lo, hi)`.
+#[wasm_bindgen]
+pub fn percentile_bounds(r: JsValue) -> Result<JsValue, JsValue> {
+    let r = report("report", r)?;
+    let range = |v: f64, per_ns: f64, min: f64, max: f64| {
+        let (lo, hi) = crate::sched::Histogram::bucket_of((v * per_ns).round().max(0.0) as u64);
+        [(lo as f64 / per_ns).max(min), (hi as f64 / per_ns).min(max)]
+    };
+    let (l, w) = (&r.latency_ms, &r.wakeup_latency_us);
+    Ok(to_js(&serde_json::json!({
+        "latency_ms": { "p95": range(l.p95, 1e6, l.min, l.max) },
+        "wakeup_latency_us": {
+            "p50": range(w.p50, 1e3, 0.0, w.max),
+            "p95": range(w.p95, 1e3, 0.0, w.max),
+            "p99": range(w.p99, 1e3, 0.0, w.max),
+        },
+    })))
 }
 
 /// A sweep's CPU list ("64,128 256") parsed and checked: always `{ok, cpus, errors}`.

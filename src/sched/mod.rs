@@ -33,7 +33,7 @@ mod user_lines;
 mod wakeup;
 
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
-pub use metrics::{Counter, Metrics, Series, Sym};
+pub use metrics::{Counter, Histogram, Metrics, Series, Sym};
 pub use trace::TRACE_MAX_EVENTS;
 
 use crate::coherence::{Coherence, LineId, Op};
