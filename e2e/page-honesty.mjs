@@ -8,7 +8,7 @@ import { join } from 'node:path';
 const VIEWPORTS = [['1280x800', { width: 1280, height: 800 }], ['390x844', { width: 390, height: 844 }]];
 
 /** Screenshots of the page at both sizes in both schemes (`what` names the files). */
-async function shots(page, OUT, what, { full = false, el = null } = {}) {
+async function shots(page, OUT, what, { full = false, el = null, fullPhone = false, scrollTo = null } = {}) {
   const old = page.viewportSize();
   for (const [name, vp] of VIEWPORTS) {
     await page.setViewportSize(vp);
@@ -16,12 +16,45 @@ async function shots(page, OUT, what, { full = false, el = null } = {}) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.waitForTimeout(150);
       const path = join(OUT, `i30-${what}-${name}-${scheme}.png`);
+      if (scrollTo) await page.locator(scrollTo).evaluate((e) => e.scrollIntoView({ block: 'start' }));
       if (el) { await page.locator(el).scrollIntoViewIfNeeded(); await page.locator(el).screenshot({ path }); }
-      else await page.screenshot({ path, fullPage: full });
+      else await page.screenshot({ path, fullPage: full || (fullPhone && name === '390x844') });
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });
   if (old) await page.setViewportSize(old);
+}
+
+/** WCAG AA contrast of the given text selectors (4.5:1) and graphics (3:1) in light and dark; every
+ * selector must match. */
+async function assertContrast(page, texts, graphics = []) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(100);
+    const out = await page.evaluate(([texts, graphics]) => {
+      const rgb = (s) => (s.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+      const lum = (c) => {
+        const [r, g, b] = c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const ratio = (x, y) => { const [a, b] = [lum(rgb(x)), lum(rgb(y))].sort((p, q) => q - p); return (a + 0.05) / (b + 0.05); };
+      const bgOf = (el) => {
+        for (let e = el; e; e = e.parentElement) {
+          const c = getComputedStyle(e).backgroundColor;
+          if (!/rgba\(.*, 0\)$/.test(c) && c !== 'transparent') return c;
+        }
+        return 'rgb(255, 255, 255)';
+      };
+      const one = (q, min, prop) => {
+        const el = document.querySelector(q);
+        if (!el) return { what: q, ratio: 0, min, missing: true };
+        return { what: q, ratio: ratio(getComputedStyle(el)[prop], bgOf(prop === 'color' ? el : el.parentElement)), min };
+      };
+      return [...texts.map((q) => one(q, 4.5, 'color')), ...graphics.map((q) => one(q, 3, 'backgroundColor'))];
+    }, [texts, graphics]);
+    for (const p of out) assert.ok(!p.missing && p.ratio >= p.min, `${scheme}: ${p.what} ${p.missing ? 'missing' : `${p.ratio.toFixed(2)}:1 < ${p.min}:1`}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECONDS, RUN_TIMEOUT }) {
@@ -61,6 +94,9 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     assert.equal(await p2.isChecked('#side-a'), true);
     assert.equal(await p2.textContent('#c2c-side'), 'A');
     await shots(p2, OUT, 'story-link');
+    await shots(p2, OUT, 'story-link-results', { scrollTo: '#results-of' });
+    await assertContrast(p2, ['#story-figure li.verdict', '#story-figure li.verdict.misses .mark', '#story-figure li.verdict.holds .mark',
+      '#story-figure a.row-link', '#story-figure strong', '#story-claim .story-note', '#story-claim strong', '#results-of-label', '.card .hash']);
     // the row link goes to the validation panel (the table is not run yet: it says how)
     await p2.click('#story-figure a.row-link[data-row="000-gain"]');
     assert.match(await p2.textContent('#validation-wanted'), /000-gain.*Check the model/);
@@ -111,6 +147,7 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
       const w = Number(m[2].replace(/,/g, '')) - Number(m[1].replace(/,/g, ''));
       assert.equal(r.noisy, w > 100, `${r.ci}: noisy note iff wider than 100`);
     }
+    await assertContrast(page, ['[data-testid="seed-a"]', '#repeat-table td.ci', '#repeat-box .desc']);
     await shots(page, OUT, 'export', { el: '#repeat-box' });
     assert.deepEqual(problems, []);
     await page.close();
@@ -158,12 +195,12 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     await page.waitForFunction(() => document.getElementById('cores_per_socket').value === '16', null, { timeout: 5000 });
     assert.deepEqual(await Promise.all(['sockets', 'cores_per_socket', 'nodes_per_socket', 'cores_per_llc'].map((k) => page.inputValue(`#${k}`))), ['1', '16', '1', '16']);
     assert.match(await page.textContent('#machine-desc'), /^Imported machine/);
-    await page.locator('#import-box').scrollIntoViewIfNeeded();
-    await shots(page, OUT, 'import', { el: '#scenario' });
+    await assertContrast(page, ['[data-testid="import-note"]', '[data-testid="import-note"] strong', '#machine-desc', '#import-status']);
+    await shots(page, OUT, 'import', { scrollTo: '#machine-keys' });
     // back to the preset: its layout again
     await page.click('#import-clear');
     await page.waitForFunction(() => document.getElementById('cores_per_socket').value !== '16', null, { timeout: 5000 });
-    assert.ok(await page.isHidden('[data-testid="import-note"]'));
+    await page.waitForSelector('[data-testid="import-note"]', { state: 'detached', timeout: 5000 });
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -175,7 +212,9 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     assert.ok(await page.isVisible('#results-cancel'), 'a Cancel beside the results');
     await page.waitForFunction(() => /left/.test(document.getElementById('progress-label').textContent), null, { timeout: 60000 });
     assert.match(await page.textContent('#progress-label'), /^A \d+% · B \d+% · about \d+ (s|min) left$/);
-    await shots(page, OUT, 'long-run');
+    assert.match(await page.textContent('#results-progress'), /^\(A \d+% · B \d+% · about \d+ (s|min) left\)$/);
+    await shots(page, OUT, 'long-run', { scrollTo: '#results-of' });
+    await assertContrast(page, ['#results-cancel', '#results-progress', '.used-hint', '#progress-label']);
     await page.click('#results-cancel');
     await page.waitForSelector('body[data-state="cancelled"]', { timeout: 5000 });
     assert.match(await page.textContent('#results-of-label'), /^Cancelled/);
@@ -240,6 +279,20 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     assert.ok(wakeups > 0);
     assert.equal(Number(last[3].replace(/,/g, '')), wakeups, 'A: every wakeup of a remote client is a timer');
     assert.match(await page.textContent('#locality-moves thead'), /task wakeups A/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('i30 contrast and marks: the validation status cells (word, mark, colour) and a marked row', async () => {
+    const { page, problems } = await openPage();
+    await page.fill('#validation-seconds', '0.005');
+    await page.fill('#validation-repeats', '1');
+    await page.click('#validation-run');
+    await page.waitForSelector('#validation[data-state="done"]', { timeout: RUN_TIMEOUT });
+    // a story's row link marks its row once the table is there
+    await page.evaluate(() => document.getElementById('vrow-000-gain').dataset.marked = '1');
+    await assertContrast(page, ['#validation-table td.status.holds', '#validation-table td.status.misses', '#validation-table tr[data-marked="1"] td',
+      '#validation-progress-label', '#validation-cancel']);
     assert.deepEqual(problems, []);
     await page.close();
   });

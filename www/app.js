@@ -205,6 +205,7 @@ function withStory(link, s = storyShown) {
 /** The results' experiment: its canonical link, as a link. */
 function showResultsOf(label, link) {
   $('results-of').hidden = false;
+  setText('results-progress', '');
   setText('results-of-label', label);
   const a = $('results-link');
   a.href = `?${link}`;
@@ -233,7 +234,7 @@ async function showStoryFigure(story, job) {
   } catch (e) {
     setText('status', `story check failed: ${e.message}`);
   }
-  renderVerdict(story, checks, showValidationRow);
+  renderVerdict(story, checks, showValidationRow, { a: job.reports.a, b: job.reports.b, compare: job.compare });
   return checks;
 }
 
@@ -259,6 +260,8 @@ function wireStories(presets) {
       if (!s) return;
       stopAll('restart'); // the old run ends before the story's form is shown
       form.set(s.experiment);
+      // the side the story's "look at" is about (the unpatched A for the first story)
+      selectDetailSide(s.details_side);
       sweepNote();
       linkErrors = [];
       dismissed.clear();
@@ -266,10 +269,8 @@ function wireStories(presets) {
       await (syncPromise = syncNow());
       storyLinks.set(s.name, currentLink);
       showStory(s);
-      // the side the story's "look at" is about (the unpatched A for the first story)
-      selectDetailSide(s.details_side);
       setText('status', `story: ${s.title || s.name}`);
-      startRun(s);
+      await startRun(s);
       // on a phone the results start far below the form: bring them into view
       if (matchMedia('(max-width: 900px)').matches) $('results-of').scrollIntoView({ block: 'start' });
     });
@@ -371,7 +372,9 @@ function onProgress(job, msg) {
   const [a, b] = [side('a'), side('b')];
   $('progress').value = (a + b) / 2;
   const left = timeLeft(job.started, (a + b) / 2);
-  setText('progress-label', `A ${Math.round(a * 100)}% · B ${Math.round(b * 100)}%${left ? ` · ${left}` : ''}`);
+  const text = `A ${Math.round(a * 100)}% · B ${Math.round(b * 100)}%${left ? ` · ${left}` : ''}`;
+  setText('progress-label', text);
+  setText('results-progress', `(${text})`); // beside the results too: on a phone the Run box is far up
 }
 
 async function onDone(job, msg) {
@@ -417,6 +420,7 @@ async function onDone(job, msg) {
   engine.finishJob(job);
   for (const side of ['a', 'b']) renderSide(side, job.reports[side], bounds[side]);
   const of = (s) => job.seeds.map((_, i) => job.runs[`${s}${i}`]);
+  job.compare = compare;
   const r = { id: job.id, exp: job.exp, link: job.link, reports: job.reports, compare, topo: {}, seeds: job.seeds, runs: { a: of('a'), b: of('b') }, story: job.story };
   last = r;
   showResultsOf('Results of', r.link);

@@ -58,8 +58,9 @@ export function renderSide(side, r, bounds = null) {
   // wakeup-to-run percentiles, where the workload wakes tasks (schbench's headline is p99)
   const w = r.wakeup_latency_us || {};
   for (const p of WAKE) {
-    // two decimals: the buckets of a few µs are 0.06 µs wide
-    setCell(`summary-${side}-wake-${p}`, rangeText(w[p], bounds?.wakeup_latency_us?.[p], 2), w[p]);
+    // two decimals below 10 µs (the buckets of a few µs are 0.06 µs wide), fewer above: a range fits the card
+    const digits = Math.abs(w[p] ?? 0) < 10 ? 2 : Math.abs(w[p] ?? 0) < 1000 ? 1 : 0;
+    setCell(`summary-${side}-wake-${p}`, rangeText(w[p], bounds?.wakeup_latency_us?.[p], digits), w[p]);
     $(`summary-${side}-wake-${p}`).title = bounds ? `the histogram bucket the ${p.slice(1)}th percentile falls in` : '';
   }
   if (w.max > 0) $('summary').dataset.wakeup = '1';

@@ -34,13 +34,19 @@ export function ratioWords(model, published) {
 
 /** One line per check: the model's figure against the published one, the row's band and status,
  * and a link to the row in "How close is the model?". */
-export function renderVerdict(story, checks, onRow) {
+export function renderVerdict(story, checks, onRow, run = null) {
   const box = $('story-figure');
   clear(box);
   box.hidden = !story;
   if (!story) return;
   box.dataset.status = checks.some((c) => c.status === 'misses') ? 'misses' : 'holds';
   box.append(h('div', {}, h('strong', {}, 'Reported: '), story.reported, '.'));
+  if (run?.a && run?.b && story.symbol) {
+    // the story's symbol in this run's profiles (the cards' seed), as the claim names it
+    const pct = (r) => fmtFixed(r.profile?.find((p) => p.symbol === story.symbol)?.percent ?? 0, 2);
+    const d = run.compare?.throughput_pct;
+    box.append(h('div', {}, `Model (this run): ${story.symbol} ${pct(run.a)}% in A, ${pct(run.b)}% in B; throughput B vs A ${Number.isFinite(d) ? `${fmtFixed(d, 1, true)}%` : '–'} (shares of non-idle cycles).`));
+  }
   const list = h('ul', { class: 'verdicts' });
   for (const c of checks) {
     const ci = c.model_ci95 ? ` [${num(c.model_ci95[0], c.what)}, ${num(c.model_ci95[1], c.what)}]` : '';
