@@ -688,6 +688,44 @@ mod tests {
         );
     }
 
+    /// The page's story verdicts: a story's rows checked on its own run give the same figure as the
+    /// Δ card (Delta::between) and the row's own band decides holds or misses.
+    #[test]
+    fn a_storys_rows_are_checked_on_its_own_run() {
+        let story = &crate::scenario::stories()[0];
+        let mut e = story.experiment.clone();
+        e.seconds = 0.01;
+        let (a, b) = (
+            vec![crate::run(&e, Side::A).unwrap()],
+            vec![crate::run(&e, Side::B).unwrap()],
+        );
+        let c = check(story.rows, &e, &a, &b);
+        let ids: Vec<&str> = c.iter().map(|x| x.outcome.id.as_str()).collect();
+        assert_eq!(ids, story.rows);
+        let gain = &c[2].outcome;
+        let d = crate::Delta::between(&a[0], &b[0]);
+        assert!(
+            (gain.model - d.throughput_pct).abs() < 1e-9,
+            "{} vs {}",
+            gain.model,
+            d.throughput_pct
+        );
+        assert_eq!(gain.model_ci95, None, "one run: no interval");
+        assert_eq!(c[2].published_value, Some(8.0));
+        let [lo, hi] = gain.tolerance;
+        let inside = (lo..=hi).contains(&gain.model);
+        assert_eq!(
+            gain.status,
+            if inside {
+                Status::Holds
+            } else {
+                Status::Misses
+            }
+        );
+        // an input row needs no run and is left out
+        assert!(check(&["lat-gnr-snc3-far"], &e, &a, &b).is_empty());
+    }
+
     #[test]
     fn ids_are_unique_and_bands_ordered() {
         for (i, r) in ROWS.iter().enumerate() {
