@@ -243,7 +243,7 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     await page.fill('#seed', '9');
     await page.waitForSelector('#stale:not([hidden])', { timeout: 5000 });
     await page.click('#share');
-    assert.match(await page.inputValue('#share-url'), /seed=9/);
+    await page.waitForFunction(() => /seed=9/.test(document.getElementById('share-url').value), null, { timeout: 5000 });
     assert.ok(await page.isVisible('#share-results-url'));
     assert.match(await page.inputValue('#share-results-url'), /seed=3/);
     await page.click('#results-link');
