@@ -1,32 +1,31 @@
 //! schedplay: a simulator of Linux scheduler placement and load balancing on large multi-socket
 //! machines, and of the cache-line contention inside the scheduler.
 
+//!
+//! The layers, bottom up; a layer uses only the layers below it (ARCHITECTURE.md, "Layers"):
+//! - `error`, `sim` (event queue, RNG, deterministic maths): no knowledge of machines or scheduling;
+//! - `machine`: topology, hardware figures and presets, CPU sets and maps, sched domains;
+//! - `coherence`: the cache-line model, priced by the machine;
+//! - `patches`: the kernel patch toggles;
+//! - `sched` (the engine) and `workload` (each task's next step);
+//! - `experiment`: scenarios, links, repeats, warm-up, sweeps, grids, validation, statistics;
+//! - `report`: the report and its text renderers;
+//! - the front doors: the CLI (`src/main.rs`, `src/cli/`) and `wasm`.
+
 pub mod coherence;
-pub mod cpuset;
-pub mod detmath;
-pub mod domains;
 pub mod error;
-pub mod events;
-pub mod grid;
-pub mod machine_file;
-pub mod machine_summary;
+pub mod experiment;
+pub mod machine;
 pub mod patches;
-pub mod repeat;
 pub mod report;
-pub mod scenario;
 pub mod sched;
 pub mod sim;
-pub mod stats;
-pub mod steady;
-pub mod sweep;
-pub mod topology;
-pub mod validation;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 pub mod workload;
 
+pub use experiment::scenario::{Experiment, Side};
 pub use report::{Delta, Report};
-pub use scenario::{Experiment, Side};
 
 use error::Invalid;
 

@@ -8,7 +8,7 @@ use super::nohz::{
 };
 use super::rq::RqLine;
 use super::*;
-use crate::domains::{SD_BALANCE_NEWIDLE, SD_SERIALIZE, SD_SHARE_CPUCAPACITY};
+use crate::machine::domains::{SD_BALANCE_NEWIDLE, SD_SERIALIZE, SD_SHARE_CPUCAPACITY};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IdleType {
@@ -246,7 +246,7 @@ impl NewidleWalk {
 }
 
 impl Engine {
-    fn dom(&self, cpu: usize, level: usize) -> &crate::domains::Domain {
+    fn dom(&self, cpu: usize, level: usize) -> &crate::machine::domains::Domain {
         &self.sd.domains[self.sd.per_cpu[cpu][level] as usize]
     }
 
@@ -826,7 +826,8 @@ impl Engine {
 mod tests {
     use super::SbrFlag;
     use crate::coherence::{Coherence, Op};
-    use crate::topology::{Topology, preset};
+    use crate::machine::presets::preset;
+    use crate::machine::topology::Topology;
 
     /// k CPUs try the free flag at once: the first served wins. Its release, issued `after` ns
     /// after its cmpxchg completes, commits in place inside the hold window, and the next served

@@ -713,8 +713,8 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Experiment;
-    use crate::topology::preset;
+    use crate::experiment::scenario::Experiment;
+    use crate::machine::presets::preset;
 
     /// A 1-socket, 8-core, SMT2 machine (one LLC of 16 CPUs) running 16 spinners of one process,
     /// with these patches and nothing run yet.

@@ -8,7 +8,7 @@
 use super::balance::IdleType;
 use super::rq::RqLine;
 use super::*;
-use crate::domains::{SD_NUMA, SD_PREFER_SIBLING, SD_SHARE_CPUCAPACITY, SD_SHARE_LLC};
+use crate::machine::domains::{SD_NUMA, SD_PREFER_SIBLING, SD_SHARE_CPUCAPACITY, SD_SHARE_LLC};
 
 /// SCHED_CAPACITY_SCALE: every CPU's capacity (no asymmetric capacity, no rt/irq pressure).
 const CAPACITY: u64 = 1024;

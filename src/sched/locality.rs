@@ -9,7 +9,8 @@
 //! siblings, never per event. Integer arithmetic only.
 
 use super::*;
-use crate::topology::{LatencyClass, MachineSpec, Vendor};
+use crate::machine::hardware::{LatencyClass, Vendor};
+use crate::machine::spec::MachineSpec;
 
 /// Bytes per cache line.
 pub const LINE_BYTES: u64 = 64;
@@ -646,8 +647,8 @@ pub fn wall_for(rem: u64, rate: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Experiment;
-    use crate::topology::MACHINES;
+    use crate::experiment::scenario::Experiment;
+    use crate::machine::presets::MACHINES;
 
     /// `custom` (GNR SNC3 figures): 2 sockets × 4 cores, one node per socket, 2 cores per LLC,
     /// SMT `smt`, running `threads` spinners.

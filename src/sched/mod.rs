@@ -37,11 +37,11 @@ pub use metrics::{Counter, Metrics, Series, Sym};
 pub use trace::TRACE_MAX_EVENTS;
 
 use crate::coherence::{Coherence, LineId, Op};
-use crate::domains::SchedDomains;
-use crate::events::EventQueue;
+use crate::machine::domains::SchedDomains;
+use crate::machine::topology::Topology;
 use crate::patches::Patches;
-use crate::sim::SimRng;
-use crate::topology::Topology;
+use crate::sim::events::EventQueue;
+use crate::sim::rng::SimRng;
 use crate::workload::{TaskId, Workload};
 use balance::{BalanceState, IlbState, NewidleWalk, SbrFlag, Walk};
 use cache_aware::{CacheAware, CasJob};
@@ -410,8 +410,8 @@ impl Engine {
 
 /// Tests' engine for an experiment's side A: seed 1, 10 ms samples, nothing run yet.
 #[cfg(test)]
-pub(crate) fn test_engine(e: &crate::scenario::Experiment) -> Engine {
-    let spec = e.run_spec(crate::scenario::Side::A).unwrap();
+pub(crate) fn test_engine(e: &crate::experiment::scenario::Experiment) -> Engine {
+    let spec = e.run_spec(crate::experiment::scenario::Side::A).unwrap();
     let n = spec.topo.nr_cpus();
     let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
     Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)

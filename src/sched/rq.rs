@@ -672,7 +672,7 @@ impl Engine {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::scenario::Experiment;
+    use crate::experiment::scenario::Experiment;
 
     /// An engine on a 1-socket machine of `cores` CPUs (SMT off) running `threads` spinners, with
     /// nothing run yet.

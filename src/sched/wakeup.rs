@@ -3,7 +3,7 @@
 
 use super::rq::RqLine;
 use super::*;
-use crate::domains::SD_WAKE_AFFINE;
+use crate::machine::domains::SD_WAKE_AFFINE;
 
 impl Engine {
     fn share_cache(&self, a: usize, b: usize) -> bool {

@@ -4,7 +4,7 @@
 //! ends and its senders start the next one (hackbench run again, for as long as the run lasts).
 
 use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
-use crate::sim::SimRng;
+use crate::sim::rng::SimRng;
 use std::collections::VecDeque;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {

@@ -12,8 +12,8 @@ mod schbench;
 mod spin;
 
 use crate::error::{FieldError, Invalid};
-use crate::sim::SimRng;
-use crate::topology::Topology;
+use crate::machine::topology::Topology;
+use crate::sim::rng::SimRng;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -456,7 +456,7 @@ pub fn task_count(name: &str, knobs: &Knobs, nr_cpus: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::MAX_CPUS;
+    use crate::machine::limits::MAX_CPUS;
 
     #[test]
     fn knob_defaults_lie_in_their_ranges_and_descriptions_state_them() {

@@ -7,7 +7,7 @@
 //! reply. Constants and their rationale: docs/MODEL.md.
 
 use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
-use crate::sim::SimRng;
+use crate::sim::rng::SimRng;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     name: "oltp",

@@ -8,19 +8,17 @@
 //! ids), decoded with the same structural checks (`CpuMap::check`). Every error names the line and
 //! column of the input (`line 12:7: ...`), and what is allowed; nothing here panics on any input.
 
-use crate::topology::{self, MAX_CPUS, Topology, Vendor};
+use crate::machine::hardware::Vendor;
+use crate::machine::limits::{self, MAX_CPUS};
 use std::collections::BTreeMap;
 use std::fmt;
 
 mod parse;
-mod print;
 pub use parse::{Parsed, parse};
-pub use print::{lscpu, numactl};
 
-/// Nodes a machine may have: 8 sockets x 4 nodes per socket (`topology::SOCKETS`,
-/// `topology::NODES_PER_SOCKET`).
-pub const MAX_NODES: usize =
-    (*topology::SOCKETS.end() * *topology::NODES_PER_SOCKET.end()) as usize;
+/// Nodes a machine may have: 8 sockets x 4 nodes per socket (`limits::SOCKETS`,
+/// `limits::NODES_PER_SOCKET`).
+pub const MAX_NODES: usize = (*limits::SOCKETS.end() * *limits::NODES_PER_SOCKET.end()) as usize;
 /// The kernel's `MAX_NUMNODES` with CONFIG_NODES_SHIFT=10: node ids in the input above it are refused.
 const MAX_NODE_ID: u32 = 1023;
 /// Input size a machine file may have (a 4096-CPU `lscpu -e` is about 300 KB).
@@ -104,21 +102,8 @@ impl CpuMap {
         self.core.len()
     }
 
-    /// The map of a topology (presets included), as `lscpu`/`numactl` would describe it.
-    pub fn of(t: &Topology) -> CpuMap {
-        CpuMap {
-            core: t.cpus.iter().map(|c| c.core).collect(),
-            cluster: t.cpus.iter().map(|c| c.cluster).collect(),
-            llc: t.cpus.iter().map(|c| c.llc).collect(),
-            node: t.cpus.iter().map(|c| c.node).collect(),
-            socket: t.cpus.iter().map(|c| c.socket).collect(),
-            slit: t.slit.clone(),
-        }
-        .canonical()
-    }
-
     /// Ids renumbered densely by first appearance (nodes keep theirs: the SLIT is indexed by them).
-    fn canonical(mut self) -> CpuMap {
+    pub(in crate::machine) fn canonical(mut self) -> CpuMap {
         self.core = dense(self.core.iter().copied());
         self.cluster = dense(self.cluster.iter().copied());
         self.llc = dense(self.llc.iter().copied());
@@ -245,13 +230,13 @@ impl CpuMap {
         for cpu in 0..n {
             let t = threads.entry(self.core[cpu]).or_insert(0);
             *t += 1;
-            if *t > *topology::SMT.end() {
+            if *t > *limits::SMT.end() {
                 errs.push(e(
                     cpu,
                     format!(
                         "CPU {cpu} is thread {} of its core: allowed 1..={} threads per core",
                         *t,
-                        topology::SMT.end()
+                        limits::SMT.end()
                     ),
                 ));
                 break;
@@ -282,14 +267,14 @@ impl CpuMap {
             ));
         }
         // sockets and nodes per socket, at the first CPU beyond the limit (socket ids are dense)
-        let max_sockets = *topology::SOCKETS.end();
+        let max_sockets = *limits::SOCKETS.end();
         if let Some(cpu) = self.socket.iter().position(|&x| x >= max_sockets) {
             errs.push(e(
                 cpu,
                 format!(
                     "CPU {cpu} is on socket {} (in order of appearance): allowed {:?} sockets",
                     self.socket[cpu] + 1,
-                    topology::SOCKETS
+                    limits::SOCKETS
                 ),
             ));
         }
@@ -297,13 +282,13 @@ impl CpuMap {
         for cpu in 0..n {
             let set = socket_nodes.entry(self.socket[cpu]).or_default();
             set.insert(self.node[cpu]);
-            if !topology::NODES_PER_SOCKET.contains(&(set.len() as u32)) {
+            if !limits::NODES_PER_SOCKET.contains(&(set.len() as u32)) {
                 errs.push(e(
                     cpu,
                     format!(
                         "CPU {cpu} puts {} nodes in its socket: allowed {:?} nodes per socket",
                         set.len(),
-                        topology::NODES_PER_SOCKET
+                        limits::NODES_PER_SOCKET
                     ),
                 ));
                 break;
@@ -404,29 +389,6 @@ impl CpuMap {
             return Err(join_errors(&errs));
         }
         Ok(m)
-    }
-
-    /// The preset whose layout is nearest (sockets, nodes per socket, L2 clusters, SMT, cores per
-    /// LLC, CPUs, compared in that order), of the vendor when it is known; `custom` is not a
-    /// candidate.
-    pub fn closest_preset(&self, vendor: Option<Vendor>) -> &'static str {
-        let s = self.shape();
-        let diff = |a: u32, b: u32| a.abs_diff(b);
-        topology::MACHINES
-            .iter()
-            .filter(|m| m.name != "custom" && vendor.is_none_or(|v| v == m.vendor))
-            .min_by_key(|m| {
-                let (llc, cl) = (m.cores_per_llc, m.cores_per_cluster);
-                (
-                    diff(m.sockets, s.sockets),
-                    diff(m.nodes_per_socket, s.nodes_per_socket),
-                    u32::from((cl > 1) != (s.cores_per_cluster > 1)),
-                    diff(m.smt, s.smt),
-                    diff(llc, s.cores_per_llc),
-                    diff(m.sockets * m.cores_per_socket * m.smt, s.cpus),
-                )
-            })
-            .map_or("gnr-2s-snc3", |m| m.name)
     }
 }
 
@@ -561,21 +523,6 @@ node   0   1
 ";
 
     #[test]
-    fn numactl_prints_as_numactl_does() {
-        let t = Topology::new(topology::preset("milan-2s").unwrap()).unwrap();
-        let s = numactl(&t);
-        assert!(
-            s.starts_with("available: 2 nodes (0-1)\nnode 0 cpus: 0 1 2 "),
-            "{s}"
-        );
-        assert!(
-            s.ends_with("node distances:\nnode   0   1 \n  0:  10  32 \n  1:  32  10 \n"),
-            "{s}"
-        );
-        assert_eq!(parse(&(lscpu(&t) + &s)).unwrap().map, CpuMap::of(&t));
-    }
-
-    #[test]
     fn snc_box_splits_the_l3_per_node() {
         let p = parse(BOX).unwrap();
         assert_eq!(p.map.core, vec![0, 1, 2, 3, 0, 1, 2, 3]);
@@ -628,7 +575,7 @@ node   0   1
         let intel = parse(&format!("Vendor ID: GenuineIntel\n{BOX}")).unwrap();
         let name = intel.map.closest_preset(intel.vendor);
         assert_eq!(
-            topology::preset(name).unwrap().vendor,
+            crate::machine::presets::preset(name).unwrap().vendor,
             Vendor::Intel,
             "{name}"
         );

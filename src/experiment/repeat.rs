@@ -4,9 +4,9 @@
 //! the change with its interval and Welch's p-value.
 
 use crate::error::Invalid;
+use crate::experiment::scenario::{Experiment, Side};
+use crate::experiment::stats::{Summary, Welch};
 use crate::report::Report;
-use crate::scenario::{Experiment, Side};
-use crate::stats::{Summary, Welch};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -240,7 +240,7 @@ const HEADLINE: [(&str, &str, Getter, DeltaUnit); 6] = [
 
 fn delta(a: &[f64], b: &[f64], unit: DeltaUnit) -> FigureDelta {
     let w = Welch::between(a, b);
-    let base = crate::stats::mean(a);
+    let base = crate::experiment::stats::mean(a);
     let scale = match unit {
         DeltaUnit::Points => 1.0,
         DeltaUnit::Pct if base != 0.0 => 100.0 / base.abs(),
@@ -296,8 +296,8 @@ impl Table {
             rs.iter().map(|r| r.symbol_percent(s)).collect()
         };
         let top = |s: &str| {
-            let m = crate::stats::mean(&share(a, s));
-            b.map_or(m, |b| m.max(crate::stats::mean(&share(b, s))))
+            let m = crate::experiment::stats::mean(&share(a, s));
+            b.map_or(m, |b| m.max(crate::experiment::stats::mean(&share(b, s))))
         };
         let mut ranked: Vec<(f64, &str)> = syms.iter().map(|&s| (top(s), s)).collect();
         ranked.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(y.1)));

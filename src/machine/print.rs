@@ -1,7 +1,8 @@
 //! A topology printed the way `lscpu -p` and `numactl -H` print a real machine (the round trip's
 //! other half: `--format lscpu|numactl`).
 
-use super::*;
+use crate::machine::hardware::Vendor;
+use crate::machine::topology::Topology;
 
 /// `lscpu -p=CPU,CORE,SOCKET,NODE,CACHE` as util-linux prints it. The L1d/L1i ids are the core's,
 /// L2 the cluster's; the L3 id is the LLC's, except on Intel SNC machines, where as on real ones
@@ -45,4 +46,26 @@ pub fn numactl(t: &Topology) -> String {
         s += "\n";
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::cpu_map::{CpuMap, parse};
+    use crate::machine::presets::preset;
+
+    #[test]
+    fn numactl_prints_as_numactl_does() {
+        let t = Topology::new(preset("milan-2s").unwrap()).unwrap();
+        let s = numactl(&t);
+        assert!(
+            s.starts_with("available: 2 nodes (0-1)\nnode 0 cpus: 0 1 2 "),
+            "{s}"
+        );
+        assert!(
+            s.ends_with("node distances:\nnode   0   1 \n  0:  10  32 \n  1:  32  10 \n"),
+            "{s}"
+        );
+        assert_eq!(parse(&(lscpu(&t) + &s)).unwrap().map, CpuMap::of(&t));
+    }
 }

@@ -17,7 +17,8 @@
 //!
 //! Counters per named line and per field offset feed the c2c report.
 
-use crate::topology::{LatencyClass, Topology};
+use crate::machine::hardware::LatencyClass;
+use crate::machine::topology::Topology;
 use std::collections::VecDeque;
 
 pub type LineId = usize;
@@ -430,7 +431,8 @@ impl Coherence {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::{Topology, preset};
+    use crate::machine::presets::preset;
+    use crate::machine::topology::Topology;
 
     #[test]
     fn simultaneous_atomics_are_served_fifo_k_transfers_for_the_kth() {
@@ -459,7 +461,7 @@ mod tests {
     /// machines whose LLCs are smaller than, equal to, and larger than a node.
     #[test]
     fn sharer_bounds_by_group_equal_the_bounds_over_every_sharer() {
-        let mut rng = crate::sim::SimRng::new(9);
+        let mut rng = crate::sim::rng::SimRng::new(9);
         for (name, llc_spans_nodes) in [
             ("gnr-2s-snc3", false),
             ("milan-2s", false),

@@ -2,11 +2,11 @@
 //! (`auto_warmup`), and the test that flags a series still drifting over the measured window
 //! (`not_settled`). Both are defined in docs/MODEL.md, "Steady state".
 
-use crate::domains::SchedDomains;
 use crate::error::Invalid;
-use crate::scenario::{Experiment, Side};
+use crate::experiment::scenario::{Experiment, Side};
+use crate::experiment::stats;
+use crate::machine::domains::SchedDomains;
 use crate::sched::Series;
-use crate::stats;
 
 /// Fewer measured samples than this and a series is not judged (too short to tell a trend from
 /// noise).

@@ -4,8 +4,9 @@
 //! refusing overlapping or missing shards.
 
 use crate::error::{FieldError, Invalid};
-use crate::repeat::{self, Table};
-use crate::scenario::{Experiment, MachineChoice, Side, WorkloadChoice, encode_link};
+use crate::experiment::repeat;
+use crate::experiment::repeat::Table;
+use crate::experiment::scenario::{Experiment, MachineChoice, Side, WorkloadChoice, encode_link};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -175,7 +176,7 @@ impl Grid {
                                 ..Default::default()
                             };
                             let e = match c {
-                                Some(c) => crate::sweep::resized(&base, c),
+                                Some(c) => crate::experiment::sweep::resized(&base, c),
                                 None => Ok(base),
                             }
                             .and_then(|e| e.validate().map(|_| e));

@@ -7,11 +7,13 @@
 //! seed 000 and to undershoot seed 002 (docs/MODEL.md, Calibration results).
 
 use crate::error::Invalid;
-use crate::repeat::{self, Job};
+use crate::experiment::repeat;
+use crate::experiment::repeat::Job;
+use crate::experiment::scenario::{Experiment, Side};
+use crate::experiment::stats::Summary;
+use crate::machine::hardware::LatencyClass;
+use crate::machine::topology::Topology;
 use crate::report::Report;
-use crate::scenario::{Experiment, Side};
-use crate::stats::Summary;
-use crate::topology::{LatencyClass, Topology};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -381,7 +383,7 @@ impl Row {
 
 /// The model's latency for a class on a preset: CPU 0 to the first CPU of that class.
 fn latency(machine: &str, class: LatencyClass) -> Result<f64, Invalid> {
-    let spec = crate::topology::preset(machine).ok_or_else(|| {
+    let spec = crate::machine::presets::preset(machine).ok_or_else(|| {
         Invalid::from(crate::error::FieldError::new(
             "machine",
             format!("unknown machine {machine:?}"),

@@ -3,9 +3,13 @@
 //! the share-link codec (versioned, readable keys, append-only).
 
 use crate::error::{FieldError, Invalid, range_or_nan};
-use crate::machine_file::CpuMap;
+use crate::machine::cpu_map::CpuMap;
+use crate::machine::limits;
+use crate::machine::presets;
+use crate::machine::spec;
+use crate::machine::spec::{LayoutOverrides, MachineSpec};
+use crate::machine::topology::Topology;
 use crate::patches::Patches;
-use crate::topology::{self, LayoutOverrides, MachineSpec, Topology};
 use crate::workload::{self, Knobs};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -120,8 +124,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "sockets",
         link: "sockets",
-        min: *topology::SOCKETS.start(),
-        max: *topology::SOCKETS.end(),
+        min: *limits::SOCKETS.start(),
+        max: *limits::SOCKETS.end(),
         words: &[],
         description: "sockets (packages)",
         get: |o| o.sockets,
@@ -130,8 +134,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "cores_per_socket",
         link: "cores_per_socket",
-        min: *topology::CORES_PER_SOCKET.start(),
-        max: *topology::CORES_PER_SOCKET.end(),
+        min: *limits::CORES_PER_SOCKET.start(),
+        max: *limits::CORES_PER_SOCKET.end(),
         words: &[],
         description: "physical cores per socket",
         get: |o| o.cores_per_socket,
@@ -140,9 +144,9 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "smt",
         link: "smt",
-        min: *topology::SMT.start(),
-        max: *topology::SMT.end(),
-        words: topology::SMT_WORDS,
+        min: *limits::SMT.start(),
+        max: *limits::SMT.end(),
+        words: spec::SMT_WORDS,
         description: "SMT: on or off (hardware threads per core: 2 or 1)",
         get: |o| o.smt,
         set: |o, v| o.smt = v,
@@ -150,8 +154,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "nodes_per_socket",
         link: "nodes_per_socket",
-        min: *topology::NODES_PER_SOCKET.start(),
-        max: *topology::NODES_PER_SOCKET.end(),
+        min: *limits::NODES_PER_SOCKET.start(),
+        max: *limits::NODES_PER_SOCKET.end(),
         words: &[],
         description: "NUMA nodes per socket (Intel SNC / AMD NPS)",
         get: |o| o.nodes_per_socket,
@@ -160,8 +164,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "cores_per_llc",
         link: "cores_per_llc",
-        min: *topology::CORES_PER_LLC.start(),
-        max: *topology::CORES_PER_LLC.end(),
+        min: *limits::CORES_PER_LLC.start(),
+        max: *limits::CORES_PER_LLC.end(),
         words: &[],
         description: "cores sharing one last-level cache (empty: the preset's)",
         get: |o| o.cores_per_llc,
@@ -170,8 +174,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "rmw_hold_ns",
         link: "rmw_hold_ns",
-        min: *topology::RMW_HOLD_NS.start(),
-        max: *topology::RMW_HOLD_NS.end(),
+        min: *limits::RMW_HOLD_NS.start(),
+        max: *limits::RMW_HOLD_NS.end(),
         words: &[],
         description: "ns a core keeps a line after a locked RMW before the next request is served (no direct measurement; default 0, bounded by the CAS ping-pong tables)",
         get: |o| o.rmw_hold_ns,
@@ -182,7 +186,7 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         link: "cpumask_offstack",
         min: 0,
         max: 1,
-        words: topology::OFF_ON_WORDS,
+        words: spec::OFF_ON_WORDS,
         description: "kernel CONFIG_CPUMASK_OFFSTACK: on (distribution kernels: nohz.idle_cpus_mask's bits in their own lines, reached through a pointer in the nohz struct) or off (bits inline)",
         get: |o| o.cpumask_offstack,
         set: |o, v| o.cpumask_offstack = v,
@@ -358,13 +362,13 @@ impl Experiment {
     }
 
     pub fn machine_spec(&self) -> Result<MachineSpec, Invalid> {
-        let Some(base) = topology::preset(&self.machine.preset) else {
+        let Some(base) = presets::preset(&self.machine.preset) else {
             return Err(FieldError::new(
                 "machine",
                 format!(
                     "unknown machine {:?}: allowed {}",
                     self.machine.preset,
-                    topology::PRESETS.join(", ")
+                    presets::PRESETS.join(", ")
                 ),
             )
             .into());
@@ -655,14 +659,14 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
         }
     }
     if let Some(m) = get("machine") {
-        if topology::preset(&m).is_some() {
+        if presets::preset(&m).is_some() {
             e.machine.preset = m;
         } else {
             errs.push(FieldError::new(
                 "machine",
                 format!(
                     "unknown machine {m:?}: allowed {}",
-                    topology::PRESETS.join(", ")
+                    presets::PRESETS.join(", ")
                 ),
             ));
         }
@@ -886,7 +890,7 @@ mod tests {
                 assert_eq!(k.check(v).unwrap_err().field, k.key);
                 let mut o = LayoutOverrides::default();
                 (k.set)(&mut o, Some(v));
-                let err = topology::preset("custom")
+                let err = presets::preset("custom")
                     .unwrap()
                     .with_overrides(&o)
                     .unwrap_err();

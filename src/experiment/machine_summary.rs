@@ -5,8 +5,10 @@
 //! summary cannot disagree with the run.
 
 use crate::error::Invalid;
-use crate::scenario::Experiment;
-use crate::topology::{self, Topology, Vendor};
+use crate::experiment::scenario::Experiment;
+use crate::machine::hardware::Vendor;
+use crate::machine::presets;
+use crate::machine::topology::Topology;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -69,7 +71,7 @@ fn sizes(cpus_per_set: impl Iterator<Item = usize>, smt: u32) -> Vec<SizeCount> 
 /// The summary of the machine `exp` asks for; its field errors when the machine is invalid.
 pub fn summary(exp: &Experiment) -> Result<MachineSummary, Invalid> {
     let spec = exp.machine_spec()?;
-    let preset = topology::preset(&exp.machine.preset).expect("machine_spec checked the preset");
+    let preset = presets::preset(&exp.machine.preset).expect("machine_spec checked the preset");
     let o = &exp.machine.overrides;
     let t = Topology::new(spec.clone())?;
     let smt = spec.smt;
@@ -157,9 +159,12 @@ pub fn summary(exp: &Experiment) -> Result<MachineSummary, Invalid> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::MachineChoice;
+    use crate::experiment::scenario::MachineChoice;
 
-    fn exp(preset: &str, set: impl FnOnce(&mut topology::LayoutOverrides)) -> Experiment {
+    fn exp(
+        preset: &str,
+        set: impl FnOnce(&mut crate::machine::spec::LayoutOverrides),
+    ) -> Experiment {
         let mut e = Experiment {
             machine: MachineChoice {
                 preset: preset.into(),
@@ -234,9 +239,9 @@ mod tests {
     fn an_imported_machine_is_summarised_as_built_and_adjusts_nothing() {
         // spr-2s-snc4's layout imported under milan-2s's hardware figures: the summary is the
         // imported layout (8 nodes, 8 LLCs), with no "adjusted" notice against milan's settings.
-        let spr = Topology::new(topology::preset("spr-2s-snc4").unwrap()).unwrap();
-        let text = crate::machine_file::lscpu(&spr) + &crate::machine_file::numactl(&spr);
-        let map = crate::machine_file::parse(&text).unwrap().map.encode();
+        let spr = Topology::new(presets::preset("spr-2s-snc4").unwrap()).unwrap();
+        let text = crate::machine::print::lscpu(&spr) + &crate::machine::print::numactl(&spr);
+        let map = crate::machine::cpu_map::parse(&text).unwrap().map.encode();
         let mut e = exp("milan-2s", |_| {});
         e.machine.cpu_map = Some(map);
         let s = summary(&e).unwrap();
@@ -249,7 +254,7 @@ mod tests {
 
     #[test]
     fn every_preset_as_is_adjusts_nothing_and_adds_up() {
-        for name in topology::PRESETS {
+        for name in presets::PRESETS {
             let s = summary(&exp(name, |_| {})).unwrap();
             assert_eq!(s.adjusted, vec![], "{name}");
             assert!(

@@ -2,7 +2,8 @@
 //! of the reference scenarios, each measured in its own process (wall time is the CLI's business,
 //! never the engine's).
 
-use schedplay::scenario::{Experiment, Side};
+use clap::Args;
+use schedplay::experiment::scenario::{Experiment, Side};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
@@ -42,7 +43,18 @@ fn peak_rss_kib() -> u64 {
 
 const RUNS: usize = 3;
 
-pub fn main(seconds: f64, only: Option<&str>) -> ExitCode {
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    /// Simulated seconds per scenario (0.001..=60).
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    pub(crate) seconds: f64,
+    /// Run only this scenario (used by the table mode to measure each in its own process).
+    #[arg(long)]
+    pub(crate) only: Option<String>,
+}
+
+pub(crate) fn main(args: BenchArgs) -> ExitCode {
+    let (seconds, only) = (args.seconds, args.only.as_deref());
     // Refuse a bad --seconds with its field error before any process is started.
     if let Some(Err(err)) = scenarios(seconds).first().map(|(_, e)| e.validate()) {
         eprintln!("error: {err}");

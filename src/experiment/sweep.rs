@@ -3,14 +3,14 @@
 //! start to bite.
 
 use crate::error::{FieldError, Invalid};
-use crate::scenario::Experiment;
+use crate::experiment::scenario::Experiment;
 use crate::{Delta, Report};
 use serde::{Deserialize, Serialize};
 
 /// CPU counts of a sweep point: 2 sockets × cores × 2 SMT threads, so multiples of `CPUS_STEP`.
 pub const CPUS_STEP: u32 = 4;
 pub const MIN_CPUS: u32 = CPUS_STEP;
-pub const MAX_CPUS: u32 = crate::topology::MAX_CPUS as u32;
+pub const MAX_CPUS: u32 = crate::machine::limits::MAX_CPUS as u32;
 /// At most this many points in one list (`parse_cpu_list`, the page's sweep).
 pub const MAX_POINTS: usize = 12;
 
@@ -57,7 +57,7 @@ impl SweepPoint {
         if a.len() == 1 && b.len() == 1 {
             return SweepPoint::new(cpus, &a[0], &b[0]);
         }
-        let t = crate::repeat::Table::new(a, Some(b));
+        let t = crate::experiment::repeat::Table::new(a, Some(b));
         let mean = |k: &str, b: bool| {
             t.figure(k).map_or(0.0, |f| {
                 if b {
@@ -98,11 +98,11 @@ pub fn points(exp: &Experiment, cpus: &[u32], threads: usize) -> Result<Vec<Swee
         return Err(Invalid(errs));
     }
     let sides = [crate::Side::A, crate::Side::B];
-    let jobs: Vec<crate::repeat::Job> = exps
+    let jobs: Vec<crate::experiment::repeat::Job> = exps
         .iter()
-        .flat_map(|(_, e)| crate::repeat::jobs(e, &sides))
+        .flat_map(|(_, e)| crate::experiment::repeat::jobs(e, &sides))
         .collect();
-    let reports = crate::repeat::run_jobs(&jobs, threads)?;
+    let reports = crate::experiment::repeat::run_jobs(&jobs, threads)?;
     let per_point = 2 * exp.repeats.max(1) as usize;
     Ok(exps
         .iter()

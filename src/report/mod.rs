@@ -402,7 +402,11 @@ impl Report {
             counted_events_stddev: counted_stddev,
             schema: REPORT_SCHEMA,
             warmup_s: start_ns as f64 / 1e9,
-            not_settled: crate::steady::not_settled(&metrics.series, metrics.sample_ns, start_ns),
+            not_settled: crate::experiment::steady::not_settled(
+                &metrics.series,
+                metrics.sample_ns,
+                start_ns,
+            ),
             locality: LocalityReport::new(&m.loc, m.total(Sym::User), e.locality_in_flight()),
         };
         r.report_hash = fnv1a(&serde_json::to_string(&r).unwrap_or_default());

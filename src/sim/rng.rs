@@ -33,7 +33,7 @@ impl SimRng {
     /// Exponentially distributed with the given mean, in whole ns (at least 1).
     pub fn exp_ns(&mut self, mean_ns: u64) -> u64 {
         let u = 1.0 - self.unit(); // (0, 1]
-        ((-crate::detmath::ln(u) * mean_ns as f64) as u64).max(1)
+        ((-crate::sim::detmath::ln(u) * mean_ns as f64) as u64).max(1)
     }
 }
 

@@ -3,8 +3,9 @@
 //! distance), `sd_init` flags and intervals, overlapping NUMA groups with balance masks, and the
 //! removal of degenerate levels (`cpu_attach_domain`).
 
-use crate::cpuset::CpuSet;
-use crate::topology::{Topology, Vendor, sched_distances};
+use crate::machine::cpuset::CpuSet;
+use crate::machine::hardware::Vendor;
+use crate::machine::topology::{Topology, sched_distances};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -705,7 +706,7 @@ fn make_domain(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::preset;
+    use crate::machine::presets::preset;
 
     fn doms(name: &str, fix: bool) -> (Topology, SchedDomains) {
         let t = Topology::new(preset(name).unwrap()).unwrap();
@@ -860,7 +861,7 @@ mod tests {
 
     #[test]
     fn topology_table_levels_nest_bottom_up_on_every_preset() {
-        for name in crate::topology::PRESETS {
+        for name in crate::machine::presets::PRESETS {
             let t = Topology::new(preset(name).unwrap()).unwrap();
             for cpu in [0, t.nr_cpus() / 3, t.nr_cpus() - 1] {
                 let mut child = CpuSet::new(t.nr_cpus());
@@ -886,15 +887,15 @@ mod tests {
         assert_eq!(mc.groups.len(), 32, "MC groups are SMT cores");
     }
 
-    fn custom(o: crate::topology::LayoutOverrides) -> (Topology, SchedDomains) {
+    fn custom(o: crate::machine::spec::LayoutOverrides) -> (Topology, SchedDomains) {
         let spec = preset("custom").unwrap().with_overrides(&o).unwrap();
         let t = Topology::new(spec).unwrap();
         let d = SchedDomains::build(&t, false);
         (t, d)
     }
 
-    fn layout(smt: u32, cps: u32, llc: u32, cluster: u32) -> crate::topology::LayoutOverrides {
-        crate::topology::LayoutOverrides {
+    fn layout(smt: u32, cps: u32, llc: u32, cluster: u32) -> crate::machine::spec::LayoutOverrides {
+        crate::machine::spec::LayoutOverrides {
             sockets: Some(1),
             cores_per_socket: Some(cps),
             smt: Some(smt),
@@ -1046,7 +1047,7 @@ mod tests {
 
     #[test]
     fn cls_only_on_the_presets_with_modules() {
-        for name in crate::topology::PRESETS {
+        for name in crate::machine::presets::PRESETS {
             let (t, d) = doms(name, false);
             let has_cls = d.of(0).any(|x| x.name == "CLS" || x.has(SD_CLUSTER));
             assert_eq!(has_cls, t.spec.cores_per_cluster > 1, "{name}");

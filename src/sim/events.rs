@@ -347,7 +347,7 @@ impl<E> RadixHeap<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::SimRng;
+    use crate::sim::rng::SimRng;
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
 
