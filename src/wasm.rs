@@ -6,13 +6,14 @@
 
 use crate::error::FieldError;
 use crate::error::Invalid;
-use crate::experiment::scenario::{
-    Experiment, HZ_VALUES, MACHINE_KEYS, Side, decode_link as decode, encode_link as encode,
-};
-use crate::machine::domains::SchedDomains;
+use crate::experiment::link::{decode_link as decode, encode_link as encode};
+use crate::experiment::run::{Run, run_traced};
+use crate::experiment::scenario::{Experiment, HZ_VALUES, MACHINE_KEYS, Side};
 use crate::experiment::sweep;
+use crate::machine::domains::SchedDomains;
 use crate::machine::{presets, topology};
-use crate::{Delta, Report, Run, patches, workload};
+use crate::report::{Delta, Report};
+use crate::{patches, workload};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -75,7 +76,7 @@ pub fn presets() -> JsValue {
             })
         })
         .collect();
-    let stories = crate::experiment::scenario::stories();
+    let stories = crate::experiment::stories::stories();
     to_js(&serde_json::json!({
         "machines": machines,
         "workloads": workload::WORKLOADS,
@@ -223,7 +224,7 @@ pub fn run_trace(
     to_s: Option<f64>,
 ) -> Result<String, JsValue> {
     let e = experiment(experiment_js)?;
-    crate::run_traced(&e, side(side_name)?, from_s, to_s)
+    run_traced(&e, side(side_name)?, from_s, to_s)
         .map(|(_, text)| text)
         .map_err(|i| invalid(&i))
 }

@@ -467,7 +467,7 @@ fn set_hz_that_is_not_a_number_gets_the_validation_message() {
         err.contains(&format!("{}: {}", expected.field, expected.message)),
         "{err}"
     );
-    let (_, link_errs) = schedplay::experiment::scenario::decode_link("hz=abc");
+    let (_, link_errs) = schedplay::experiment::link::decode_link("hz=abc");
     assert_eq!(link_errs, vec![expected]);
 }
 

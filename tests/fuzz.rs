@@ -19,7 +19,8 @@
 
 use schedplay::Run;
 use schedplay::error::Invalid;
-use schedplay::experiment::scenario::{Experiment, Side, decode_link, encode_link};
+use schedplay::experiment::link::{decode_link, encode_link};
+use schedplay::experiment::scenario::{Experiment, Side};
 use schedplay::machine::cpu_map;
 use schedplay::machine::cpu_map::CpuMap;
 use schedplay::machine::domains::SchedDomains;

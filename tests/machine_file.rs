@@ -4,7 +4,8 @@
 //! and its share link carries it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use schedplay::experiment::scenario::{Experiment, Side, decode_link, encode_link};
+use schedplay::experiment::link::{decode_link, encode_link};
+use schedplay::experiment::scenario::{Experiment, Side};
 use schedplay::machine::cpu_map;
 use schedplay::machine::cpu_map::CpuMap;
 use schedplay::machine::domains::SchedDomains;

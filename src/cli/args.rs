@@ -4,8 +4,9 @@
 use clap::Args;
 use schedplay::Report;
 use schedplay::error::{FieldError, Invalid};
+use schedplay::experiment::link::decode_link;
 use schedplay::experiment::scenario::{Experiment, MachineChoice, Side};
-use schedplay::experiment::scenario::{MACHINE_KEYS, WorkloadChoice, decode_link};
+use schedplay::experiment::scenario::{MACHINE_KEYS, WorkloadChoice};
 use schedplay::experiment::{repeat, scenario};
 use schedplay::machine::spec::LayoutOverrides;
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 
 use super::args::*;
 use clap::Args;
-use schedplay::experiment::scenario::encode_link;
+use schedplay::experiment::link::encode_link;
 use std::process::ExitCode;
 
 #[derive(Args)]

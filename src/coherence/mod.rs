@@ -17,7 +17,7 @@
 //!
 //! Counters per named line and per field offset feed the c2c report.
 
-use crate::machine::hardware::LatencyClass;
+use crate::machine::hardware::{DEFAULT_RMW_HOLD_NS, LatencyClass};
 use crate::machine::topology::Topology;
 use std::collections::VecDeque;
 
@@ -35,12 +35,6 @@ pub enum Op {
 /// a locked instruction on an owned line ~20 cycles).
 pub const HIT_NS: u64 = 1;
 pub const LOCKED_HIT_NS: u64 = 8;
-/// How long a core keeps a line after a locked read-modify-write before the next queued request
-/// is served. No direct measurement exists (HARDWARE.md §6); the CAS ping-pong tables bound it: a
-/// same-CCX one-way of 23-27 ns is the L3 transfer (13-16 ns) plus the locked op (~8), leaving
-/// about nothing for a hold (docs/MODEL.md §5). A machine can set another (`rmw_hold_ns`).
-pub const RMW_HOLD_NS: u64 = 0;
-
 #[derive(Clone, Debug, Default)]
 pub struct FieldStats {
     pub offset: u32,
@@ -213,11 +207,11 @@ impl Coherence {
             lines: Vec::new(),
             nr_cpus: topo.nr_cpus(),
             groups: Groups::new(topo),
-            rmw_hold_ns: RMW_HOLD_NS,
+            rmw_hold_ns: DEFAULT_RMW_HOLD_NS,
         }
     }
 
-    /// The RMW hold window (see the module comment); `RMW_HOLD_NS` unless a machine sets it.
+    /// The RMW hold window (see the module comment); `DEFAULT_RMW_HOLD_NS` unless a machine sets it.
     pub fn set_rmw_hold_ns(&mut self, ns: u64) {
         self.rmw_hold_ns = ns;
     }
@@ -447,7 +441,7 @@ mod tests {
             .map(|cpu| c.access(&t, l, cpu, Op::Atomic, 0, 1000).done)
             .collect();
         // each waits for the one before it and for the hold window after that one's RMW
-        let kth = |k: u64| 1000 + k * xfer + (k - 1) * RMW_HOLD_NS;
+        let kth = |k: u64| 1000 + k * xfer + (k - 1) * DEFAULT_RMW_HOLD_NS;
         assert_eq!(done, (1..=4).map(kth).collect::<Vec<_>>());
         let s = &c.lines[l].stats;
         assert_eq!((s.atomics, s.hitm_local, s.hitm_remote), (4, 4, 0));

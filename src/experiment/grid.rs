@@ -4,9 +4,10 @@
 //! refusing overlapping or missing shards.
 
 use crate::error::{FieldError, Invalid};
+use crate::experiment::link::encode_link;
 use crate::experiment::repeat;
 use crate::experiment::repeat::Table;
-use crate::experiment::scenario::{Experiment, MachineChoice, Side, WorkloadChoice, encode_link};
+use crate::experiment::scenario::{Experiment, MachineChoice, Side, WorkloadChoice};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 

@@ -3,14 +3,16 @@
 //! and intervals), `steady` (the warm-up), `sweep` and `grid` (many points, sharded), `validation`
 //! (the model against published figures), `stats` (the statistics they share), `bench` (the
 //! simulator's own speed) and `machine_summary` (the machine an experiment builds). It uses the
-//! engine through `crate::Run` / `crate::run_ab` and the layers below; the report layer renders
+//! engine through `run` (a side of an experiment on the engine) and the layers below; the report layer renders
 //! what it returns.
 
 pub mod grid;
+pub mod link;
 pub mod machine_summary;
 pub mod repeat;
+pub mod run;
 pub mod scenario;
-pub mod stats;
 pub mod steady;
+pub mod stories;
 pub mod sweep;
 pub mod validation;

@@ -5,8 +5,8 @@
 
 use crate::error::Invalid;
 use crate::experiment::scenario::{Experiment, Side};
-use crate::experiment::stats::{Summary, Welch};
 use crate::report::Report;
+use crate::stats::{Summary, Welch};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -110,9 +110,11 @@ pub fn jobs(exp: &Experiment, sides: &[Side]) -> Vec<Job> {
 
 /// Runs every job on `threads` threads. The first error (in job order) wins.
 pub fn run_jobs(jobs: &[Job], threads: usize) -> Result<Vec<Report>, Invalid> {
-    parallel_map(jobs, threads, |(e, side)| crate::run(e, *side))
-        .into_iter()
-        .collect()
+    parallel_map(jobs, threads, |(e, side)| {
+        crate::experiment::run::run(e, *side)
+    })
+    .into_iter()
+    .collect()
 }
 
 /// The reports of `exp.repeats` runs of each side in `sides`, one Vec per side.
@@ -240,7 +242,7 @@ const HEADLINE: [(&str, &str, Getter, DeltaUnit); 6] = [
 
 fn delta(a: &[f64], b: &[f64], unit: DeltaUnit) -> FigureDelta {
     let w = Welch::between(a, b);
-    let base = crate::experiment::stats::mean(a);
+    let base = crate::stats::mean(a);
     let scale = match unit {
         DeltaUnit::Points => 1.0,
         DeltaUnit::Pct if base != 0.0 => 100.0 / base.abs(),
@@ -296,8 +298,8 @@ impl Table {
             rs.iter().map(|r| r.symbol_percent(s)).collect()
         };
         let top = |s: &str| {
-            let m = crate::experiment::stats::mean(&share(a, s));
-            b.map_or(m, |b| m.max(crate::experiment::stats::mean(&share(b, s))))
+            let m = crate::stats::mean(&share(a, s));
+            b.map_or(m, |b| m.max(crate::stats::mean(&share(b, s))))
         };
         let mut ranked: Vec<(f64, &str)> = syms.iter().map(|&s| (top(s), s)).collect();
         ranked.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(y.1)));

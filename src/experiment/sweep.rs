@@ -3,8 +3,10 @@
 //! start to bite.
 
 use crate::error::{FieldError, Invalid};
+use crate::experiment::run::run_ab;
 use crate::experiment::scenario::Experiment;
-use crate::{Delta, Report};
+use crate::experiment::scenario::Side;
+use crate::report::{Delta, Report};
 use serde::{Deserialize, Serialize};
 
 /// CPU counts of a sweep point: 2 sockets × cores × 2 SMT threads, so multiples of `CPUS_STEP`.
@@ -97,7 +99,7 @@ pub fn points(exp: &Experiment, cpus: &[u32], threads: usize) -> Result<Vec<Swee
     if !errs.is_empty() {
         return Err(Invalid(errs));
     }
-    let sides = [crate::Side::A, crate::Side::B];
+    let sides = [Side::A, Side::B];
     let jobs: Vec<crate::experiment::repeat::Job> = exps
         .iter()
         .flat_map(|(_, e)| crate::experiment::repeat::jobs(e, &sides))
@@ -190,7 +192,7 @@ pub fn resized(exp: &Experiment, cpus: u32) -> Result<Experiment, Invalid> {
 
 pub fn point(exp: &Experiment, cpus: u32) -> Result<SweepPoint, Invalid> {
     let e = resized(exp, cpus)?;
-    let (a, b) = crate::run_ab(&e);
+    let (a, b) = run_ab(&e);
     Ok(SweepPoint::new(cpus, &a?, &b?))
 }
 

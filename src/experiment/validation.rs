@@ -10,10 +10,10 @@ use crate::error::Invalid;
 use crate::experiment::repeat;
 use crate::experiment::repeat::Job;
 use crate::experiment::scenario::{Experiment, Side};
-use crate::experiment::stats::Summary;
 use crate::machine::hardware::LatencyClass;
 use crate::machine::topology::Topology;
 use crate::report::Report;
+use crate::stats::Summary;
 use serde::Serialize;
 use std::fmt::Write as _;
 

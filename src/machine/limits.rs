@@ -14,5 +14,5 @@ pub const SMT: RangeInclusive<u32> = 1..=2;
 pub const NODES_PER_SOCKET: RangeInclusive<u32> = 1..=4;
 /// At most the machine's cores per socket; this is the bound over all machines.
 pub const CORES_PER_LLC: RangeInclusive<u32> = 1..=*CORES_PER_SOCKET.end();
-/// The RMW hold window in ns (`coherence::RMW_HOLD_NS` is the default).
+/// The RMW hold window in ns (`hardware::DEFAULT_RMW_HOLD_NS` is the default).
 pub const RMW_HOLD_NS: RangeInclusive<u32> = 0..=1000;
