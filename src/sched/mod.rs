@@ -405,7 +405,7 @@ impl Engine {
             }
             Ev::Wake(t) => {
                 let cpu = self.tasks[t as usize].cpu as usize;
-                self.try_to_wake_up(t, cpu, None);
+                self.try_to_wake_up(t, cpu, None, 0);
             }
             Ev::Sample => {
                 self.flush_accounting();

@@ -29,7 +29,13 @@ pub enum Step {
     /// Block until another task wakes it (a wakeup that came earlier is not lost).
     Block,
     /// Wake `task`, handing it `lines` freshly written cache lines (pipe data, a request).
-    Wake { task: TaskId, lines: u32 },
+    /// `sync`: the kernel makes this wakeup `WF_SYNC` (a pipe write, a unix or loopback TCP
+    /// socket's data ready, `wake_up_interruptible_sync_poll`; a futex wake is not).
+    Wake {
+        task: TaskId,
+        lines: u32,
+        sync: bool,
+    },
     /// The next burst reads `lines` cache lines task `from` wrote (a message in a pipe): fetched
     /// from the CPU `from` last ran on.
     Read { from: TaskId, lines: u32 },

@@ -150,6 +150,7 @@ impl Workload for Schbench {
                     return Step::Wake {
                         task: w,
                         lines: MSG_LINES,
+                        sync: false,
                     };
                 }
                 self.roles[task as usize] = Role::Message {
