@@ -8,6 +8,7 @@ use crate::experiment::link::encode_link;
 use crate::experiment::repeat;
 use crate::experiment::repeat::Table;
 use crate::experiment::scenario::{Experiment, MachineChoice, Side, WorkloadChoice};
+use crate::report::fnv1a;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -113,15 +114,6 @@ impl Shard {
     pub fn has(&self, point: usize) -> bool {
         point % self.count == self.index
     }
-}
-
-fn fnv1a(s: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
 }
 
 impl Grid {

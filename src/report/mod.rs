@@ -181,8 +181,9 @@ fn pct(a: f64, b: f64) -> f64 {
     if b == 0.0 { 0.0 } else { (a - b) * 100.0 / b }
 }
 
-/// FNV-1a over the report's JSON: a short fingerprint to compare runs across builds and platforms.
-fn fnv1a(s: &str) -> String {
+/// FNV-1a: a short fingerprint of a text (the report's JSON, a grid), to compare runs across
+/// builds and platforms.
+pub fn fnv1a(s: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= b as u64;
