@@ -336,17 +336,17 @@ impl Engine {
             // is then put back and set again, which renews its protection), then the switch.
             self.cpus[c].rq.need_resched = false;
             self.update_curr(c);
-            let next = self.pick_next(c);
+            let next = self.pick_task_fair(c);
             self.put_prev(c, t);
             if let Some(next) = next {
-                self.set_curr(c, next);
+                self.set_next_entity(c, next);
                 self.kcharge(c, Sym::Schedule, SWITCH_NS);
                 return Exit::Again;
             }
         }
         self.cpus[c].rq.need_resched = false;
-        if let Some(next) = self.pick_next(c) {
-            self.set_curr(c, next);
+        if let Some(next) = self.pick_task_fair(c) {
+            self.set_next_entity(c, next);
             // the switch is the next work of this CPU (a job queued at the front would run now)
             self.kcharge(c, Sym::Schedule, SWITCH_NS);
             return Exit::Again;
