@@ -156,7 +156,7 @@ pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
         // the text's CPU vendor (a plain `lscpu` "Vendor ID"), null when it names none: the
         // closest preset is then chosen by shape alone, whatever the vendor
         "vendor": parsed.vendor,
-        "preset_vendor": topology::preset(preset).map(|m| m.vendor),
+        "preset_vendor": presets::preset(preset).map(|m| m.vendor),
         "summary": {
             "cpus": s.cpus, "sockets": s.sockets, "nodes": s.nodes, "llcs": s.llcs, "smt": s.smt,
             "cores_per_cluster": s.cores_per_cluster,
