@@ -11,6 +11,7 @@ pub mod grid;
 pub mod machine_file;
 pub mod machine_summary;
 pub mod patches;
+pub mod protobuf;
 pub mod repeat;
 pub mod report;
 pub mod scenario;
@@ -20,6 +21,7 @@ pub mod stats;
 pub mod steady;
 pub mod sweep;
 pub mod topology;
+pub mod traced;
 pub mod validation;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

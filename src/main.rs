@@ -86,9 +86,10 @@ Examples:
   schedplay run --machine gnr-2s-snc3 --patch skip-not-due,skew-tick --json
   schedplay run --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware'
   schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.json --trace-from 0.01 --trace-to 0.02
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.pftrace
 
 Without --link the scenario runs unpatched unless --patch is given; with --link it runs the link's
-side B (the change under test). --trace writes Chrome JSON trace events for Perfetto (docs/TRACE.md).")]
+side B (the change under test). --trace writes Perfetto protobuf for FILE.pftrace, else Chrome JSON trace events (docs/TRACE.md).")]
         Run {
             #[command(flatten)]
             s: ScenarioArgs,
@@ -98,7 +99,7 @@ side B (the change under test). --trace writes Chrome JSON trace events for Perf
             /// Print the report as JSON (fields: docs/SCHEMA.md).
             #[arg(long)]
             json: bool,
-            /// Write a trace of the run to FILE (Chrome JSON trace events: open it in ui.perfetto.dev; docs/TRACE.md).
+            /// Write a trace of the run to FILE: FILE.pftrace is Perfetto protobuf (CPU scheduling tracks, thread states), any other name Chrome JSON trace events; open it in ui.perfetto.dev (docs/TRACE.md). Without --trace-to the window ends where the 1,000,000-event cap is reached.
             #[arg(long, value_name = "FILE")]
             trace: Option<String>,
             /// Trace window start, seconds of simulated time from the start (default 0).
@@ -838,13 +839,16 @@ Examples:
                         (Err(a), Err(b)) => return fail(Invalid(vec![a, b])),
                         (Err(a), _) | (_, Err(a)) => return fail(a.into()),
                     };
-                    let (r, text) = match schedplay::run_traced(&e, side, from, to) {
+                    let format = schedplay::traced::format_for(file);
+                    let (r, tf) = match schedplay::traced::run_traced_as(&e, side, format, from, to)
+                    {
                         Ok(x) => x,
                         Err(e) => return fail(e),
                     };
-                    if let Err(err) = std::fs::write(file, text) {
+                    if let Err(err) = std::fs::write(file, &tf.bytes) {
                         return fail(FieldError::new("trace", format!("{file}: {err}")).into());
                     }
+                    eprintln!("{} → {file}", tf.summary());
                     return print_report(&r, json);
                 }
                 if e.repeats > 1 {

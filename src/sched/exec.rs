@@ -355,6 +355,7 @@ impl Engine {
         if let Some(job) = self.idle_enter(c, now) {
             return Exit::Run(job);
         }
+        self.sched_switch_to(c, None, now);
         let cpu = &mut self.cpus[c];
         cpu.exec.mode = Mode::Idle;
         cpu.exec.since = now;

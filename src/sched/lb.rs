@@ -629,6 +629,7 @@ impl Engine {
     pub(super) fn migrate_task(&mut self, exec: usize, src: usize, dst: usize, idx: usize) {
         let t = self.cpus[src].rq.queued[idx];
         self.trace_flow(src, t, "migrate");
+        self.trace_migrate(exec, t, src, dst);
         self.dequeue_entity(src, t, exec);
         let resched = self.enqueue_entity(dst, t, exec, rq::Enq::Migrated);
         self.metrics.count(Counter::Migrations);

@@ -25,7 +25,9 @@ mod locality;
 mod metrics;
 mod nohz;
 mod pelt;
+mod perfetto;
 mod rq;
+mod schedstat;
 mod task;
 mod tick;
 mod trace;
@@ -34,7 +36,9 @@ mod wakeup;
 
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Metrics, Series, Sym};
-pub use trace::TRACE_MAX_EVENTS;
+pub use perfetto::{PerfettoCounts, task_pid};
+pub use schedstat::{CpuStat, DomainStat, IDLE_TYPES, IdleType, LbStat, Schedstat};
+pub use trace::{TRACE_MAX_EVENTS, TraceFormat};
 
 use crate::coherence::{Coherence, LineId, Op};
 use crate::domains::SchedDomains;
@@ -215,6 +219,9 @@ pub struct Engine {
     run_depth: u32,
     /// The trace being recorded, if any (`trace.rs`; off: None).
     tracer: Option<Box<trace::Tracer>>,
+    /// `/proc/schedstat` counters (`schedstat.rs`) and the sched_info bookkeeping behind them.
+    schedstat: Schedstat,
+    sched_info: schedstat::SchedInfo,
 }
 
 impl Engine {
@@ -289,6 +296,8 @@ impl Engine {
                 llc_pos[c as usize] = i as u32;
             }
         }
+        let schedstat = Schedstat::new(&sd);
+        let sched_info = schedstat::SchedInfo::new(n, tasks.len());
         let mut e = Engine {
             sd,
             patches,
@@ -321,6 +330,8 @@ impl Engine {
             events: 0,
             run_depth: 0,
             tracer: None,
+            schedstat,
+            sched_info,
             topo,
         };
         e.init_cache_aware();
@@ -333,6 +344,7 @@ impl Engine {
             // wake_up_new_task(): ENQUEUE_INITIAL placement
             let c = e.tasks[t].cpu as usize;
             e.enqueue_entity(c, t as TaskId, c, rq::Enq::Initial);
+            e.sched_info_enqueue(t as TaskId, 0);
         }
         for c in 0..n {
             let first = e.cpus[c].tick.offset + e.tick_ns;

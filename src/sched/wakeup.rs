@@ -49,6 +49,7 @@ impl Engine {
             self.locality_wakeup(waker_cpu, target);
         }
         self.trace_flow(waker_cpu, t, "wakeup");
+        self.trace_waking(waker_cpu, t, prev, target);
         // Remote enqueue: the waker takes the target rq's lock, in its first line.
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
@@ -97,6 +98,7 @@ impl Engine {
         if waker.is_some() {
             self.locality_wakeup(waker_cpu, target);
         }
+        self.trace_waking(waker_cpu, t, target, target);
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
                 self.rq_lock_remote(waker_cpu, target)
