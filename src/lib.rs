@@ -16,6 +16,7 @@ pub mod repeat;
 pub mod report;
 pub mod scenario;
 pub mod sched;
+pub mod schedstat;
 pub mod sim;
 pub mod stats;
 pub mod steady;
@@ -55,7 +56,14 @@ impl Run {
         let end_ns = (spec.seconds * 1e9) as u64;
         // About 100 points per run, at least 10 ms apart.
         let sample_ns = (end_ns / 100).max(10_000_000).min(end_ns.max(1));
-        let unit = workload::info(&spec.workload).map_or("units", |w| w.unit);
+        let unit = workload::info(&spec.workload).map_or(
+            if spec.workload == workload::rtapp::NAME {
+                "task loops"
+            } else {
+                "units"
+            },
+            |w| w.unit,
+        );
         let engine = sched::Engine::new(spec.topo, spec.patches, spec.hz, spec.seed, wl, sample_ns);
         let warmup_ns = (spec.warmup * 1e9) as u64;
         Ok(Run {
@@ -110,6 +118,7 @@ impl Run {
             let events = self.engine.task_events();
             let now = self.engine.now;
             self.engine.metrics.begin_window(now, events, lines);
+            self.engine.schedstat_begin_window();
             self.window_begun = true;
             budget -= (self.engine.events - before).min(budget);
         }

@@ -87,6 +87,8 @@ Examples:
   schedplay run --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware'
   schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.json --trace-from 0.01 --trace-to 0.02
   schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.pftrace
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --schedstat
+  schedplay run --machine milan-2s --workload-file rt-app.json --seconds 2
 
 Without --link the scenario runs unpatched unless --patch is given; with --link it runs the link's
 side B (the change under test). --trace writes Perfetto protobuf for FILE.pftrace, else Chrome JSON trace events (docs/TRACE.md).")]
@@ -108,12 +110,16 @@ side B (the change under test). --trace writes Perfetto protobuf for FILE.pftrac
             /// Trace window end, seconds (default: the end of the run).
             #[arg(long, value_name = "S", allow_hyphen_values = true, requires = "trace")]
             trace_to: Option<String>,
+            /// After the report, print /proc/schedstat (version 17) over the measured window and its per-domain summary, as perf sched stats report (text only).
+            #[arg(long, conflicts_with_all = ["json", "trace"])]
+            schedstat: bool,
         },
         /// Run A and B and show the change.
         #[command(after_help = "\
 Examples:
   schedplay compare --machine gnr-2s-snc3 --b skip-not-due
   schedplay compare --machine milan-2s --a cache-aware --b cache-aware,cas-write-if-changed
+  schedplay compare --machine gnr-2s-snc3 --b skip-not-due --seconds 0.2 --schedstat
   schedplay compare --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware' --json")]
         Compare {
             #[command(flatten)]
@@ -121,6 +127,9 @@ Examples:
             /// Print {a, b, delta} as JSON (fields: docs/SCHEMA.md).
             #[arg(long)]
             json: bool,
+            /// After the comparison, print the per-domain schedstat diff of A and B, as perf sched stats diff (text only).
+            #[arg(long, conflicts_with = "json")]
+            schedstat: bool,
         },
         /// Print the share link of a scenario.
         #[command(after_help = "\
@@ -383,6 +392,9 @@ Examples:
         /// Workload: oltp, hackbench, schbench or spin (default oltp); resets a link's knobs.
         #[arg(long)]
         workload: Option<String>,
+        /// An rt-app JSON workload file (global + tasks; docs/SCHEMA.md lists the keys and events read; anything else is refused by name).
+        #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+        workload_file: Option<String>,
         /// Workload knob or `hz` (100, 250, 300, 1000; default 1000), repeatable, e.g. --set clients=64 --set hz=250
         #[arg(long = "set", value_name = "KEY=VALUE", allow_hyphen_values = true)]
         set: Vec<String>,
@@ -471,6 +483,17 @@ Examples:
                     name: w.clone(),
                     knobs: BTreeMap::new(),
                 };
+            }
+            if let Some(f) = &self.workload_file {
+                match std::fs::read_to_string(f) {
+                    Ok(text) => {
+                        e.workload = WorkloadChoice {
+                            name: workload::rtapp::NAME.into(),
+                            knobs: [(workload::rtapp::FILE_KNOB.to_string(), text.into())].into(),
+                        }
+                    }
+                    Err(err) => errs.push(FieldError::new("workload_file", format!("{f}: {err}"))),
+                }
             }
             for kv in &self.set {
                 match kv.split_once('=') {
@@ -807,6 +830,7 @@ Examples:
                 trace,
                 trace_from,
                 trace_to,
+                schedstat,
             } => {
                 // A link's B is the side `run --link` runs (the change under test); --patch overrides it.
                 let given = (!patches.is_empty()).then(|| {
@@ -852,7 +876,26 @@ Examples:
                     return print_report(&r, json);
                 }
                 if e.repeats > 1 {
+                    if schedstat {
+                        return fail(
+                            FieldError::new(
+                                "schedstat",
+                                "schedstat is of one run: repeats must be 1",
+                            )
+                            .into(),
+                        );
+                    }
                     return print_table(&e, &[side], threads, json);
+                }
+                if schedstat {
+                    let (r, st) = match schedplay::schedstat::run_with_schedstat(&e, side) {
+                        Ok(x) => x,
+                        Err(e) => return fail(e),
+                    };
+                    print!("{}", r.to_text());
+                    println!("\n# /proc/schedstat over the measured window");
+                    print!("{}\n{}", st.proc_text, st.report_text);
+                    return ExitCode::SUCCESS;
                 }
                 let r = match run_side(&e, side) {
                     Ok(r) => r,
@@ -865,7 +908,11 @@ Examples:
                 }
                 ExitCode::SUCCESS
             }
-            Cmd::Compare { ab, json } => {
+            Cmd::Compare {
+                ab,
+                json,
+                schedstat,
+            } => {
                 let e = match ab.experiment() {
                     Ok(e) => e,
                     Err(e) => return fail(e),
@@ -875,7 +922,26 @@ Examples:
                     Err(e) => return fail(e),
                 };
                 if e.repeats > 1 {
+                    if schedstat {
+                        return fail(
+                            FieldError::new(
+                                "schedstat",
+                                "schedstat is of one run per side: repeats must be 1",
+                            )
+                            .into(),
+                        );
+                    }
                     return print_table(&e, &[Side::A, Side::B], threads, json);
+                }
+                if schedstat {
+                    let ((ra, sa), (rb, sb)) = match schedplay::schedstat::run_ab_with_schedstat(&e)
+                    {
+                        (Ok(x), Ok(y)) => (x, y),
+                        (Err(err), _) | (_, Err(err)) => return fail(err),
+                    };
+                    print!("{}", Delta::between(&ra, &rb).to_text(&ra, &rb));
+                    print!("\n{}", schedplay::schedstat::diff(&sa, &sb));
+                    return ExitCode::SUCCESS;
                 }
                 let (ra, rb) = match schedplay::run_ab(&e) {
                     (Ok(x), Ok(y)) => (x, y),
@@ -926,6 +992,7 @@ Examples:
                 let s = &ab.s;
                 let given = s.machine.is_some()
                     || s.workload.is_some()
+                    || s.workload_file.is_some()
                     || !s.set.is_empty()
                     || s.seconds.is_some()
                     || s.seed.is_some()
@@ -1068,6 +1135,7 @@ Examples:
                     machine_file: None,
                     layout: Layout::default(),
                     workload: None,
+                    workload_file: None,
                     set: vec![],
                     seconds: None,
                     seed: None,

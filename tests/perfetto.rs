@@ -52,7 +52,7 @@ fn fields(b: &[u8]) -> Vec<(u32, V<'_>)> {
     out
 }
 
-fn sub<'a>(b: &'a [u8], num: u32) -> Vec<&'a [u8]> {
+fn sub(b: &[u8], num: u32) -> Vec<&[u8]> {
     fields(b)
         .into_iter()
         .filter_map(|(n, v)| match v {

@@ -381,6 +381,7 @@ impl Engine {
                     } else {
                         IdleType::NotIdle
                     };
+                    self.lb_stat(rq, level, it).lb_count += 1;
                     if !self.should_we_balance(c, rq, level, it) {
                         w.continue_balancing = false;
                         self.out_balanced(rq, level, it);
@@ -476,6 +477,7 @@ impl Engine {
 
     /// out_balanced: clear nr_balance_failed; a periodic pass doubles balance_interval up to max.
     pub(super) fn out_balanced(&mut self, cpu: usize, level: usize, it: IdleType) {
+        self.lb_stat(cpu, level, it).lb_balanced += 1;
         let max = self.dom(cpu, level).max_interval;
         let d = &mut self.cpus[cpu].balance.doms[level];
         d.nr_balance_failed = 0;
@@ -603,6 +605,7 @@ impl Engine {
                         continue;
                     }
                     self.metrics.count(Counter::NewidleBalances);
+                    self.lb_stat(c, level, IdleType::NewlyIdle).lb_count += 1;
                     self.kcharge(c, Sym::SchedBalanceNewidle, SBD_LEVEL_NS);
                     if self.patches.serialize_newidle && self.dom(c, level).has(SD_SERIALIZE) {
                         w.phase = NewidlePhase::Cmpxchg;

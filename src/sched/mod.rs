@@ -37,7 +37,7 @@ mod wakeup;
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Metrics, Series, Sym};
 pub use perfetto::{PerfettoCounts, task_pid};
-pub use schedstat::{CpuStat, DomainStat, IDLE_TYPES, IdleType, LbStat, Schedstat};
+pub use schedstat::{CpuStat, DomainStat, IDLE_TYPE_NAMES, LbStat, Schedstat};
 pub use trace::{TRACE_MAX_EVENTS, TraceFormat};
 
 use crate::coherence::{Coherence, LineId, Op};
@@ -221,6 +221,8 @@ pub struct Engine {
     tracer: Option<Box<trace::Tracer>>,
     /// `/proc/schedstat` counters (`schedstat.rs`) and the sched_info bookkeeping behind them.
     schedstat: Schedstat,
+    /// The counters when the warm-up ended (`schedstat_begin_window`).
+    schedstat_at: Option<Box<Schedstat>>,
     sched_info: schedstat::SchedInfo,
 }
 
@@ -260,7 +262,7 @@ impl Engine {
                 process: s.process,
                 state: TaskState::Runnable,
                 cpu: (i % n) as u32,
-                se: eevdf::Entity::new(0, base_slice),
+                se: eevdf::Entity::new(workload.nice(i as TaskId), base_slice),
                 exec_start: 0,
                 remaining: 0,
                 run_end: 0,
@@ -331,6 +333,7 @@ impl Engine {
             run_depth: 0,
             tracer: None,
             schedstat,
+            schedstat_at: None,
             sched_info,
             topo,
         };

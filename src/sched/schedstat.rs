@@ -6,21 +6,21 @@
 //! The context switch itself (`rq->nr_switches`, what `sched_switch` traces) is recorded here too,
 //! as `__schedule()` does when prev != next, and handed to the tracer.
 
+use super::balance::IdleType;
 use super::*;
 
-/// `enum cpu_idle_type` in v6.18 order (schedstat v16 and later): the index of each
-/// `[CPU_MAX_IDLE_TYPES]` array.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IdleType {
-    /// CPU_IDLE: the periodic balance (or the ILB on its behalf) of an idle CPU.
-    Idle = 0,
-    /// __CPU_NOT_IDLE: the periodic balance of a busy CPU.
-    NotIdle = 1,
-    /// CPU_NEWLY_IDLE: sched_balance_newidle.
-    NewlyIdle = 2,
+/// The `[CPU_MAX_IDLE_TYPES]` index of an idle type, in v6.18 `enum cpu_idle_type` order
+/// (schedstat v16 and later): CPU_IDLE 0, __CPU_NOT_IDLE 1, CPU_NEWLY_IDLE 2.
+pub(super) fn idle_index(it: IdleType) -> usize {
+    match it {
+        IdleType::Idle => 0,
+        IdleType::NotIdle => 1,
+        IdleType::NewlyIdle => 2,
+    }
 }
 
-pub const IDLE_TYPES: [IdleType; 3] = [IdleType::Idle, IdleType::NotIdle, IdleType::NewlyIdle];
+/// The names of the idle types in index order, as `perf sched stats` labels them.
+pub const IDLE_TYPE_NAMES: [&str; 3] = ["idle", "busy", "newidle"];
 
 /// The per-CPU fields of a `cpu<N>` line, in print order (field 2, the O(1) scheduler's expired
 /// count, is always 0).
@@ -92,7 +92,7 @@ impl LbStat {
 /// One `domain<N>` line of one CPU.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DomainStat {
-    /// Indexed by `IdleType`.
+    /// Indexed by `idle_index`.
     pub lb: [LbStat; 3],
     pub alb_count: u64,
     pub alb_failed: u64,
@@ -146,8 +146,8 @@ impl DomainStat {
     /// Every field of the line after the name and mask, in print order (45 values).
     pub fn fields(&self) -> Vec<u64> {
         let mut v = Vec::with_capacity(45);
-        for it in IDLE_TYPES {
-            v.extend(self.lb[it as usize].values());
+        for lb in &self.lb {
+            v.extend(lb.values());
         }
         v.extend(self.tail());
         v
@@ -156,7 +156,7 @@ impl DomainStat {
     /// The names of `fields()`, `<name>[<idle type>]` for the load-balance ones.
     pub fn field_names() -> Vec<String> {
         let mut v = Vec::with_capacity(45);
-        for it in ["idle", "busy", "newidle"] {
+        for it in IDLE_TYPE_NAMES {
             v.extend(LbStat::NAMES.iter().map(|n| format!("{n}[{it}]")));
         }
         v.extend(Self::TAIL_NAMES.iter().map(|n| n.to_string()));
@@ -342,5 +342,67 @@ impl Engine {
             .position(|&x| x == w)
             .map_or(0, |i| i as i32 - 20);
         120 + nice
+    }
+}
+
+impl Engine {
+    /// The domain statistics of `cpu`'s domain at `level`.
+    pub(super) fn sd_stat(&mut self, cpu: usize, level: usize) -> &mut DomainStat {
+        &mut self.schedstat.domains[cpu][level]
+    }
+
+    /// The load-balance statistics of one idle type of `cpu`'s domain at `level`.
+    pub(super) fn lb_stat(&mut self, cpu: usize, level: usize, it: IdleType) -> &mut LbStat {
+        &mut self.schedstat.domains[cpu][level].lb[idle_index(it)]
+    }
+
+    /// ttwu_stat(): on the waking CPU's rq (`this_rq()`), ttwu_count, and ttwu_local or, in its
+    /// lowest domain spanning the target, ttwu_wake_remote.
+    pub(super) fn ttwu_stat(&mut self, waker_cpu: usize, target: usize) {
+        let st = &mut self.schedstat.cpus[waker_cpu];
+        st.ttwu_count += 1;
+        if target == waker_cpu {
+            st.ttwu_local += 1;
+            return;
+        }
+        let level = (0..self.sd.per_cpu[waker_cpu].len()).find(|&l| {
+            self.sd.domains[self.sd.per_cpu[waker_cpu][l] as usize]
+                .span
+                .contains(target)
+        });
+        if let Some(l) = level {
+            self.schedstat.domains[waker_cpu][l].ttwu_wake_remote += 1;
+        }
+    }
+
+    /// schedule_debug()'s sched_count, once per `__schedule()` (the engine may pass
+    /// `kernel_exit` several times in one: newidle, the NOHZ entry); `finish` ends it, and
+    /// sched_goidle counts one that picked the idle task (set_next_task_idle).
+    pub(super) fn sched_count(&mut self, c: usize) {
+        if !std::mem::replace(&mut self.sched_info.in_schedule[c], true) {
+            self.schedstat.cpus[c].sched_count += 1;
+        }
+    }
+
+    pub(super) fn sched_finish(&mut self, c: usize, goidle: bool) {
+        if std::mem::take(&mut self.sched_info.in_schedule[c]) && goidle {
+            self.schedstat.cpus[c].sched_goidle += 1;
+        }
+    }
+}
+
+impl Engine {
+    /// Keeps the counters at the end of the warm-up (perf sched stats record's first snapshot).
+    pub fn schedstat_begin_window(&mut self) {
+        self.schedstat_at = Some(Box::new(self.schedstat.clone()));
+    }
+
+    /// The counters over the measured window (the whole run without a warm-up), as
+    /// `perf sched stats record` reports them: the end snapshot minus the start one.
+    pub fn schedstat_measured(&self) -> Schedstat {
+        match self.schedstat_at.as_deref() {
+            Some(at) => self.schedstat.since(at),
+            None => self.schedstat.clone(),
+        }
     }
 }
