@@ -187,8 +187,14 @@ impl Run {
         // pass), as the profile does.
         let to_ns = to_s.map_or(u64::MAX, |t| (t * 1e9) as u64);
         let from_ns = (from * 1e9) as u64;
-        self.engine
-            .set_tracer(from_ns, to_ns, sched::TRACE_MAX_EVENTS);
+        // without an end the window is cut where the cap is reached (docs/TRACE.md)
+        self.engine.set_tracer_as(
+            sched::TraceFormat::Json,
+            from_ns,
+            to_ns,
+            to_s.is_none(),
+            sched::TRACE_MAX_EVENTS,
+        );
         Ok(())
     }
 
