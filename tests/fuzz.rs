@@ -7,7 +7,7 @@
 //!   2. the JSON scenario decoder (`serde_json` -> `validate` -> `Run::new`, construction only), with
 //!      every allocation of the construction watched by a counting global allocator;
 //!   3. short simulations of random valid scenarios, checked slice by slice;
-//!   4. the machine-file parser (`machine_file::parse`): lscpu/numactl texts of small machines,
+//!   4. the machine-file parser (`cpu_map::parse`): lscpu/numactl texts of small machines,
 //!      mutated line by line and character by character, and random text; a parsed machine must
 //!      encode, decode and build its domains.
 //!
@@ -18,13 +18,18 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use schedplay::Run;
-use schedplay::domains::SchedDomains;
 use schedplay::error::Invalid;
-use schedplay::machine_file::{self, CpuMap};
+use schedplay::experiment::link::{decode_link, encode_link};
+use schedplay::experiment::scenario::{Experiment, Side};
+use schedplay::machine::cpu_map;
+use schedplay::machine::cpu_map::CpuMap;
+use schedplay::machine::domains::SchedDomains;
+use schedplay::machine::presets::{PRESETS, preset};
+use schedplay::machine::print;
+use schedplay::machine::spec::LayoutOverrides;
+use schedplay::machine::topology::Topology;
 use schedplay::patches::PATCHES;
-use schedplay::scenario::{Experiment, Side, decode_link, encode_link};
-use schedplay::sim::SimRng;
-use schedplay::topology::{LayoutOverrides, PRESETS, Topology, preset};
+use schedplay::sim::rng::SimRng;
 use schedplay::workload::WORKLOADS;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::{Cell, RefCell};
@@ -1477,8 +1482,8 @@ fn machine_text(rng: &mut SimRng) -> String {
     };
     let mut s = summary.to_string();
     s += &match rng.below(3) {
-        0 => machine_file::lscpu(&t),
-        1 => machine_file::lscpu(&t)
+        0 => print::lscpu(&t),
+        1 => print::lscpu(&t)
             .lines()
             .filter(|l| !l.starts_with('#'))
             .map(|l| format!("{l}\n"))
@@ -1497,7 +1502,7 @@ fn machine_text(rng: &mut SimRng) -> String {
     };
     match rng.below(4) {
         0 => s += &t.numactl(),
-        3 => s += &machine_file::numactl(&t),
+        3 => s += &print::numactl(&t),
         1 => {
             for (n, row) in t.slit.iter().enumerate() {
                 let r: Vec<String> = row.iter().map(u32::to_string).collect();
@@ -1598,7 +1603,7 @@ fn mutate_machine_text(rng: &mut SimRng, text: &str, other: &str) -> String {
 
 fn check_machine_file(text: &str) -> Option<Finding> {
     guarded(|| {
-        let (r, max_alloc, _) = watched("machine", text, || machine_file::parse(text));
+        let (r, max_alloc, _) = watched("machine", text, || cpu_map::parse(text));
         if max_alloc > ALLOC_FINDING_BYTES {
             return finding(
                 "machine file: large allocation",
@@ -1689,7 +1694,7 @@ fn fuzz_machine_file_parser() {
                 mutate_machine_text(&mut rng, &base, &other)
             }
         };
-        if machine_file::parse(&text).is_ok() {
+        if cpu_map::parse(&text).is_ok() {
             parsed += 1;
         }
         if let Some(f) = check_machine_file(&text) {
@@ -1699,9 +1704,9 @@ fn fuzz_machine_file_parser() {
     // every preset's own text parses back to its map
     for name in PRESETS {
         let t = Topology::new(preset(name).unwrap()).unwrap();
-        let text = machine_file::lscpu(&t) + &machine_file::numactl(&t);
+        let text = print::lscpu(&t) + &print::numactl(&t);
         assert_eq!(
-            machine_file::parse(&text).map(|p| p.map).ok(),
+            cpu_map::parse(&text).map(|p| p.map).ok(),
             Some(CpuMap::of(&t)),
             "{name}"
         );

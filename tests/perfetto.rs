@@ -5,9 +5,9 @@
 //! switches chain (the next one's prev is this one's next), and the default window never fails.
 #![cfg(not(target_arch = "wasm32"))]
 
-use schedplay::scenario::{Experiment, Side};
+use schedplay::experiment::scenario::{Experiment, Side};
+use schedplay::experiment::traced::run_traced_as;
 use schedplay::sched::{Counter, TRACE_MAX_EVENTS, TraceFormat, task_pid};
-use schedplay::traced::run_traced_as;
 use schedplay::{Run, run};
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 //! With RTAPP_EXAMPLES=<rt-app>/doc/examples every example file is run or refused by name.
 #![cfg(not(target_arch = "wasm32"))]
 
-use schedplay::scenario::{Experiment, Side};
+use schedplay::experiment::scenario::{Experiment, Side};
 use schedplay::{Report, run};
 
 fn exp(file: &str, seconds: f64) -> Experiment {

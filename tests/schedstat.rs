@@ -3,9 +3,9 @@
 //! has the kernel's layout.
 #![cfg(not(target_arch = "wasm32"))]
 
+use schedplay::experiment::scenario::{Experiment, Side};
+use schedplay::report::schedstat::{diff, run_with_schedstat};
 use schedplay::run;
-use schedplay::scenario::{Experiment, Side};
-use schedplay::schedstat::{diff, run_with_schedstat};
 
 fn exp(machine: &str, workload: &str, seconds: f64, warmup: f64) -> Experiment {
     let mut e = Experiment::default();

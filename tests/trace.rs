@@ -3,7 +3,7 @@
 //! bound it, and tracing does not change the run (same report hash).
 #![cfg(not(target_arch = "wasm32"))]
 
-use schedplay::scenario::{Experiment, Side};
+use schedplay::experiment::scenario::{Experiment, Side};
 use schedplay::sched::{Counter, Sym, TRACE_MAX_EVENTS};
 use schedplay::{Run, run, run_traced};
 use serde_json::Value;

@@ -337,22 +337,22 @@ impl Engine {
             self.sched_count(c);
             self.cpus[c].rq.need_resched = false;
             self.update_curr(c);
-            let next = self.pick_next(c);
+            let next = self.pick_task_fair(c);
             self.put_prev(c, t);
             if let Some(next) = next {
-                self.set_curr(c, next);
+                self.set_next_entity(c, next);
                 self.kcharge(c, Sym::Schedule, SWITCH_NS);
                 return Exit::Again;
             }
         }
         self.cpus[c].rq.need_resched = false;
-        let next = self.pick_next(c);
+        let next = self.pick_task_fair(c);
         if next.is_some() || self.sched_info.cur[c].is_some() {
             // a task blocked, or an idle CPU has work: schedule() / schedule_idle()
             self.sched_count(c);
         }
         if let Some(next) = next {
-            self.set_curr(c, next);
+            self.set_next_entity(c, next);
             // the switch is the next work of this CPU (a job queued at the front would run now)
             self.kcharge(c, Sym::Schedule, SWITCH_NS);
             return Exit::Again;

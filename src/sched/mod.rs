@@ -3,15 +3,17 @@
 //! the cache-line model. This file holds the `Engine` and `Cpu` state, construction and the event
 //! loop; each mechanism is in its own module:
 //! - `exec.rs`: CPU modes and the kernel-job executor (`kcharge` / `kaccess`, `must_wait`, `kernel_exit`);
-//! - `rq.rs`: the EEVDF run queue (enqueue, pick_eevdf, set_curr, update_curr, place_entity, ...),
+//! - `rq.rs`: the EEVDF run queue (enqueue, pick_eevdf, set_next_entity, update_curr, place_entity, ...),
 //!   with its arithmetic and entity state in `eevdf.rs`;
 //! - `tick.rs`: the tick (sched_tick) and the utilization average;
 //! - `nohz.rs`: stopping and restarting the tick, nohz_balance_enter_idle / exit_idle;
 //! - `idle.rs`: idle entry and exit (newidle, avg_idle, the cpuidle prediction, idle cores);
 //! - `task.rs`: the workload driver (a task's script steps); `user_lines.rs`: the workload's own
 //!   cache lines and its tasks' accesses to them;
-//! - `balance.rs`, `wakeup.rs`, `cache_aware.rs`: load balancing, wakeup placement, cache-aware
-//!   scheduling;
+//! - `balance.rs` (what the balancers share), `periodic.rs` (sched_balance_domains), `newidle.rs`
+//!   (sched_balance_newidle), `ilb.rs` (_nohz_idle_balance) and `lb.rs` (the body of
+//!   sched_balance_rq): load balancing;
+//! - `wakeup.rs`, `cache_aware.rs`: wakeup placement, cache-aware scheduling;
 //! - `checks.rs`: run-time invariant checks and read-outs; `metrics.rs`: what a run measures.
 
 mod balance;
@@ -20,12 +22,15 @@ mod checks;
 mod eevdf;
 mod exec;
 mod idle;
+mod ilb;
 mod lb;
 mod locality;
 mod metrics;
+mod newidle;
 mod nohz;
 mod pelt;
 mod perfetto;
+mod periodic;
 mod rq;
 mod schedstat;
 mod task;
@@ -41,19 +46,22 @@ pub use schedstat::{CpuStat, DomainStat, IDLE_TYPE_NAMES, LbStat, Schedstat};
 pub use trace::{TRACE_MAX_EVENTS, TraceFormat};
 
 use crate::coherence::{Coherence, LineId, Op};
-use crate::domains::SchedDomains;
-use crate::events::EventQueue;
+use crate::machine::domains::SchedDomains;
+use crate::machine::topology::Topology;
 use crate::patches::Patches;
-use crate::sim::SimRng;
-use crate::topology::Topology;
+use crate::sim::events::EventQueue;
+use crate::sim::rng::SimRng;
 use crate::workload::{TaskId, Workload};
-use balance::{BalanceState, IlbState, NewidleWalk, SbrFlag, Walk};
+use balance::{BalanceState, SbrFlag};
 use cache_aware::{CacheAware, CasJob};
 use exec::{ExecState, Mode};
 use idle::IdleState;
+use ilb::IlbState;
 use locality::{Locality, TaskLoc};
+use newidle::NewidleWalk;
 use nohz::{KickStep, NohzState, NohzStep};
 use pelt::UPDATE_BLOCKED_NS;
+use periodic::Walk;
 use rq::RunQueue;
 use std::collections::VecDeque;
 use tick::{TickState, TickStep};
@@ -412,7 +420,7 @@ impl Engine {
             }
             Ev::Wake(t) => {
                 let cpu = self.tasks[t as usize].cpu as usize;
-                self.try_to_wake_up(t, cpu, None);
+                self.try_to_wake_up(t, cpu, None, 0);
             }
             Ev::Sample => {
                 self.flush_accounting();
@@ -425,8 +433,8 @@ impl Engine {
 
 /// Tests' engine for an experiment's side A: seed 1, 10 ms samples, nothing run yet.
 #[cfg(test)]
-pub(crate) fn test_engine(e: &crate::scenario::Experiment) -> Engine {
-    let spec = e.run_spec(crate::scenario::Side::A).unwrap();
+pub(crate) fn test_engine(e: &crate::experiment::scenario::Experiment) -> Engine {
+    let spec = e.run_spec(crate::experiment::scenario::Side::A).unwrap();
     let n = spec.topo.nr_cpus();
     let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
     Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)

@@ -3,7 +3,12 @@
 
 use super::rq::RqLine;
 use super::*;
-use crate::domains::SD_WAKE_AFFINE;
+use crate::machine::domains::SD_WAKE_AFFINE;
+
+/// `WF_SYNC` (kernel/sched/sched.h): the waker is about to sleep, a hint to `wake_affine`. The
+/// workloads say which of their wakeups the kernel makes sync (`Step::Wake::sync`); the placement
+/// path does not read it yet (issue 25).
+pub(crate) const WF_SYNC: u32 = 0x10;
 
 impl Engine {
     fn share_cache(&self, a: usize, b: usize) -> bool {
@@ -11,13 +16,16 @@ impl Engine {
     }
 
     /// try_to_wake_up() issued on `waker_cpu` by a task (`waker` = (task, lines handed over)) or by
-    /// an interrupt (`None`, e.g. a timer or the NIC queue steered to the wakee's CPU).
+    /// an interrupt (`None`, e.g. a timer or the NIC queue steered to the wakee's CPU), with the
+    /// kernel's `wake_flags` (`WF_SYNC`).
     pub(super) fn try_to_wake_up(
         &mut self,
         t: TaskId,
         waker_cpu: usize,
         waker: Option<(TaskId, u32)>,
+        wake_flags: u32,
     ) {
+        let _ = wake_flags; // read by select_task_rq_fair once WF_SYNC is modelled (issue 25)
         match self.tasks[t as usize].state {
             TaskState::Sleeping => {}
             TaskState::Exited => return,

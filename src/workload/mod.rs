@@ -13,8 +13,8 @@ mod schbench;
 mod spin;
 
 use crate::error::{FieldError, Invalid};
-use crate::sim::SimRng;
-use crate::topology::Topology;
+use crate::machine::topology::Topology;
+use crate::sim::rng::SimRng;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -30,7 +30,13 @@ pub enum Step {
     /// Block until another task wakes it (a wakeup that came earlier is not lost).
     Block,
     /// Wake `task`, handing it `lines` freshly written cache lines (pipe data, a request).
-    Wake { task: TaskId, lines: u32 },
+    /// `sync`: the kernel makes this wakeup `WF_SYNC` (a pipe write, a unix or loopback TCP
+    /// socket's data ready, `wake_up_interruptible_sync_poll`; a futex wake is not).
+    Wake {
+        task: TaskId,
+        lines: u32,
+        sync: bool,
+    },
     /// The next burst reads `lines` cache lines task `from` wrote (a message in a pipe): fetched
     /// from the CPU `from` last ran on.
     Read { from: TaskId, lines: u32 },
@@ -473,7 +479,7 @@ pub fn task_count(name: &str, knobs: &Knobs, nr_cpus: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::MAX_CPUS;
+    use crate::machine::limits::MAX_CPUS;
 
     #[test]
     fn knob_defaults_lie_in_their_ranges_and_descriptions_state_them() {

@@ -14,7 +14,7 @@ mod json;
 
 use super::{Knobs, Step, TaskId, TaskSpec, Workload};
 use crate::error::{FieldError, Invalid};
-use crate::sim::SimRng;
+use crate::sim::rng::SimRng;
 pub use json::{J, MAX_BYTES, parse};
 use std::collections::VecDeque;
 
@@ -701,19 +701,28 @@ impl Workload for RtApp {
                 Ev::Unlock(m) => {
                     if self.mutex_owner[m] == Some(task) {
                         self.mutex_owner[m] = self.mutex_waiters[m].pop_front();
-                        self.mutex_owner[m].map(|w| Step::Wake { task: w, lines: 1 })
+                        self.mutex_owner[m].map(|w| Step::Wake {
+                            task: w,
+                            lines: 1,
+                            sync: false,
+                        })
                     } else {
                         None // not held: pthread returns EPERM, rt-app goes on
                     }
                 }
-                Ev::Signal(cv) => self.cond_waiters[cv]
-                    .pop_front()
-                    .map(|w| Step::Wake { task: w, lines: 0 }),
+                Ev::Signal(cv) => self.cond_waiters[cv].pop_front().map(|w| Step::Wake {
+                    task: w,
+                    lines: 0,
+                    sync: false,
+                }),
                 Ev::Broad(cv) => {
                     let ws: Vec<TaskId> = self.cond_waiters[cv].drain(..).collect();
                     let c = &mut self.cur[t];
-                    c.pending
-                        .extend(ws.iter().map(|&w| Step::Wake { task: w, lines: 0 }));
+                    c.pending.extend(ws.iter().map(|&w| Step::Wake {
+                        task: w,
+                        lines: 0,
+                        sync: false,
+                    }));
                     c.pending.pop_front()
                 }
                 Ev::CondWait(cv) => {
@@ -728,8 +737,11 @@ impl Workload for RtApp {
                             .filter(|&w| w != task)
                             .collect();
                         let c = &mut self.cur[t];
-                        c.pending
-                            .extend(ws.iter().map(|&w| Step::Wake { task: w, lines: 0 }));
+                        c.pending.extend(ws.iter().map(|&w| Step::Wake {
+                            task: w,
+                            lines: 0,
+                            sync: false,
+                        }));
                         c.pending.pop_front()
                     } else {
                         Some(Step::Block)
