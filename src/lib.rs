@@ -3,7 +3,8 @@
 
 //!
 //! The layers, bottom up; a layer uses only the layers below it (ARCHITECTURE.md, "Layers"):
-//! - `error`, `sim` (event queue, RNG, deterministic maths), `stats` (means, intervals, trends):
+//! - `error`, `sim` (event queue, RNG, deterministic maths), `stats` (means, intervals, trends),
+//!   `protobuf` (the wire format Perfetto traces are written in):
 //!   no knowledge of machines or scheduling;
 //! - `machine`: topology, hardware figures and presets, CPU sets and maps, sched domains;
 //! - `coherence`: the cache-line model, priced by the machine;
@@ -18,6 +19,7 @@ pub mod error;
 pub mod experiment;
 pub mod machine;
 pub mod patches;
+pub mod protobuf;
 pub mod report;
 pub mod sched;
 pub mod sim;

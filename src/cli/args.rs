@@ -152,6 +152,9 @@ pub(crate) struct ScenarioArgs {
     /// Workload: oltp, hackbench, schbench or spin (default oltp); resets a link's knobs.
     #[arg(long)]
     pub(crate) workload: Option<String>,
+    /// An rt-app JSON workload file (global + tasks; docs/SCHEMA.md lists the keys and events read; anything else is refused by name).
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    pub(crate) workload_file: Option<String>,
     /// Workload knob or `hz` (100, 250, 300, 1000; default 1000), repeatable, e.g. --set clients=64 --set hz=250
     #[arg(long = "set", value_name = "KEY=VALUE", allow_hyphen_values = true)]
     pub(crate) set: Vec<String>,
@@ -240,6 +243,18 @@ impl ScenarioArgs {
                 name: w.clone(),
                 knobs: BTreeMap::new(),
             };
+        }
+        if let Some(f) = &self.workload_file {
+            use schedplay::workload::rtapp;
+            match std::fs::read_to_string(f) {
+                Ok(text) => {
+                    e.workload = WorkloadChoice {
+                        name: rtapp::NAME.into(),
+                        knobs: [(rtapp::FILE_KNOB.to_string(), text.into())].into(),
+                    }
+                }
+                Err(err) => errs.push(FieldError::new("workload_file", format!("{f}: {err}"))),
+            }
         }
         for kv in &self.set {
             match kv.split_once('=') {

@@ -3,6 +3,7 @@
 use super::args::*;
 use clap::Args;
 use schedplay::Delta;
+use schedplay::error::FieldError;
 use schedplay::experiment::scenario::Side;
 use std::process::ExitCode;
 
@@ -13,10 +14,17 @@ pub(crate) struct CompareArgs {
     /// Print {a, b, delta} as JSON (fields: docs/SCHEMA.md).
     #[arg(long)]
     pub(crate) json: bool,
+    /// After the comparison, print the per-domain schedstat diff of A and B, as perf sched stats diff (text only).
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) schedstat: bool,
 }
 
 pub(crate) fn main(args: CompareArgs) -> ExitCode {
-    let CompareArgs { ab, json } = args;
+    let CompareArgs {
+        ab,
+        json,
+        schedstat,
+    } = args;
     let e = match ab.experiment() {
         Ok(e) => e,
         Err(e) => return fail(e),
@@ -26,7 +34,23 @@ pub(crate) fn main(args: CompareArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     if e.repeats > 1 {
+        if schedstat {
+            let err = FieldError::new(
+                "schedstat",
+                "schedstat is of one run per side: repeats must be 1",
+            );
+            return fail(err.into());
+        }
         return print_table(&e, &[Side::A, Side::B], threads, json);
+    }
+    if schedstat {
+        let ((ra, sa), (rb, sb)) = match schedplay::report::schedstat::run_ab_with_schedstat(&e) {
+            (Ok(x), Ok(y)) => (x, y),
+            (Err(err), _) | (_, Err(err)) => return fail(err),
+        };
+        print!("{}", Delta::between(&ra, &rb).to_text(&ra, &rb));
+        print!("\n{}", schedplay::report::schedstat::diff(&sa, &sb));
+        return ExitCode::SUCCESS;
     }
     let (ra, rb) = match schedplay::run_ab(&e) {
         (Ok(x), Ok(y)) => (x, y),

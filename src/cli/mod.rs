@@ -62,15 +62,19 @@ Examples:
   schedplay run --machine gnr-2s-snc3 --patch skip-not-due,skew-tick --json
   schedplay run --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware'
   schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.json --trace-from 0.01 --trace-to 0.02
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.pftrace
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --schedstat
+  schedplay run --machine milan-2s --workload-file rt-app.json --seconds 2
 
 Without --link the scenario runs unpatched unless --patch is given; with --link it runs the link's
-side B (the change under test). --trace writes Chrome JSON trace events for Perfetto (docs/TRACE.md).")]
+side B (the change under test). --trace writes Perfetto protobuf for FILE.pftrace, else Chrome JSON trace events (docs/TRACE.md).")]
     Run(run::RunArgs),
     /// Run A and B and show the change.
     #[command(after_help = "\
 Examples:
   schedplay compare --machine gnr-2s-snc3 --b skip-not-due
   schedplay compare --machine milan-2s --a cache-aware --b cache-aware,cas-write-if-changed
+  schedplay compare --machine gnr-2s-snc3 --b skip-not-due --seconds 0.2 --schedstat
   schedplay compare --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware' --json")]
     Compare(compare::CompareArgs),
     /// Print the share link of a scenario.

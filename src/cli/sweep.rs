@@ -47,6 +47,7 @@ fn main_grid(ab: AbArgs, grid: String, shard: String) -> ExitCode {
     let s = &ab.s;
     let given = s.machine.is_some()
         || s.workload.is_some()
+        || s.workload_file.is_some()
         || !s.set.is_empty()
         || s.seconds.is_some()
         || s.seed.is_some()

@@ -55,6 +55,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         machine_file: None,
         layout: Layout::default(),
         workload: None,
+        workload_file: None,
         set: vec![],
         seconds: None,
         seed: None,

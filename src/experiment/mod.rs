@@ -15,4 +15,5 @@ pub mod scenario;
 pub mod steady;
 pub mod stories;
 pub mod sweep;
+pub mod traced;
 pub mod validation;

@@ -9,7 +9,8 @@ use crate::{sched, workload};
 
 /// A run in progress, advanced in slices (the worker posts progress between slices).
 pub struct Run {
-    engine: sched::Engine,
+    /// The engine (`traced.rs` replaces its tracer).
+    pub(super) engine: sched::Engine,
     end_ns: u64,
     workload: String,
     unit: &'static str,
@@ -30,7 +31,14 @@ impl Run {
         let end_ns = (spec.seconds * 1e9) as u64;
         // About 100 points per run, at least 10 ms apart.
         let sample_ns = (end_ns / 100).max(10_000_000).min(end_ns.max(1));
-        let unit = workload::info(&spec.workload).map_or("units", |w| w.unit);
+        let unit = workload::info(&spec.workload).map_or(
+            if spec.workload == workload::rtapp::NAME {
+                "task loops"
+            } else {
+                "units"
+            },
+            |w| w.unit,
+        );
         let engine = sched::Engine::new(spec.topo, spec.patches, spec.hz, spec.seed, wl, sample_ns);
         let warmup_ns = (spec.warmup * 1e9) as u64;
         Ok(Run {
@@ -85,6 +93,7 @@ impl Run {
             let events = self.engine.task_events();
             let now = self.engine.now;
             self.engine.metrics.begin_window(now, events, lines);
+            self.engine.schedstat_begin_window();
             self.window_begun = true;
             budget -= (self.engine.events - before).min(budget);
         }
@@ -155,8 +164,14 @@ impl Run {
         // pass), as the profile does.
         let to_ns = to_s.map_or(u64::MAX, |t| (t * 1e9) as u64);
         let from_ns = (from * 1e9) as u64;
-        self.engine
-            .set_tracer(from_ns, to_ns, sched::TRACE_MAX_EVENTS);
+        // without an end the window is cut where the cap is reached (docs/TRACE.md)
+        self.engine.set_tracer_as(
+            sched::TraceFormat::Json,
+            from_ns,
+            to_ns,
+            to_s.is_none(),
+            sched::TRACE_MAX_EVENTS,
+        );
         Ok(())
     }
 

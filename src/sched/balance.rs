@@ -159,6 +159,7 @@ impl Engine {
 
     /// `out_all_pinned:`: sd->nr_balance_failed = 0, then `out_one_pinned:`.
     pub(super) fn out_all_pinned(&mut self, cpu: usize, level: usize, it: IdleType) {
+        self.lb_stat(cpu, level, it).lb_balanced += 1;
         self.cpus[cpu].balance.doms[level].nr_balance_failed = 0;
         self.out_one_pinned(cpu, level, it);
     }

@@ -365,6 +365,7 @@ impl Engine {
                 let span = self.sd.domains[dom_id].cpus.clone();
                 if let Some((src, i)) = self.llc_balance_pull(dst, &span) {
                     self.migrate_task(exec, src, dst, i);
+                    self.lb_stat(dst, level, it).lb_gained += 1;
                     self.kcharge(
                         exec,
                         Sym::DetachTasks,
@@ -377,21 +378,33 @@ impl Engine {
                     return 1;
                 }
             }
+            // sched_balance_find_src_group() returns NULL for no busiest group and for a
+            // balanced domain alike: both are lb_nobusyg
             let Some((bi, b)) = busiest else {
+                self.lb_stat(dst, level, it).lb_nobusyg += 1;
                 self.out_balanced(dst, level, it);
                 return 0;
             };
             let Some((mt, imbalance)) = sched_balance_find_src_group(&sds, &mut local, &b, idle)
             else {
+                self.lb_stat(dst, level, it).lb_nobusyg += 1;
                 self.out_balanced(dst, level, it);
                 return 0;
             };
             let Some(src) =
                 self.sched_balance_find_src_rq(dom_id, bi, &excluded, dst, mt, imbalance)
             else {
+                self.lb_stat(dst, level, it).lb_nobusyq += 1;
                 self.out_balanced(dst, level, it);
                 return 0;
             };
+            // update_lb_imbalance_stat()
+            let st = self.lb_stat(dst, level, it);
+            match mt {
+                MigrationType::Load => st.lb_imbalance_load += imbalance,
+                MigrationType::Util => st.lb_imbalance_util += imbalance,
+                MigrationType::Task => st.lb_imbalance_task += imbalance,
+            }
             let (moved, all_pinned) = if self.cpus[src].nr_running() > 1 {
                 // rq_lock_irqsave(busiest): a locked access to its rq line
                 if src != exec {
@@ -421,6 +434,9 @@ impl Engine {
             }
             let dom = &self.sd.domains[dom_id];
             let (min_interval, cache_nice_tries) = (dom.min_interval, dom.cache_nice_tries);
+            if moved == 0 {
+                self.lb_stat(dst, level, it).lb_failed += 1;
+            }
             let d = &mut self.cpus[dst].balance.doms[level];
             if moved == 0 {
                 if it != IdleType::NewlyIdle {
@@ -584,6 +600,10 @@ impl Engine {
                 continue;
             }
             imbalance -= amount as i64;
+            if hot {
+                // detach_task() of a task can_migrate_task let go although cache-hot
+                self.lb_stat(dst, level, it).lb_hot_gained += 1;
+            }
             self.migrate_task(exec, src, dst, i);
             // the task's own lines, last written on src, and the dequeue/enqueue bookkeeping
             let ns = self.topo.xfer_ns(exec, src) as u64 + 300;
@@ -593,6 +613,7 @@ impl Engine {
                 break; // CONFIG_PREEMPTION: a newidle pass stops after one task
             }
         }
+        self.lb_stat(dst, level, it).lb_gained += moved as u64;
         (moved, all_pinned && moved == 0)
     }
 
@@ -618,6 +639,7 @@ impl Engine {
         if self.cpus[src].nr_running() == 0 {
             return;
         }
+        self.sd_stat(target, level).alb_count += 1;
         let failed = self.cpus[target].balance.doms[level].nr_balance_failed;
         let dst_has_queued = !self.cpus[target].is_idle();
         let idx = (0..self.cpus[src].rq.queued.len()).find(|&i| {
@@ -629,11 +651,16 @@ impl Engine {
             // double_lock_balance(): the target's rq lock through its line, then the move
             let lock = self.rq_lock_remote(src, target);
             self.migrate_task(src, src, target, i);
+            // detach_one_task() counts its move as lb_gained[CPU_IDLE]; the push succeeded
+            self.lb_stat(target, level, IdleType::Idle).lb_gained += 1;
+            self.sd_stat(target, level).alb_pushed += 1;
             self.rq_written_by(target, src);
             let ns = lock + self.topo.xfer_ns(src, target) as u64 + 300;
             self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, ns);
             self.metrics.count(Counter::ActiveBalances);
             self.cpus[target].balance.doms[level].nr_balance_failed = 0;
+        } else {
+            self.sd_stat(target, level).alb_failed += 1;
         }
     }
 
@@ -643,6 +670,7 @@ impl Engine {
     pub(super) fn migrate_task(&mut self, exec: usize, src: usize, dst: usize, idx: usize) {
         let t = self.cpus[src].rq.queued[idx];
         self.trace_flow(src, t, "migrate");
+        self.trace_migrate(exec, t, src, dst);
         self.dequeue_entity(src, t, exec);
         let resched = self.enqueue_entity(dst, t, exec, rq::Enq::Migrated);
         self.metrics.count(Counter::Migrations);

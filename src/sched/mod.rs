@@ -29,8 +29,10 @@ mod metrics;
 mod newidle;
 mod nohz;
 mod pelt;
+mod perfetto;
 mod periodic;
 mod rq;
+mod schedstat;
 mod task;
 mod tick;
 mod trace;
@@ -39,7 +41,9 @@ mod wakeup;
 
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Histogram, Metrics, Series, Sym};
-pub use trace::TRACE_MAX_EVENTS;
+pub use perfetto::{PerfettoCounts, task_pid};
+pub use schedstat::{CpuStat, DomainStat, IDLE_TYPE_NAMES, LbStat, Schedstat};
+pub use trace::{TRACE_MAX_EVENTS, TraceFormat};
 
 use crate::coherence::{Coherence, LineId, Op};
 use crate::machine::domains::SchedDomains;
@@ -223,6 +227,11 @@ pub struct Engine {
     run_depth: u32,
     /// The trace being recorded, if any (`trace.rs`; off: None).
     tracer: Option<Box<trace::Tracer>>,
+    /// `/proc/schedstat` counters (`schedstat.rs`) and the sched_info bookkeeping behind them.
+    schedstat: Schedstat,
+    /// The counters when the warm-up ended (`schedstat_begin_window`).
+    schedstat_at: Option<Box<Schedstat>>,
+    sched_info: schedstat::SchedInfo,
 }
 
 impl Engine {
@@ -261,7 +270,7 @@ impl Engine {
                 process: s.process,
                 state: TaskState::Runnable,
                 cpu: (i % n) as u32,
-                se: eevdf::Entity::new(0, base_slice),
+                se: eevdf::Entity::new(workload.nice(i as TaskId), base_slice),
                 exec_start: 0,
                 remaining: 0,
                 run_end: 0,
@@ -297,6 +306,8 @@ impl Engine {
                 llc_pos[c as usize] = i as u32;
             }
         }
+        let schedstat = Schedstat::new(&sd);
+        let sched_info = schedstat::SchedInfo::new(n, tasks.len());
         let mut e = Engine {
             sd,
             patches,
@@ -329,6 +340,9 @@ impl Engine {
             events: 0,
             run_depth: 0,
             tracer: None,
+            schedstat,
+            schedstat_at: None,
+            sched_info,
             topo,
         };
         e.init_cache_aware();
@@ -341,6 +355,7 @@ impl Engine {
             // wake_up_new_task(): ENQUEUE_INITIAL placement
             let c = e.tasks[t].cpu as usize;
             e.enqueue_entity(c, t as TaskId, c, rq::Enq::Initial);
+            e.sched_info_enqueue(t as TaskId, 0);
         }
         for c in 0..n {
             let first = e.cpus[c].tick.offset + e.tick_ns;

@@ -113,6 +113,7 @@ impl Engine {
                         continue;
                     }
                     self.metrics.count(Counter::NewidleBalances);
+                    self.lb_stat(c, level, IdleType::NewlyIdle).lb_count += 1;
                     self.kcharge(c, Sym::SchedBalanceNewidle, SBD_LEVEL_NS);
                     if self.patches.serialize_newidle && self.dom(c, level).has(SD_SERIALIZE) {
                         w.phase = NewidlePhase::Cmpxchg;

@@ -157,6 +157,7 @@ impl Engine {
                     }
                     self.metrics.count(Counter::Balances);
                     let it = IdleType::of(w.idle);
+                    self.lb_stat(rq, level, it).lb_count += 1;
                     if !self.should_we_balance(c, rq, level, it) {
                         w.continue_balancing = false;
                         self.out_balanced(rq, level, it);

@@ -483,6 +483,7 @@ impl Engine {
         let cpu = &mut self.cpus[c];
         cpu.rq.curr = Some(t);
         self.trace_nr_running(c);
+        self.sched_switch_to(c, Some(t), now);
         let task = &mut self.tasks[t as usize];
         task.state = TaskState::Running;
         task.cpu = c as u32;
@@ -595,6 +596,7 @@ impl Engine {
     /// Enqueue a woken task on `c`, by CPU `exec` (in the kernel), and decide on preemption.
     pub(super) fn enqueue(&mut self, c: usize, t: TaskId, exec: usize) {
         let resched = self.enqueue_entity(c, t, exec, Enq::Wakeup);
+        self.sched_info_enqueue(t, self.now);
         self.wakeup_preempt(c, t, exec, resched);
     }
 

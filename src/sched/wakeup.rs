@@ -49,6 +49,7 @@ impl Engine {
         self.tasks[t as usize].woken_at = Some(self.now);
         let prev = self.tasks[t as usize].cpu as usize;
         let (target, sis_ns) = self.select_task_rq_fair(t, prev, waker_cpu, waker.map(|w| w.0));
+        self.ttwu_stat(waker_cpu, target);
         self.metrics.stall(waker_cpu, sis_ns);
         if target != prev {
             self.metrics.count(Counter::WakeMigrations);
@@ -57,6 +58,7 @@ impl Engine {
             self.locality_wakeup(waker_cpu, target);
         }
         self.trace_flow(waker_cpu, t, "wakeup");
+        self.trace_waking(waker_cpu, t, prev, target);
         // Remote enqueue: the waker takes the target rq's lock, in its first line.
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
@@ -105,6 +107,8 @@ impl Engine {
         if waker.is_some() {
             self.locality_wakeup(waker_cpu, target);
         }
+        self.trace_waking(waker_cpu, t, target, target);
+        self.ttwu_stat(waker_cpu, target);
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
                 self.rq_lock_remote(waker_cpu, target)
@@ -165,12 +169,15 @@ impl Engine {
                 let affine = self
                     .sd
                     .of(cpu)
-                    .find(|d| d.has(SD_WAKE_AFFINE) && d.span.contains(prev))
-                    .map(|d| d.imbalance_pct);
-                if let Some(pct) = affine
+                    .position(|d| d.has(SD_WAKE_AFFINE) && d.span.contains(prev));
+                if let Some(level) = affine
                     && cpu != prev
                 {
+                    let pct = self.sd.domains[self.sd.per_cpu[cpu][level] as usize].imbalance_pct;
                     target = self.wake_affine(cpu, prev, pct);
+                    if target == cpu {
+                        self.sd_stat(cpu, level).ttwu_move_affine += 1;
+                    }
                 }
             }
         }
