@@ -8,6 +8,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { registerPageHonesty } from './page-honesty.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -159,7 +160,7 @@ test('Import machine: the pasted lscpu + numactl text is the machine, in its lin
   await page.fill('#import-text', milanText());
   await page.click('#import-apply');
   await page.waitForFunction(() => /imported machine: 256 CPUs/.test(document.getElementById('import-status').textContent), null, { timeout: 10000 });
-  assert.match(await page.textContent('#import-status'), /hardware figures of milan-2s \(the closest preset/);
+  assert.match(await page.textContent('#import-status'), /hardware figures of milan-2s \(AMD\) \(the closest preset/);
   assert.equal((await page.textContent('#import-errors')).trim(), '');
   await page.waitForFunction(() => /imported machine/.test(document.getElementById('machine-summary').textContent), null, { timeout: 5000 });
   // the engine's summary of the machine it built (topology_summary), named as the imported one
@@ -284,9 +285,11 @@ test('a story during a run cancels the run first; its results are the story\'s',
   await page.waitForSelector('body[data-state="running"]');
   await page.click('[data-testid="story-cache-aware-false-sharing"]');
   await page.waitForSelector('body[data-state="done"]', { timeout: RUN_TIMEOUT });
+  // the address bar carries the story (issue 30); the results' link is its experiment
   const link = await linkOf(page);
   assert.match(link, /machine=milan-2s/);
-  assert.equal(await page.textContent('#results-link'), link);
+  assert.match(link, /&story=cache-aware-false-sharing$/);
+  assert.equal(await page.textContent('#results-link'), link.replace(/&story=[^&]*$/, ''));
   assert.equal(await page.textContent('#summary-b-patches'), '(cache-aware, cas-skip-many-threads)');
   assert.ok(await page.isHidden('#stale'));
   // the story's reported figure next to the model's
@@ -452,6 +455,9 @@ test('machine summary: the topology the engine built, and a notice when a settin
   assert.match(await sum(), /240 CPUs \(2 sockets, SMT on, Intel\) · 4 NUMA nodes of 30 cores \(60 CPUs\) · 4 LLCs of 30 cores \(60 CPUs\)$/);
   assert.ok(await page.isVisible('#machine-adjusted'));
   assert.match(await page.textContent('#machine-adjusted [data-field="cores_per_llc"]'), /cores per llc: 30 used, not 14 — Intel: the LLC is the socket, split per SNC node/);
+  // the field that shows 14 says under it that 30 runs (issue 30, item 5)
+  assert.equal(await page.inputValue('#cores_per_llc'), '14');
+  assert.equal(await page.textContent('[data-testid="used-cores_per_llc"]'), '30 used (see Adjusted below)');
   // typing 14 (the preset's value) keeps it: 14 + 14 + 2 cores per node, nothing adjusted
   await page.fill('#cores_per_llc', '14');
   await page.waitForSelector('#machine-summary[data-llcs="12"]', { timeout: 5000 });
@@ -592,11 +598,13 @@ test('cards: wakeup latency p50/p95/p99 where the workload wakes tasks (schbench
     const [p50, p95, p99] = await Promise.all(['p50', 'p95', 'p99'].map((p) => v(`summary-${side}-wake-${p}`)));
     assert.ok(p50.shown && p95.shown && p99.shown, 'rows shown');
     assert.ok(p50.value > 0 && p50.value <= p95.value && p95.value <= p99.value, `${side}: p50 ${p50.value} <= p95 ${p95.value} <= p99 ${p99.value}`);
-    assert.match(p99.text, /^\d{1,3}(,\d{3})*(\.\d)?$/, `µs with grouped digits: ${p99.text}`);
+    // a percentile reads as its histogram bucket (issue 30): "2.43–2.50", one figure when the bucket is clamped
+    const num = '\\d{1,3}(,\\d{3})*(\\.\\d+)?';
+    assert.match(p99.text, new RegExp(`^${num}(–${num})?$`), `µs with grouped digits: ${p99.text}`);
     const r = await page.evaluate((s) => window.schedplay.lastReport(s).wakeup_latency_us, side);
     assert.equal(p95.value, r.p95, 'the report\'s p95');
   }
-  assert.match((await v('summary-delta-wake-p99')).text, /^[-+]?\d+\.\d%$/);
+  assert.match((await v('summary-delta-wake-p99')).text, /^([-+]?\d+\.\d%|same bucket)$/);
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
   assert.match(readFileSync(await dl.path(), 'utf8'), /\nb,summary,wakeup_p95_us,,[\d.]+\n/);
   // spin never wakes anything: no wakeup rows
@@ -969,9 +977,15 @@ test('how close is the model: the validation table, as `schedplay validate` make
   assert.equal(rows.length, 20, JSON.stringify(rows));
   assert.ok(rows.every((r) => r.status === 'holds' || r.status === 'misses'), JSON.stringify(rows));
   const far = rows.find((r) => r.id === 'lat-gnr-snc3-far');
-  assert.deepEqual([far.cells[5], far.cells[6], far.status], ['132', '125 .. 140', 'holds']);
-  assert.match(rows.find((r) => r.id === '000-gain').cells[5], /^-?[\d.]+ \[-?[\d.]+, -?[\d.]+\]$/);
-  assert.match(await page.textContent('#validation-progress-label'), /^\d+ of 20 rows hold, \d+ miss$/);
+  assert.deepEqual([far.cells[1], far.cells[6], far.cells[7], far.cells[8], far.status], ['input', '132', '125 .. 140', '✓ holds', 'holds']);
+  assert.match(rows.find((r) => r.id === '000-gain').cells[6], /^-?[\d.]+ \[-?[\d.]+, -?[\d.]+\]$/);
+  // behaviour checks and inputs counted apart (issue 30, item 4)
+  const label = await page.textContent('#validation-progress-label');
+  const m = /^(\d+) of 6 behaviour checks hold, (\d+) of 14 inputs hold$/.exec(label);
+  assert.ok(m, label);
+  assert.equal(Number(m[1]), rows.filter((r) => r.cells[1] === 'behaviour' && r.status === 'holds').length);
+  assert.equal(Number(m[2]), rows.filter((r) => r.cells[1] === 'input' && r.status === 'holds').length);
+  for (const r of rows) assert.equal(r.cells[8], `${r.status === 'holds' ? '✓' : '✗'} ${r.status}`, 'status in a word and a mark');
   await page.locator('#validation').screenshot({ path: join(OUT, 'validation.png') });
   assert.deepEqual(problems, []);
   await page.close();
@@ -1001,16 +1015,24 @@ test('locality: where user time went, for A and B, and starts, wakeups and hando
   const ms = await page.locator('#locality tbody tr td:nth-child(2)').allTextContents();
   assert.ok(ms.every((x) => /^[\d,]+\.\d{3}$/.test(x)), `A's ms to the µs: ${ms.join(' ')}`);
   const moves = await page.evaluate(() => [...document.querySelectorAll('#locality-moves tbody tr')].map((r) => [...r.cells].map((c) => c.textContent)));
-  assert.deepEqual(moves.map((r) => r[0]), ['same cpu', 'smt', 'llc', 'node near', 'node far', 'socket']);
+  assert.deepEqual(moves.map((r) => r[0]), ['same cpu', 'smt', 'llc', 'node near', 'node far', 'socket', 'no waker (timer)']);
   const rep = await page.evaluate(() => [window.schedplay.lastReport('a').locality, window.schedplay.lastReport('b').locality]);
   const n = (x) => Number(x.replace(/,/g, ''));
   for (const [i, c] of ['same_cpu', 'smt', 'llc', 'node_near', 'node_far', 'socket'].entries()) {
     assert.deepEqual(moves[i].slice(1).map(n), [rep[0].starts_by_class[c], rep[1].starts_by_class[c], rep[0].wakeups_by_class[c],
       rep[1].wakeups_by_class[c], rep[0].handoffs_by_class[c], rep[1].handoffs_by_class[c]], `${c}: ${moves[i]}`);
   }
+  // the task wakeups and the ones without a waking task add up to the wakeups counter (item 10)
+  const ctr = await page.evaluate(() => [window.schedplay.lastReport('a').counters.wakeups, window.schedplay.lastReport('b').counters.wakeups]);
+  for (const [j, side] of [[3, 0], [4, 1]]) {
+    const sum = moves.reduce((acc, r) => acc + n(r[j]), 0);
+    assert.equal(sum, ctr[side], `wakeups column ${j} adds up to the counter`);
+  }
   await page.screenshot({ path: join(OUT, 'locality.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });
+
+registerPageHonesty({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 
 let passed = 0, failed = 0;
 try {

@@ -33,6 +33,17 @@ step fmt cargo fmt --check
 step clippy cargo clippy --locked --all-targets -- -D warnings
 step clippy-wasm cargo clippy --locked --target wasm32-unknown-unknown --all-targets -- -D warnings
 step native-tests cargo test --locked --release
+# the Perfetto trace against Perfetto's own schema (perfetto_trace_pb2), when the package is there
+perfetto_check() {
+  local py=python3 f=target/check.pftrace
+  if ! $py -c 'import perfetto.protos.perfetto.trace.perfetto_trace_pb2' 2>/dev/null; then
+    $py -m venv target/pfenv >/dev/null 2>&1 && target/pfenv/bin/pip install -q perfetto protobuf >/dev/null 2>&1 \
+      && py=target/pfenv/bin/python || { echo "[test] perfetto package not installable: check skipped" >&2; return 0; }
+  fi
+  ./target/release/schedplay run --machine custom --sockets 2 --cores-per-socket 8 --workload oltp \
+    --seconds 0.05 --trace "$f" 2>/dev/null >/dev/null && $py scripts/perfetto-check.py "$f" sched_wakeup_new=32
+}
+step perfetto-schema perfetto_check
 # long-run invariants over 10^8 simulated events (release only)
 step long-run cargo test --locked --release --test long_run -- --ignored --nocapture
 # wasm in Node.js: test binaries without a configure macro (browser-only binaries are skipped)

@@ -123,9 +123,16 @@ impl Patches {
             }
             let Some(entry) = info(n) else {
                 let allowed: Vec<&str> = PATCHES.iter().map(|p| p.name).collect();
+                // the side by name (the field of a link or experiment is `a` or `b`)
+                let side = match field {
+                    "a" => " in A",
+                    "b" => " in B",
+                    _ => "",
+                };
+                let n: String = n.chars().take(60).collect();
                 return Err(FieldError::new(
                     field,
-                    format!("unknown patch {n:?}: allowed {}", allowed.join(", ")),
+                    format!("unknown patch {n:?}{side}: allowed {}", allowed.join(", ")),
                 ));
             };
             *(entry.flag)(&mut p) = true;

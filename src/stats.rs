@@ -2,7 +2,7 @@
 //! mean (Student t), and Welch's t-test of a difference of means. Pure math from IEEE basic
 //! operations and `detmath` (no platform libm), so the page's tables are bit-identical to the CLI's.
 
-use crate::detmath;
+use crate::sim::detmath;
 use serde::{Deserialize, Serialize};
 
 /// Two-sided 95% critical values of Student's t, `t(0.975, df)`, from the NIST/SEMATECH

@@ -4,13 +4,16 @@
 //! message is the same list as JSON). Every rule the page shows (HZ values, machine keys, sweep CPU
 //! counts, A/B deltas) is exported from here, so the page never re-implements one.
 
-use crate::domains::SchedDomains;
 use crate::error::FieldError;
 use crate::error::Invalid;
-use crate::scenario::{
-    Experiment, HZ_VALUES, MACHINE_KEYS, Side, decode_link as decode, encode_link as encode,
-};
-use crate::{Delta, Report, Run, patches, sweep, topology, workload};
+use crate::experiment::link::{decode_link as decode, encode_link as encode};
+use crate::experiment::run::{Run, run_traced};
+use crate::experiment::scenario::{Experiment, HZ_VALUES, MACHINE_KEYS, Side};
+use crate::experiment::sweep;
+use crate::machine::domains::SchedDomains;
+use crate::machine::{presets, topology};
+use crate::report::{Delta, Report};
+use crate::{patches, workload};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -59,9 +62,9 @@ fn side(s: &str) -> Result<Side, JsValue> {
 /// counts.
 #[wasm_bindgen]
 pub fn presets() -> JsValue {
-    let machines: Vec<serde_json::Value> = topology::PRESETS
+    let machines: Vec<serde_json::Value> = presets::PRESETS
         .iter()
-        .filter_map(|n| topology::preset(n))
+        .filter_map(|n| presets::preset(n))
         .map(|m| {
             serde_json::json!({
                 "name": m.name, "description": m.description, "vendor": m.vendor,
@@ -73,7 +76,7 @@ pub fn presets() -> JsValue {
             })
         })
         .collect();
-    let stories = crate::scenario::stories();
+    let stories = crate::experiment::stories::stories();
     to_js(&serde_json::json!({
         "machines": machines,
         "workloads": workload::WORKLOADS,
@@ -82,7 +85,7 @@ pub fn presets() -> JsValue {
         "hz": HZ_VALUES,
         "default_hz": Experiment::default().hz,
         "machine_keys": MACHINE_KEYS,
-        "layout_keys": crate::scenario::LAYOUT_KEYS,
+        "layout_keys": crate::experiment::scenario::LAYOUT_KEYS,
         "sweep": {
             "min_cpus": sweep::MIN_CPUS, "max_cpus": sweep::MAX_CPUS,
             "cpus_step": sweep::CPUS_STEP, "max_points": sweep::MAX_POINTS,
@@ -133,7 +136,7 @@ pub fn topology(experiment_js: JsValue, side_name: &str, cpu: usize) -> Result<J
 /// input is an `InvalidInput` of `machine_file` errors, each naming its line and column.
 #[wasm_bindgen]
 pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
-    let parsed = crate::machine_file::parse(text).map_err(|errs| {
+    let parsed = crate::machine::cpu_map::parse(text).map_err(|errs| {
         invalid(&Invalid(
             errs.iter()
                 .take(20)
@@ -141,7 +144,7 @@ pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
                 .collect(),
         ))
     })?;
-    let closest = topology::preset(hardware).is_none();
+    let closest = presets::preset(hardware).is_none();
     let (preset, why) = if closest {
         parsed.hardware()
     } else {
@@ -153,6 +156,10 @@ pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
     let s = parsed.map.shape();
     Ok(to_js(&serde_json::json!({
         "cpu_map": parsed.map.encode(), "preset": preset, "closest": closest, "why": why,
+        // the text's CPU vendor (a plain `lscpu` "Vendor ID"), null when it names none: the
+        // closest preset is then chosen by shape alone, whatever the vendor
+        "vendor": parsed.vendor,
+        "preset_vendor": presets::preset(preset).map(|m| m.vendor),
         "summary": {
             "cpus": s.cpus, "sockets": s.sockets, "nodes": s.nodes, "llcs": s.llcs, "smt": s.smt,
             "cores_per_cluster": s.cores_per_cluster,
@@ -167,7 +174,7 @@ pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
 #[wasm_bindgen]
 pub fn topology_summary(experiment_js: JsValue) -> Result<JsValue, JsValue> {
     let e = experiment(experiment_js)?;
-    crate::machine_summary::summary(&e)
+    crate::experiment::machine_summary::summary(&e)
         .map(|s| to_js(&s))
         .map_err(|i| invalid(&i))
 }
@@ -224,7 +231,7 @@ pub fn run_trace(
     to_s: Option<f64>,
 ) -> Result<String, JsValue> {
     let e = experiment(experiment_js)?;
-    crate::run_traced(&e, side(side_name)?, from_s, to_s)
+    run_traced(&e, side(side_name)?, from_s, to_s)
         .map(|(_, text)| text)
         .map_err(|i| invalid(&i))
 }
@@ -234,6 +241,27 @@ pub fn run_trace(
 #[wasm_bindgen]
 pub fn compare(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
     Ok(to_js(&Delta::between(&report("a", a)?, &report("b", b)?)))
+}
+
+/// The histogram buckets of a report's percentiles (`Histogram::bucket_of`, clamped to the
+/// report's min..max): `{latency_ms: {p95: [lo, hi]}, wakeup_latency_us: {p50, p95, p99}}`, in the
+/// report's units. A percentile is its bucket's lower bound; the true value lies in `[lo, hi)`.
+#[wasm_bindgen]
+pub fn percentile_bounds(r: JsValue) -> Result<JsValue, JsValue> {
+    let r = report("report", r)?;
+    let range = |v: f64, per_ns: f64, min: f64, max: f64| {
+        let (lo, hi) = crate::sched::Histogram::bucket_of((v * per_ns).round().max(0.0) as u64);
+        [(lo as f64 / per_ns).max(min), (hi as f64 / per_ns).min(max)]
+    };
+    let (l, w) = (&r.latency_ms, &r.wakeup_latency_us);
+    Ok(to_js(&serde_json::json!({
+        "latency_ms": { "p95": range(l.p95, 1e6, l.min, l.max) },
+        "wakeup_latency_us": {
+            "p50": range(w.p50, 1e3, 0.0, w.max),
+            "p95": range(w.p95, 1e3, 0.0, w.max),
+            "p99": range(w.p99, 1e3, 0.0, w.max),
+        },
+    })))
 }
 
 /// A sweep's CPU list ("64,128 256") parsed and checked: always `{ok, cpus, errors}`.
@@ -274,8 +302,8 @@ pub fn repeat_seeds(seed: f64, n: u32) -> Result<JsValue, JsValue> {
             &FieldError::new("seed", format!("{seed} is not an integer in 0..=2^53-1")).into(),
         ));
     }
-    let n = n.clamp(1, crate::scenario::MAX_REPEATS);
-    Ok(to_js(&crate::repeat::seeds(seed as u64, n)))
+    let n = n.clamp(1, crate::experiment::scenario::MAX_REPEATS);
+    Ok(to_js(&crate::experiment::repeat::seeds(seed as u64, n)))
 }
 
 /// The repeat table (`repeat::Table`, as `compare --repeat N --json` prints it) of the reports of
@@ -298,12 +326,36 @@ pub fn repeat_table(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
             .into(),
         ));
     }
-    let t = crate::repeat::Table::new(&a, (!b.is_empty()).then_some(&b[..]));
+    let t = crate::experiment::repeat::Table::new(&a, (!b.is_empty()).then_some(&b[..]));
     Ok(to_js(&t))
 }
 
-fn validation_settings(seconds: f64, repeats: u32) -> crate::validation::Settings {
-    crate::validation::Settings {
+/// A story's validation rows checked on the story's run (`validation::check`): the model's figure
+/// next to the published one, with the row's band and status. `a`, `b`: the reports of every repeat.
+#[wasm_bindgen]
+pub fn story_check(name: &str, a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
+    let stories = crate::experiment::stories::stories();
+    let Some(s) = stories.iter().find(|s| s.name == name) else {
+        return Err(invalid(
+            &FieldError::new("story", format!("unknown story {name:?}")).into(),
+        ));
+    };
+    let reports = |field: &str, v: JsValue| -> Result<Vec<Report>, JsValue> {
+        serde_wasm_bindgen::from_value::<Vec<Report>>(v).map_err(|e| {
+            invalid(&FieldError::new(field, format!("not a list of reports: {e}")).into())
+        })
+    };
+    let (a, b) = (reports("a", a)?, reports("b", b)?);
+    Ok(to_js(&crate::experiment::validation::check(
+        s.rows,
+        &s.experiment,
+        &a,
+        &b,
+    )))
+}
+
+fn validation_settings(seconds: f64, repeats: u32) -> crate::experiment::validation::Settings {
+    crate::experiment::validation::Settings {
         seconds,
         repeats,
         seed: 1,
@@ -316,8 +368,8 @@ fn validation_settings(seconds: f64, repeats: u32) -> crate::validation::Setting
 #[wasm_bindgen]
 pub fn validation_plan(seconds: f64, repeats: u32) -> Result<JsValue, JsValue> {
     let s = validation_settings(seconds, repeats);
-    let (_, jobs) =
-        crate::validation::plan(crate::validation::ROWS, &s).map_err(|i| invalid(&i))?;
+    let (_, jobs) = crate::experiment::validation::plan(crate::experiment::validation::ROWS, &s)
+        .map_err(|i| invalid(&i))?;
     let out: Vec<serde_json::Value> = jobs
         .iter()
         .map(|(e, side)| {
@@ -328,15 +380,20 @@ pub fn validation_plan(seconds: f64, repeats: u32) -> Result<JsValue, JsValue> {
     Ok(to_js(&out))
 }
 
-/// The validation table (`validate --json` rows) from the reports of `validation_plan`'s runs.
+/// The validation table from the reports of `validation_plan`'s runs: `{rows, headline}` (the rows
+/// as `validate --json` prints them).
 #[wasm_bindgen]
 pub fn validation_table(seconds: f64, repeats: u32, reports: JsValue) -> Result<JsValue, JsValue> {
     let s = validation_settings(seconds, repeats);
     let reports: Vec<Report> = serde_wasm_bindgen::from_value(reports).map_err(|e| {
         invalid(&FieldError::new("reports", format!("not a list of reports: {e}")).into())
     })?;
-    let rows = crate::validation::ROWS;
-    let (exps, _) = crate::validation::plan(rows, &s).map_err(|i| invalid(&i))?;
-    let out = crate::validation::evaluate(rows, &s, &exps, &reports).map_err(|i| invalid(&i))?;
-    Ok(to_js(&out))
+    let rows = crate::experiment::validation::ROWS;
+    let (exps, _) = crate::experiment::validation::plan(rows, &s).map_err(|i| invalid(&i))?;
+    let out = crate::experiment::validation::evaluate(rows, &s, &exps, &reports)
+        .map_err(|i| invalid(&i))?;
+    // the headline counts behaviour checks and inputs apart (validation::headline)
+    Ok(to_js(&serde_json::json!({
+        "rows": out, "headline": crate::experiment::validation::headline(&out),
+    })))
 }

@@ -4,8 +4,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use schedplay::coherence::LOCKED_HIT_NS;
-use schedplay::scenario::{Experiment, Side};
-use schedplay::topology::{LatencyClass, Topology, preset};
+use schedplay::experiment::scenario::{Experiment, Side};
+use schedplay::machine::hardware::LatencyClass;
+use schedplay::machine::presets::preset;
+use schedplay::machine::topology::Topology;
 use schedplay::{Report, Run};
 
 fn exp(machine: &str, knobs: &[(&str, &str)], seconds: f64) -> Experiment {

@@ -399,7 +399,7 @@ fn schema_doc_lists_every_report_field() {
 /// `-` for `_`), and reaches the share link under the table's link key: the CLI cannot drift from it.
 #[test]
 fn every_machine_key_is_a_cli_flag() {
-    for k in schedplay::scenario::MACHINE_KEYS {
+    for k in schedplay::experiment::scenario::MACHINE_KEYS {
         let flag = format!("--{}", k.key.replace('_', "-"));
         let n = 4.clamp(k.min, k.max);
         let value = n.to_string();
@@ -462,12 +462,12 @@ fn sweep_checks_every_cpu_count_before_running_any_point() {
 fn set_hz_that_is_not_a_number_gets_the_validation_message() {
     let (code, out, err) = schedplay(&["run", "--set", "hz=abc"]);
     assert_eq!(code, 2, "{out}{err}");
-    let expected = schedplay::scenario::hz_error("\"abc\"");
+    let expected = schedplay::experiment::scenario::hz_error("\"abc\"");
     assert!(
         err.contains(&format!("{}: {}", expected.field, expected.message)),
         "{err}"
     );
-    let (_, link_errs) = schedplay::scenario::decode_link("hz=abc");
+    let (_, link_errs) = schedplay::experiment::link::decode_link("hz=abc");
     assert_eq!(link_errs, vec![expected]);
 }
 
@@ -624,7 +624,7 @@ fn validate_table_shape_and_strict_exit() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), schedplay::validation::ROWS.len());
+    assert_eq!(rows.len(), schedplay::experiment::validation::ROWS.len());
     for r in rows {
         for k in [
             "id",

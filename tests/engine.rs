@@ -1,7 +1,7 @@
 //! Behaviour of the engine: invariants over long runs, determinism, and the seed-000 mechanism.
 #![cfg(not(target_arch = "wasm32"))]
 
-use schedplay::scenario::{Experiment, Side};
+use schedplay::experiment::scenario::{Experiment, Side};
 use schedplay::{Report, Run, run};
 
 fn exp(machine: &str, workload: &str, seconds: f64) -> Experiment {
@@ -443,7 +443,7 @@ fn warmup_excludes_the_start_from_the_figures_only() {
     let t = ticks(&warm) as f64 / ticks(&whole) as f64;
     assert!((0.7..0.8).contains(&t), "ticks in the measured window: {t}");
     // throughput of the window: its completions over its 0.15 s, close to the series' mean there
-    let from = schedplay::steady::first_measured(10_000_000, 50_000_000);
+    let from = schedplay::report::settled::first_measured(10_000_000, 50_000_000);
     let tail = &whole.series.throughput[from..];
     let mean = tail.iter().sum::<f64>() / tail.len() as f64;
     assert!(

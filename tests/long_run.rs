@@ -3,7 +3,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use schedplay::Run;
-use schedplay::scenario::{Experiment, Side};
+use schedplay::experiment::scenario::{Experiment, Side};
 
 const TARGET_EVENTS: u64 = 100_000_000;
 

@@ -4,20 +4,24 @@
 //! and its share link carries it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use schedplay::domains::SchedDomains;
-use schedplay::machine_file::{self, CpuMap};
-use schedplay::scenario::{Experiment, Side, decode_link, encode_link};
-use schedplay::topology::{PRESETS, Topology, preset};
+use schedplay::experiment::link::{decode_link, encode_link};
+use schedplay::experiment::scenario::{Experiment, Side};
+use schedplay::machine::cpu_map;
+use schedplay::machine::cpu_map::CpuMap;
+use schedplay::machine::domains::SchedDomains;
+use schedplay::machine::presets::{PRESETS, preset};
+use schedplay::machine::print;
+use schedplay::machine::topology::Topology;
 
 fn text_of(t: &Topology) -> String {
-    machine_file::lscpu(t) + &machine_file::numactl(t)
+    print::lscpu(t) + &print::numactl(t)
 }
 
 #[test]
 fn every_preset_round_trips_through_lscpu_and_numactl() {
     for &name in PRESETS {
         let t = Topology::new(preset(name).unwrap()).unwrap();
-        let parsed = machine_file::parse(&text_of(&t)).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let parsed = cpu_map::parse(&text_of(&t)).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(parsed.map, CpuMap::of(&t), "{name}");
         assert!(parsed.notes.is_empty(), "{name}: {:?}", parsed.notes);
         let imported = Topology::new(preset(name).unwrap().with_map(parsed.map.clone())).unwrap();
@@ -84,7 +88,7 @@ fn an_odd_numbering_keeps_its_cpu_numbers_siblings_and_llcs() {
 /sys/devices/system/node/node0/distance:10 12
 /sys/devices/system/node/node1/distance:13 10
 ";
-    let p = machine_file::parse(text).unwrap();
+    let p = cpu_map::parse(text).unwrap();
     let t = Topology::new(preset("spr-2s-snc4").unwrap().with_map(p.map)).unwrap();
     assert_eq!(t.smt_siblings(2).collect::<Vec<_>>(), vec![2, 3]);
     assert_eq!(t.llc_cpus[1].to_string(), "4-7", "the L3 is split per node");
@@ -139,8 +143,8 @@ fn imported_machines_refuse_layout_overrides_and_bad_maps_name_cpu_map() {
 /// and AMD hardware) read back from their own lscpu + numactl text: the same sched domains.
 #[test]
 fn random_custom_layouts_round_trip() {
-    use schedplay::sim::SimRng;
-    use schedplay::topology::LayoutOverrides;
+    use schedplay::machine::spec::LayoutOverrides;
+    use schedplay::sim::rng::SimRng;
     let mut rng = SimRng::new(17);
     let mut tried = 0;
     while tried < 40 {
@@ -164,7 +168,7 @@ fn random_custom_layouts_round_trip() {
         };
         tried += 1;
         let t = Topology::new(spec.clone()).unwrap();
-        let map = machine_file::parse(&text_of(&t))
+        let map = cpu_map::parse(&text_of(&t))
             .unwrap_or_else(|e| panic!("{o:?}: {e:?}"))
             .map;
         let imported = Topology::new(preset(base).unwrap().with_map(map)).unwrap();
@@ -198,7 +202,7 @@ fn sockets_interleaved_numbering() {
     }
     text += "node 0 cpus: 0 2 4 6 8 10 12 14\nnode 1 cpus: 1 3 5 7 9 11 13 15\n";
     text += "node distances:\nnode   0   1\n  0:  10  21\n  1:  21  10\n";
-    let p = machine_file::parse(&text).unwrap();
+    let p = cpu_map::parse(&text).unwrap();
     let t = Topology::new(preset("gnr-2s").unwrap().with_map(p.map.clone())).unwrap();
     let d = SchedDomains::build(&t, false);
     assert_eq!(

@@ -3,13 +3,15 @@
 //! read back, it is the same machine with the same domains).
 #![cfg(not(target_arch = "wasm32"))]
 
-use schedplay::domains::SchedDomains;
-use schedplay::machine_file::{self, CpuMap};
-use schedplay::topology::{Topology, preset};
+use schedplay::machine::cpu_map::{self, CpuMap};
+use schedplay::machine::domains::SchedDomains;
+use schedplay::machine::presets::preset;
+use schedplay::machine::print;
+use schedplay::machine::topology::Topology;
 
 /// The machine of `text` with the hardware figures of `hw`.
 fn import(text: &str, hw: &str) -> Topology {
-    let p = machine_file::parse(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+    let p = cpu_map::parse(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
     Topology::new(preset(hw).unwrap().with_map(p.map)).unwrap()
 }
 
@@ -23,8 +25,8 @@ fn levels(t: &Topology, cpu: usize) -> Vec<String> {
 
 /// Printed and read back: the same map, and the same domains on every CPU.
 fn round_trips(t: &Topology) {
-    let text = machine_file::lscpu(t) + &machine_file::numactl(t);
-    let back = machine_file::parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+    let text = print::lscpu(t) + &print::numactl(t);
+    let back = cpu_map::parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
     assert_eq!(back.map, CpuMap::of(t), "{text}");
     let u = Topology::new(t.spec.clone().with_map(back.map)).unwrap();
     let (a, b) = (
@@ -44,7 +46,10 @@ fn several_sockets_in_one_node_build_pkg_over_the_node() {
         "gnr-2s",
     );
     assert_eq!(levels(&t, 0), vec!["PKG:0-1"]);
-    assert_eq!(t.class(0, 1), schedplay::topology::LatencyClass::Socket);
+    assert_eq!(
+        t.class(0, 1),
+        schedplay::machine::hardware::LatencyClass::Socket
+    );
     round_trips(&t);
     // 4 sockets of 2 cores (SMT2) in 2 nodes of 2 sockets each
     let mut text = String::from("# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n");
@@ -64,7 +69,7 @@ fn several_sockets_in_one_node_build_pkg_over_the_node() {
     );
     round_trips(&t);
     // a node across sockets where one of them has a second node: named, not built
-    let e = machine_file::parse(
+    let e = cpu_map::parse(
         "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,1,1,0,,1,1,1,1\n2,2,1,1,,2,2,2,1\n10 20\n20 10\n",
     )
     .unwrap_err();
@@ -86,8 +91,8 @@ fn sparse_node_ids_in_the_sysfs_distance_form() {
         // numactl -H names the columns
         "node distances:\nnode   0   2\n  0:  10  20\n  2:  20  10\n",
     ] {
-        let p = machine_file::parse(&format!("{cpus}{dist}"))
-            .unwrap_or_else(|e| panic!("{dist}: {e:?}"));
+        let p =
+            cpu_map::parse(&format!("{cpus}{dist}")).unwrap_or_else(|e| panic!("{dist}: {e:?}"));
         assert_eq!(p.map.slit, vec![vec![10, 20], vec![20, 10]], "{dist}");
         assert_eq!(p.map.node, vec![0, 1], "{dist}");
         let t = Topology::new(preset("milan-2s").unwrap().with_map(p.map)).unwrap();
@@ -95,13 +100,13 @@ fn sparse_node_ids_in_the_sysfs_distance_form() {
         round_trips(&t);
     }
     // a memory-only node 1 between them: its row is in the files, its column in every row
-    let p = machine_file::parse(&format!(
+    let p = cpu_map::parse(&format!(
         "{cpus}/sys/devices/system/node/node0/distance:10 20 30\n/sys/devices/system/node/node1/distance:20 10 20\n/sys/devices/system/node/node2/distance:30 20 10\n"
     ))
     .unwrap();
     assert_eq!(p.map.slit, vec![vec![10, 30], vec![30, 10]]);
     // rows of nodes 0 and 2 only, three columns: the missing row is named
-    let e = machine_file::parse(&format!(
+    let e = cpu_map::parse(&format!(
         "{cpus}/sys/devices/system/node/node0/distance:10 20 30\n/sys/devices/system/node/node2/distance:30 20 10\n"
     ))
     .unwrap_err();
@@ -111,7 +116,7 @@ fn sparse_node_ids_in_the_sysfs_distance_form() {
         "{e:?}"
     );
     // a bare row without its local 10
-    let e = machine_file::parse(&format!("{cpus}10 20\n20 30\n")).unwrap_err();
+    let e = cpu_map::parse(&format!("{cpus}10 20\n20 30\n")).unwrap_err();
     assert!(
         e[0].to_string().starts_with(
             "line 5:1: a distance row without a node id needs exactly one local distance 10"
@@ -138,7 +143,7 @@ node   0   1
   0:  10  21
   1:  21  10
 ";
-    let p = machine_file::parse(text).unwrap();
+    let p = cpu_map::parse(text).unwrap();
     assert_eq!(p.map.cpu_id, vec![0, 2, 4, 6]);
     assert!(
         p.notes.iter().any(|n| n.contains("keep their numbers")),
@@ -161,7 +166,7 @@ node   0   1
     let dense = CpuMap::of(&Topology::new(preset("milan-2s").unwrap()).unwrap());
     assert_eq!(dense.encode().split('_').count(), 6);
     // numactl -H lists the kernel's numbers; a CPU it names that the table lacks is named
-    let e = machine_file::parse(
+    let e = cpu_map::parse(
         "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n8,1,0,0,,1,1,1,0\nnode 0 cpus: 0 8 9\n",
     )
     .unwrap_err();
@@ -200,7 +205,7 @@ fn more_than_two_threads_per_core() {
     // SMT4 on a custom layout (threads at +cores, as x86 numbers them)
     let spec = preset("custom")
         .unwrap()
-        .with_overrides(&schedplay::topology::LayoutOverrides {
+        .with_overrides(&schedplay::machine::spec::LayoutOverrides {
             sockets: Some(1),
             cores_per_socket: Some(4),
             smt: Some(4),
@@ -223,7 +228,7 @@ CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE
   2    0      0    0 5:5:5:0          yes
   3    0      0    1 6:6:6:0          yes
 ";
-    let p = machine_file::parse(text).unwrap();
+    let p = cpu_map::parse(text).unwrap();
     assert_eq!(p.map.core, vec![0, 1, 2, 3]);
     assert_eq!(p.map.cluster, vec![0, 1, 2, 3]);
     let t = Topology::new(preset("gnr-2s").unwrap().with_map(p.map)).unwrap();
@@ -256,11 +261,11 @@ fn power_and_arm_presets_build_their_arch_levels() {
     let t = Topology::new(preset("power10-4n").unwrap()).unwrap();
     let d = SchedDomains::build(&t, false);
     let numa = d.of(0).find(|d| d.name == "NUMA").unwrap();
-    assert!(!numa.has(schedplay::domains::SD_WAKE_AFFINE));
+    assert!(!numa.has(schedplay::machine::domains::SD_WAKE_AFFINE));
     // layout overrides do not apply to a preset with its own map
     let e = preset("kunpeng920-2s")
         .unwrap()
-        .with_overrides(&schedplay::topology::LayoutOverrides {
+        .with_overrides(&schedplay::machine::spec::LayoutOverrides {
             sockets: Some(1),
             ..Default::default()
         })
@@ -271,7 +276,7 @@ fn power_and_arm_presets_build_their_arch_levels() {
 #[test]
 fn the_summary_or_the_shape_chooses_the_hardware_figures() {
     let t = Topology::new(preset("kunpeng920-2s").unwrap()).unwrap();
-    let body = machine_file::lscpu(&t) + &machine_file::numactl(&t);
+    let body = print::lscpu(&t) + &print::numactl(&t);
     for (summary, want) in [
         (
             "Architecture: aarch64\nVendor ID: HiSilicon\n",
@@ -281,14 +286,14 @@ fn the_summary_or_the_shape_chooses_the_hardware_figures() {
         ("Architecture: aarch64\n", "kunpeng920-2s"),
         ("Architecture: x86_64\nVendor ID: GenuineIntel\n", "cwf-2s"),
     ] {
-        let p = machine_file::parse(&format!("{summary}{body}")).unwrap();
+        let p = cpu_map::parse(&format!("{summary}{body}")).unwrap();
         let (name, why) = p.hardware();
         assert_eq!(name, want, "{summary}: {why}");
         assert!(why.contains("lscpu summary"), "{why}");
     }
     // SMT8 without a summary: POWER
     let t = Topology::new(preset("power10-4n").unwrap()).unwrap();
-    let p = machine_file::parse(&(machine_file::lscpu(&t) + &machine_file::numactl(&t))).unwrap();
+    let p = cpu_map::parse(&(print::lscpu(&t) + &print::numactl(&t))).unwrap();
     assert_eq!(p.hardware().0, "power10-4n", "{}", p.hardware().1);
 }
 
@@ -296,7 +301,7 @@ fn the_summary_or_the_shape_chooses_the_hardware_figures() {
 fn no_cache_columns_take_the_arch_fallback() {
     // an s390 / RISC-V guest: lscpu -p=CPU,CORE,SOCKET,NODE, 2 sockets of 2 cores, one node
     let text = "# CPU,Core,Socket,Node\n0,0,0,0\n1,1,0,0\n2,2,1,0\n3,3,1,0\n";
-    let p = machine_file::parse(text).unwrap();
+    let p = cpu_map::parse(text).unwrap();
     assert!(
         p.notes
             .iter()
@@ -308,7 +313,7 @@ fn no_cache_columns_take_the_arch_fallback() {
     assert_eq!(levels(&t, 0), vec!["MC:0-1", "PKG:0-3"]);
     round_trips(&t);
     // said to be x86: each core its own LLC, no MC
-    let p = machine_file::parse(&format!("Architecture: x86_64\n{text}")).unwrap();
+    let p = cpu_map::parse(&format!("Architecture: x86_64\n{text}")).unwrap();
     assert!(
         p.notes.iter().any(|n| n.contains("no MC level")),
         "{:?}",
@@ -348,12 +353,12 @@ fn sysfs_cluster_lists_give_the_cls_level() {
     // the sysfs lists alone, with numactl for the nodes: no caches, so MC is the package
     // within the node (arch_topology's fallback), the same spans here
     let nodes = "node 0 cpus: 0 1 2 3 4 5 6 7\nnode 1 cpus: 8 9 10 11 12 13 14 15\n";
-    let p = machine_file::parse(&format!("{sysfs}{nodes}{dist}")).unwrap();
+    let p = cpu_map::parse(&format!("{sysfs}{nodes}{dist}")).unwrap();
     let t = Topology::new(preset("kunpeng920-2s").unwrap().with_map(p.map)).unwrap();
     assert_eq!(levels(&t, 0), vec!["CLS:0-3", "MC:0-7", "NUMA:0-15"]);
     round_trips(&t);
     // a bad list is named
-    let e = machine_file::parse("/sys/devices/system/cpu/cpu0/topology/cluster_cpus_list:3-1\n")
+    let e = cpu_map::parse("/sys/devices/system/cpu/cpu0/topology/cluster_cpus_list:3-1\n")
         .unwrap_err();
     assert!(e[0].to_string().contains("is not a CPU list"), "{e:?}");
 }

@@ -4,7 +4,7 @@
 
 mod golden;
 
-use schedplay::scenario::Side;
+use schedplay::experiment::scenario::Side;
 use schedplay::wasm;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
@@ -115,7 +115,7 @@ fn one_shape_per_answer_and_sides_are_a_or_b() {
     let keys = js_sys::Array::from(&get(&p, "machine_keys"));
     assert_eq!(
         keys.length() as usize,
-        schedplay::scenario::MACHINE_KEYS.len()
+        schedplay::experiment::scenario::MACHINE_KEYS.len()
     );
     assert_eq!(get(&keys.get(0), "link").as_string().unwrap(), "sockets");
 }
@@ -126,15 +126,15 @@ fn one_shape_per_answer_and_sides_are_a_or_b() {
 fn repeat_seeds_and_table_match_native() {
     let seeds = wasm::repeat_seeds(1.0, 3).unwrap();
     let js: Vec<u64> = serde_wasm_bindgen::from_value(seeds).unwrap();
-    assert_eq!(js, schedplay::repeat::seeds(1, 3));
+    assert_eq!(js, schedplay::experiment::repeat::seeds(1, 3));
     let mut e = golden::experiment();
     e.repeats = 3;
-    let runs = schedplay::repeat::run_sides(&e, &[Side::A, Side::B], 1).unwrap();
-    let native = schedplay::repeat::Table::new(&runs[0], Some(&runs[1]));
+    let runs = schedplay::experiment::repeat::run_sides(&e, &[Side::A, Side::B], 1).unwrap();
+    let native = schedplay::experiment::repeat::Table::new(&runs[0], Some(&runs[1]));
     let to = |r: &[schedplay::Report]| serde_wasm_bindgen::to_value(r).unwrap();
     let t = wasm::repeat_table(to(&runs[0]), to(&runs[1])).unwrap();
     // through the struct, so that 10100 and 10100.0 are the same f64 on both sides
-    let page: schedplay::repeat::Table = serde_wasm_bindgen::from_value(t).unwrap();
+    let page: schedplay::experiment::repeat::Table = serde_wasm_bindgen::from_value(t).unwrap();
     assert_eq!(
         serde_json::to_string(&page).unwrap(),
         serde_json::to_string(&native).unwrap()
@@ -157,20 +157,28 @@ fn validation_plan_and_table_match_native() {
         .collect();
     let t =
         wasm::validation_table(0.005, 1, serde_wasm_bindgen::to_value(&reports).unwrap()).unwrap();
-    let page: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(t).unwrap();
-    let s = schedplay::validation::Settings {
+    let t: serde_json::Value = serde_wasm_bindgen::from_value(t).unwrap();
+    let page = t["rows"].as_array().unwrap();
+    let s = schedplay::experiment::validation::Settings {
         seconds: 0.005,
         repeats: 1,
         seed: 1,
         threads: 1,
     };
-    let native = schedplay::validation::validate(schedplay::validation::ROWS, &s).unwrap();
+    let native =
+        schedplay::experiment::validation::validate(schedplay::experiment::validation::ROWS, &s)
+            .unwrap();
     assert_eq!(page.len(), native.len());
     for (p, n) in page.iter().zip(&native) {
         assert_eq!(p["id"], n.id.as_str());
         assert_eq!(p["model"].as_f64().unwrap(), n.model, "{}", n.id);
         assert_eq!(p["status"], serde_json::to_value(n.status).unwrap());
+        assert_eq!(p["kind"], serde_json::to_value(n.kind).unwrap());
     }
+    assert_eq!(
+        t["headline"],
+        schedplay::experiment::validation::headline(&native).as_str()
+    );
     assert!(
         wasm::validation_table(
             0.005,
@@ -227,9 +235,11 @@ fn topology_summary_is_the_built_machine() {
 /// topology reply carries the sched_verbose and debugfs text.
 #[wasm_bindgen_test]
 fn import_machine_and_domain_text() {
-    let t = schedplay::topology::Topology::new(schedplay::topology::preset("milan-2s").unwrap())
-        .unwrap();
-    let text = schedplay::machine_file::lscpu(&t) + &schedplay::machine_file::numactl(&t);
+    let t = schedplay::machine::topology::Topology::new(
+        schedplay::machine::presets::preset("milan-2s").unwrap(),
+    )
+    .unwrap();
+    let text = schedplay::machine::print::lscpu(&t) + &schedplay::machine::print::numactl(&t);
     let m = wasm::import_machine(&text, "").unwrap();
     assert_eq!(get(&m, "preset").as_string().unwrap(), "milan-2s");
     assert_eq!(get(&m, "closest").as_bool(), Some(true));

@@ -3,7 +3,7 @@
 
 mod golden;
 
-use schedplay::scenario::Side;
+use schedplay::experiment::scenario::Side;
 use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 

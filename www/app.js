@@ -17,6 +17,8 @@ import { exportJSON, exportCSV } from './export.js';
 import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
 import { setupTrace } from './trace.js';
 import { setupImport } from './import.js';
+import { renderClaim, renderVerdict } from './story.js';
+import { timeLeft } from './eta.js';
 
 const { MSG, ERROR_KINDS } = PROTOCOL;
 
@@ -43,7 +45,7 @@ window.schedplay = { charts, sweep, lastReport: (side) => last?.reports?.[side] 
 
 function setState(state, text) {
   document.body.dataset.state = state;
-  if (text !== undefined) setText('status', text);
+  if (text !== undefined) { setText('status', text); $('status').title = text; }
   const running = state === 'running';
   $('run').disabled = !engine.ready || !form;
   $('cancel').disabled = !running;
@@ -62,10 +64,12 @@ async function onReady(presets) {
     setupImport(engine, form, presets);
     wireStories(presets);
     try {
+      // each story's canonical link (its shared link is this + &story=NAME)
+      for (const st of presets.stories || []) storyCanon.set(st.name, (await engine.call(MSG.encode_link, { experiment: st.experiment })).link);
       const query = location.search.replace(/^\?/, '');
       // the landing scenario is an A≠B comparison: the first story (its claim shown, not run)
       const first = (presets.stories || [])[0];
-      if (!query && first) { form.set(first.experiment); showStory(first); await syncNow(); storyLinks.set(first.name, currentLink); }
+      if (!query && first) { form.set(first.experiment); await syncNow(); storyLinks.set(first.name, currentLink); showStory(first); }
       else await loadLink(query);
     } catch (e) {
       setText('status', `could not read the link: ${e.message}`);
@@ -87,6 +91,19 @@ async function loadLink(query) {
   validateErrors = [];
   refreshErrors();
   await syncNow();
+  // A story link (`&story=NAME`, checked by the engine): its claim, and a run at once when the
+  // link's experiment is the story's own (its verdict then follows the results).
+  const name = new URLSearchParams(query).getAll('story').pop();
+  const s = (engine.presets?.stories || []).find((x) => x.name === name);
+  if (!s) return;
+  const decoded = (r.errors || []).length ? null : (await engine.call(MSG.encode_link, { experiment: r.experiment })).link;
+  const own = currentLink !== null && decoded === storyCanon.get(s.name);
+  if (own) storyLinks.set(s.name, currentLink);
+  showStory(s, !own);
+  if (own) {
+    selectDetailSide(s.details_side);
+    queueMicrotask(() => startRun(s));
+  }
 }
 
 const errorKey = (e) => `${e.field}\u0000${e.message}`;
@@ -145,7 +162,7 @@ async function syncNow() {
     await machineSummary(experiment, errors);
     if (!errors.length) {
       currentLink = (await engine.call(MSG.encode_link, { experiment })).link;
-      if (userEdited) history.replaceState(null, '', `${location.pathname}?${currentLink}`);
+      if (userEdited) history.replaceState(null, '', `${location.pathname}?${withStory(currentLink)}`);
     }
   } catch (e) {
     validateErrors = e.errors?.length ? e.errors : [{ field: 'experiment', message: e.message }];
@@ -160,7 +177,10 @@ async function machineSummary(experiment, errors) {
   const bad = errors.filter((e) => machineFields.has(e.field));
   if (bad.length) { showMachineSummary(null, `fix ${bad.map((e) => e.field).join(', ')}`); return; }
   try {
-    showMachineSummary((await engine.call(MSG.topology_summary, { experiment })).summary, '', !!experiment.machine?.cpu_map);
+    const s = (await engine.call(MSG.topology_summary, { experiment })).summary;
+    const imported = !!experiment.machine?.cpu_map;
+    showMachineSummary(s, '', imported, imported ? form.importNote : '');
+    if (imported) form.showImportedLayout(s);
   } catch (e) {
     showMachineSummary(null, e.errors?.length ? e.errors.map((x) => `${x.field}: ${x.message}`).join('; ') : e.message);
   }
@@ -176,43 +196,63 @@ function markStale() {
 
 const absoluteLink = (link) => `${location.origin}${location.pathname}?${link}`;
 
+/** The link with `&story=NAME` when it is the shown story's own experiment: opened, it shows the
+ * claim and runs the story. */
+function withStory(link, s = storyShown) {
+  return s && link && link === storyLinks.get(s.name) && storyCanon.has(s.name) ? `${storyCanon.get(s.name)}&story=${encodeURIComponent(s.name)}` : link;
+}
+
 /** The results' experiment: its canonical link, as a link. */
 function showResultsOf(label, link) {
   $('results-of').hidden = false;
+  setText('results-progress', '');
   setText('results-of-label', label);
   const a = $('results-link');
   a.href = `?${link}`;
   a.textContent = link;
 }
 
-const storyLinks = new Map(); // story name -> canonical link of its experiment
+const storyLinks = new Map(); // story name -> the form's link once the story was loaded into it
+const storyCanon = new Map(); // story name -> encode_link of the story's own experiment
 let storyShown = null; // the story whose claim is shown, until its results are in
 
-function showStory(s) {
-  storyShown = s;
-  const box = $('story-claim');
-  box.hidden = !s;
-  if (!s) return;
-  clear(box);
-  const parts = [h('strong', {}, s.title || s.name), s.claim ? h('span', {}, ` — ${s.claim}`) : null,
-    s.look_at ? h('div', {}, `Look at: ${s.look_at}`) : null,
-    s.source ? h('div', {}, `Source: ${s.source}`) : null];
-  box.append(...parts.filter((p) => p !== null));
+/** The story whose claim is shown (`edited`: the form is not the story's experiment; no verdict). */
+function showStory(s, edited = false) {
+  storyShown = edited ? null : s;
+  renderClaim(s, edited);
+  if (!edited && currentLink && userEdited) history.replaceState(null, '', `${location.pathname}?${withStory(currentLink)}`);
 }
 
-/** The story's reported figures next to this run's: its symbol's share in A and B, and B vs A. */
-function showStoryFigure(story, r) {
-  const box = $('story-figure');
-  box.hidden = !(story && story.reported);
-  if (box.hidden) return;
-  const pct = (rep) => fmtFixed(rep.profile.find((p) => p.symbol === story.symbol)?.percent ?? 0, 2);
-  const d = r.compare?.throughput_pct;
-  const delta = fmtPct(d, 1, true);
-  clear(box);
-  box.append(h('div', {}, `Reported: ${story.reported}.`),
-    h('div', {}, `Model (this run): ${story.symbol} ${pct(r.reports.a)}% in A, ${pct(r.reports.b)}% in B; throughput B vs A ${delta}. How close it comes, with intervals: "How close is the model?".`));
+/** The story's validation rows checked on this run (the engine's validation::check), with a verdict
+ * each, next to the results. */
+async function showStoryFigure(story, job) {
+  if (!story) { renderVerdict(null, []); return []; }
+  const of = (s) => job.seeds.map((_, i) => job.runs[`${s}${i}`]);
+  let checks = [];
+  try {
+    checks = (await engine.call(MSG.story_check, { name: story.name, a: of('a'), b: of('b') })).checks;
+  } catch (e) {
+    setText('status', `story check failed: ${e.message}`);
+  }
+  renderVerdict(story, checks, showValidationRow, { a: job.reports.a, b: job.reports.b, compare: job.compare });
+  return checks;
 }
 
+/** "row 000-gain": the validation panel, the row marked when the table has been run. */
+function showValidationRow(id) {
+  for (const tr of document.querySelectorAll('#validation-table tr[data-marked]')) delete tr.dataset.marked;
+  const row = document.getElementById(`vrow-${id}`);
+  if (row) row.dataset.marked = '1';
+  $('validation').dataset.wanted = id;
+  setText('validation-wanted', row ? '' : `Row ${id} is in the table once the model is checked: press "Check the model".`);
+  (row || $('validation')).scrollIntoView({ block: 'center' });
+  (row ? row : $('validation-run')).focus?.({ preventScroll: true });
+}
+
+function selectDetailSide(side) {
+  const el = $(side === 'a' ? 'side-a' : 'side-b');
+  if (el && !el.checked) { el.checked = true; showDetails(); }
+}
 function wireStories(presets) {
   for (const btn of document.querySelectorAll('#stories button.story')) {
     btn.addEventListener('click', async () => {
@@ -220,20 +260,28 @@ function wireStories(presets) {
       if (!s) return;
       stopAll('restart'); // the old run ends before the story's form is shown
       form.set(s.experiment);
+      // the side the story's "look at" is about (the unpatched A for the first story)
+      selectDetailSide(s.details_side);
       sweepNote();
       linkErrors = [];
       dismissed.clear();
       userEdited = true;
-      showStory(s);
       await (syncPromise = syncNow());
       storyLinks.set(s.name, currentLink);
+      showStory(s);
       setText('status', `story: ${s.title || s.name}`);
-      startRun(s);
+      await startRun(s);
+      // on a phone the results start far below the form: bring them into view
+      if (matchMedia('(max-width: 900px)').matches) $('results-of').scrollIntoView({ block: 'start' });
     });
   }
 }
 
 // ---------------------------------------------------------------- runs (A/B)
+
+/** The kind of job being started ('ab', 'sweep', 'validate') while it stops the one before, so that
+ * the stopped job says what replaced it. */
+let starting = null;
 
 /** Stop whatever runs (an A/B run, a sweep, or a sweep still resizing its points). */
 function stopAll(reason) {
@@ -243,6 +291,7 @@ function stopAll(reason) {
 
 async function startRun(story = null) {
   if (!engine.ready || !form) return;
+  starting = 'ab';
   stopAll(engine.job?.kind === 'ab' ? 'restart' : 'replaced');
   await flushSync();
   const exp = form.get();
@@ -276,7 +325,11 @@ async function startRun(story = null) {
     cancelled: (reason) => {
       if (reason === 'restart') return; // the new run sets the state
       setText('progress-label', 'cancelled');
-      setState('cancelled', reason === 'replaced' ? 'A/B run cancelled: the sweep runs' : 'cancelled');
+      // say what stopped it: the job that replaced it (engine.job is the new one by now)
+      const by = { sweep: 'the scaling sweep runs', validate: 'the model check ("How close is the model?") runs' }[starting];
+      showResultsOf('Cancelled, not run to the end:', link);
+      $('results-cancel').hidden = true;
+      setState('cancelled', reason === 'replaced' && by ? `A/B run cancelled: ${by}` : 'A/B run cancelled');
     },
   });
   charts.reset();
@@ -291,8 +344,12 @@ async function startRun(story = null) {
   $('stale').hidden = true;
   document.querySelector('section.results').dataset.stale = '0';
   $('story-figure').hidden = true;
-  showResultsOf('Running', link);
+  showResultsOf('Running:', link);
+  $('results-cancel').hidden = false;
+  renderVerdict(null, []);
+  for (const side of ['a', 'b']) setText(`summary-${side}-seed`, n > 1 ? `seed 1 of ${n} (${seeds[0]}); the means are in the table below` : '');
   job.frac = {};
+  job.started = performance.now();
   $('progress').value = 0;
   setText('progress-label', 'A 0% · B 0%');
   setState('running', n > 1 ? `running A and B, ${n} seeds each…` : 'running A and B…');
@@ -314,7 +371,10 @@ function onProgress(job, msg) {
   const side = (s) => job.seeds.reduce((acc, _, i) => acc + (job.frac[`${s}${i}`] || 0), 0) / n;
   const [a, b] = [side('a'), side('b')];
   $('progress').value = (a + b) / 2;
-  setText('progress-label', `A ${Math.round(a * 100)}% · B ${Math.round(b * 100)}%`);
+  const left = timeLeft(job.started, (a + b) / 2);
+  const text = `A ${Math.round(a * 100)}% · B ${Math.round(b * 100)}%${left ? ` · ${left}` : ''}`;
+  setText('progress-label', text);
+  setText('results-progress', `(${text})`); // beside the results too: on a phone the Run box is far up
 }
 
 async function onDone(job, msg) {
@@ -351,18 +411,27 @@ async function onDone(job, msg) {
   } catch (e) {
     compareError = `; no Δ: compare failed: ${e.message}`;
   }
+  // the histogram bucket of each percentile on the cards: a percentile is a bucket bound
+  const bounds = {};
+  for (const side of ['a', 'b']) {
+    try { bounds[side] = (await engine.call(MSG.percentile_bounds, { report: job.reports[side] })).bounds; } catch (_) { bounds[side] = null; }
+  }
   if (!engine.isCurrent(job)) return; // cancelled, superseded or crashed meanwhile
   engine.finishJob(job);
-  const r = { id: job.id, exp: job.exp, link: job.link, reports: job.reports, compare, topo: {} };
+  for (const side of ['a', 'b']) renderSide(side, job.reports[side], bounds[side]);
+  const of = (s) => job.seeds.map((_, i) => job.runs[`${s}${i}`]);
+  job.compare = compare;
+  const r = { id: job.id, exp: job.exp, link: job.link, reports: job.reports, compare, topo: {}, seeds: job.seeds, runs: { a: of('a'), b: of('b') }, story: job.story };
   last = r;
   showResultsOf('Results of', r.link);
+  $('results-cancel').hidden = true;
   markStale();
-  renderDelta(r.compare);
+  renderDelta(r.compare, bounds);
   renderRepeatTable(table);
   r.table = table;
   renderProfile(r.reports.a, r.reports.b);
   renderCounters(r.reports.a, r.reports.b);
-  showStoryFigure(job.story, r);
+  r.checks = await showStoryFigure(job.story, job);
   await showDetails();
   $('progress').value = 1;
   setText('progress-label', 'done');
@@ -467,6 +536,7 @@ async function startSweep() {
     return;
   }
   const { cpus } = plan;
+  starting = 'sweep';
   engine.cancelJob(engine.job, engine.job?.kind === 'sweep' ? 'restart' : 'replaced');
   setSweepError('');
   $('sweep-progress').value = 0; // not the previous sweep's
@@ -551,7 +621,8 @@ async function startSweep() {
     cancelled: (reason) => {
       if (reason === 'restart' || reason === 'failed') return;
       sweep.halt('cancelled');
-      setSweepState('cancelled', reason === 'replaced' ? 'stopped: the A/B run started' : 'cancelled');
+      const by = { ab: 'the A/B run started', validate: 'the model check started' }[starting];
+      setSweepState('cancelled', reason === 'replaced' && by ? `stopped: ${by}` : 'cancelled');
     },
     crashed: () => { sweep.halt('not run: engine crashed'); setSweepState('error', 'engine crashed'); },
   });
@@ -575,16 +646,22 @@ function renderValidation(rows) {
   for (const r of rows) {
     const ci = r.model_ci95 ? ` [${fmtModel(r.model_ci95[0])}, ${fmtModel(r.model_ci95[1])}]` : '';
     const tr = document.createElement('tr');
+    tr.id = `vrow-${r.id}`;
+    tr.tabIndex = -1; // a story's "row …" link focuses it
     tr.dataset.id = r.id;
     tr.dataset.status = r.status;
+    tr.dataset.kind = r.kind;
+    if ($('validation').dataset.wanted === r.id) tr.dataset.marked = '1';
     tr.title = `${r.command}\nsource: ${r.source}`;
-    for (const [text, cls] of [[r.id, ''], [r.machine, ''], [r.workload, ''], [r.what, ''], [r.published, ''],
-      [`${fmtModel(r.model)}${ci}`, 'num'], [`${fmtModel(r.tolerance[0])} .. ${fmtModel(r.tolerance[1])}`, 'num'], [r.status, 'status']]) {
+    for (const [text, cls] of [[r.id, ''], [r.kind, ''], [r.machine, ''], [r.workload, ''], [r.what, ''], [r.published, ''],
+      [`${fmtModel(r.model)}${ci}`, 'num'], [`${fmtModel(r.tolerance[0])} .. ${fmtModel(r.tolerance[1])}`, 'num']]) {
       const td = document.createElement('td');
       td.textContent = text;
       if (cls) td.className = cls;
       tr.append(td);
     }
+    // status in words and a mark, not colour alone
+    tr.append(h('td', { class: `status ${r.status}` }, h('span', { class: 'mark', 'aria-hidden': 'true' }, r.status === 'holds' ? '✓ ' : '✗ '), r.status));
     tbody.append(tr);
   }
 }
@@ -602,24 +679,29 @@ async function startValidation() {
     $('validation').dataset.state = 'error';
     return;
   }
+  starting = 'validate';
   stopAll(engine.job?.kind === 'validate' ? 'restart' : 'replaced');
   const reports = new Array(runs.length);
   let done = 0;
   const frac = {};
+  const started = performance.now();
   const job = engine.startJob({
     kind: 'validate',
     progress: (msg) => {
       frac[msg.key] = Number(msg.frac) || 0;
-      $('validation-progress').value = Object.values(frac).reduce((x, y) => x + y, 0) / runs.length;
+      const f = Object.values(frac).reduce((x, y) => x + y, 0) / runs.length;
+      $('validation-progress').value = f;
+      const left = timeLeft(started, f);
+      setText('validation-progress-label', `${done} of ${runs.length} runs${left ? ` · ${left}` : ''}`);
     },
     done: async (msg) => {
       reports[Number(String(msg.key).slice(1))] = msg.report;
       frac[msg.key] = 1;
       setText('validation-progress-label', `${++done} of ${runs.length} runs`);
       if (done < runs.length) return;
-      let rows;
+      let rows, headline;
       try {
-        rows = (await engine.call(MSG.validation_table, { seconds, repeats, reports })).rows;
+        ({ rows, headline } = await engine.call(MSG.validation_table, { seconds, repeats, reports }));
       } catch (e) {
         setText('validation-error', e.message);
         $('validation').dataset.state = 'error';
@@ -628,24 +710,33 @@ async function startValidation() {
       if (!engine.isCurrent(job)) return;
       engine.finishJob(job);
       renderValidation(rows);
-      const misses = rows.filter((r) => r.status === 'misses').length;
-      setText('validation-progress-label', `${rows.length - misses} of ${rows.length} rows hold, ${misses} miss`);
+      // the engine's headline: behaviour checks and inputs counted apart
+      setText('validation-progress-label', headline);
+      setText('validation-wanted', '');
       $('validation').dataset.state = 'done';
+      $('validation-cancel').disabled = true;
     },
     error: (err) => {
       setText('validation-error', err.errors.length ? describeErrors(err.errors) : err.message);
       $('validation').dataset.state = 'error';
     },
-    cancelled: () => { $('validation').dataset.state = 'cancelled'; setText('validation-progress-label', 'cancelled'); },
-    crashed: () => { $('validation').dataset.state = 'error'; setText('validation-progress-label', 'engine crashed'); },
+    cancelled: (reason) => {
+      $('validation').dataset.state = 'cancelled';
+      $('validation-cancel').disabled = true;
+      const by = { ab: 'the A/B run started', sweep: 'the scaling sweep started' }[starting];
+      setText('validation-progress-label', reason === 'replaced' && by ? `cancelled: ${by}` : 'cancelled');
+    },
+    crashed: () => { $('validation').dataset.state = 'error'; $('validation-cancel').disabled = true; setText('validation-progress-label', 'engine crashed'); },
   });
   $('validation').dataset.state = 'running';
+  $('validation-cancel').disabled = false;
   $('validation-progress').value = 0;
   setText('validation-progress-label', `0 of ${runs.length} runs`);
   runs.forEach((r, i) => engine.run(job, r.experiment, r.side, `v${i}`));
 }
 
 $('validation').addEventListener('submit', (ev) => { ev.preventDefault(); startValidation(); });
+$('validation-cancel').addEventListener('click', () => { if (engine.job?.kind === 'validate') engine.cancelJob(engine.job, 'user'); });
 
 // ---------------------------------------------------------------- details (c2c, heatmap, domains)
 
@@ -698,11 +789,16 @@ async function share() {
     setText('status', `not shared: the form has invalid fields (${why || 'see the marked fields'})`);
     return;
   }
-  const url = absoluteLink(currentLink);
+  const url = absoluteLink(withStory(currentLink));
   const box = $('share-url');
   $('share-box').hidden = false;
   box.value = url;
   $('share').dataset.link = url;
+  // after an edit the form is not the results on screen: offer the results' link too
+  const stale = !!last && last.link !== currentLink;
+  $('share-results-row').hidden = !stale;
+  if (stale) $('share-results-url').value = absoluteLink(withStory(last.link, last.story));
+  setText('share-form-label', stale ? 'Link to the form (copied if the browser allowed it):' : 'Link (copied if the browser allowed it):');
   try {
     await navigator.clipboard.writeText(url);
     setText('status', 'link copied to the clipboard');
@@ -717,11 +813,32 @@ async function share() {
 
 function bundle() {
   if (!last) return null;
-  // the run's own experiment and link, whatever the form says now
-  return { schedplay: 1, link: absoluteLink(last.link), experiment: last.exp, a: last.reports.a, b: last.reports.b, compare: last.compare };
+  // What is on screen: the run's own experiment and link (whatever the form says now), every seed's
+  // report of each side, the cards' seed (a, b: the first), the Δ card and the repeat table.
+  return {
+    schedplay: 1, link: absoluteLink(withStory(last.link, last.story)), experiment: last.exp,
+    seeds: last.seeds, a: last.reports.a, b: last.reports.b, compare: last.compare,
+    runs: last.runs, repeat_table: last.table ?? null,
+    story: last.story ? { name: last.story.name, checks: last.checks ?? [] } : null,
+  };
 }
 
 $('share').addEventListener('click', share);
+// "Results of <link>": load the results' experiment into the form, keep the results (a new tab or a
+// copied link still opens the page fresh)
+$('results-link').addEventListener('click', async (ev) => {
+  if (!last || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
+  ev.preventDefault();
+  form.set(last.exp);
+  sweepNote();
+  linkErrors = [];
+  dismissed.clear();
+  userEdited = true;
+  await (syncPromise = syncNow());
+  if (last.story) showStory(last.story);
+  setText('status', 'the form is the results\' experiment again');
+});
+$('results-cancel').addEventListener('click', () => cancelRun());
 setupTrace(engine, () => last?.exp ?? null);
 $('export-json').addEventListener('click', () => { const b = bundle(); if (b) exportJSON(b); });
 $('export-csv').addEventListener('click', () => { const b = bundle(); if (b) exportCSV(b); });

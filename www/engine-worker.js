@@ -199,7 +199,14 @@ function handle(msg) {
     case MSG.validation_plan:
       return reply(msg, () => ({ runs: plain(wasm_bindgen.validation_plan(Number(msg.seconds), Number(msg.repeats) >>> 0)) }));
     case MSG.validation_table:
-      return reply(msg, () => ({ rows: plain(wasm_bindgen.validation_table(Number(msg.seconds), Number(msg.repeats) >>> 0, msg.reports)) }));
+      return reply(msg, () => {
+        const { rows, headline } = plain(wasm_bindgen.validation_table(Number(msg.seconds), Number(msg.repeats) >>> 0, msg.reports));
+        return { rows, headline };
+      });
+    case MSG.story_check:
+      return reply(msg, () => ({ checks: plain(wasm_bindgen.story_check(String(msg.name ?? ''), msg.a, msg.b)) }));
+    case MSG.percentile_bounds:
+      return reply(msg, () => ({ bounds: plain(wasm_bindgen.percentile_bounds(msg.report)) }));
     case MSG.trace:
       if (!isSide(msg.side)) return refuse({ id: msg.id }, 'side', 'allowed "a" or "b"');
       return reply(msg, () => ({ text: String(wasm_bindgen.run_trace(msg.experiment, msg.side, msg.from ?? undefined, msg.to ?? undefined)) }));

@@ -11,9 +11,13 @@ export function download(name, type, text) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
+/** schedplay-<machine>-<workload>-A_<patches>-B_<patches>-seed<N>[-x<repeats>]: two exports of
+ * different patch sets never share a name. */
 export function fileStem(exp) {
-  const safe = (s) => String(s ?? '').replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 40);
-  return `schedplay-${safe(exp?.machine?.preset)}-${safe(exp?.workload?.name)}-seed${safe(exp?.seed)}`;
+  const safe = (s, n = 40) => String(s ?? '').replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, n);
+  const side = (list) => safe((list || []).join('+') || 'baseline', 60);
+  const reps = Number(exp?.repeats) > 1 ? `-x${safe(exp.repeats)}` : '';
+  return `schedplay-${safe(exp?.machine?.preset)}-${safe(exp?.workload?.name)}-A_${side(exp?.a)}-B_${side(exp?.b)}-seed${safe(exp?.seed)}${reps}`;
 }
 
 export function exportJSON(bundle) {
@@ -44,6 +48,9 @@ export function toCSV(bundle) {
   add('experiment', 'experiment', 'workload', '', e.workload?.name);
   add('experiment', 'experiment', 'patches_a', '', (e.a || []).join(' '));
   add('experiment', 'experiment', 'patches_b', '', (e.b || []).join(' '));
+  add('experiment', 'experiment', 'repeats', '', e.repeats ?? 1);
+  add('experiment', 'experiment', 'seeds', '', (bundle.seeds || [e.seed]).join(' '));
+  // side a / b: the first seed's report (the cards, charts and details)
   for (const side of ['a', 'b']) {
     const r = bundle[side];
     if (!r) continue;
@@ -76,6 +83,42 @@ export function toCSV(bundle) {
   }
   const c = bundle.compare;
   if (c) for (const [k, v] of Object.entries(c)) if (typeof v === 'number') add('delta', 'compare', k, '', v);
+  // every seed's headline figures (section seed, name = the seed)
+  const seeds = bundle.seeds || [];
+  for (const side of ['a', 'b']) {
+    (bundle.runs?.[side] || []).forEach((r, i) => {
+      const seed = String(seeds[i] ?? r?.seed ?? i);
+      add(side, 'seed', seed, 'throughput_per_sec', r?.throughput_per_sec);
+      add(side, 'seed', seed, 'contention_pct', r?.contention_pct);
+      for (const k of ['avg', 'max', 'p95']) add(side, 'seed', seed, `latency_${k}_ms`, r?.latency_ms?.[k]);
+      for (const k of ['p50', 'p95', 'p99']) add(side, 'seed', seed, `wakeup_${k}_us`, r?.wakeup_latency_us?.[k]);
+      add(side, 'seed', seed, 'report_hash', r?.report_hash);
+    });
+  }
+  // the repeat table (means, standard deviations, 95% intervals, Welch's p), as on screen
+  for (const f of bundle.repeat_table?.figures || []) {
+    for (const side of ['a', 'b']) {
+      const m = f[side];
+      if (!m) continue;
+      add(side, 'repeat', f.key, 'mean', m.mean);
+      add(side, 'repeat', f.key, 'stddev', m.stddev);
+      add(side, 'repeat', f.key, 'ci95_lo', m.ci95?.[0]);
+      add(side, 'repeat', f.key, 'ci95_hi', m.ci95?.[1]);
+    }
+    const d = f.delta;
+    if (!d) continue;
+    add('delta', 'repeat', f.key, `change_${d.unit === 'points' ? 'points' : 'pct'}`, d.change);
+    add('delta', 'repeat', f.key, 'ci95_lo', d.ci95?.[0]);
+    add('delta', 'repeat', f.key, 'ci95_hi', d.ci95?.[1]);
+    add('delta', 'repeat', f.key, 'p', d.p);
+    add('delta', 'repeat', f.key, 'significant', d.significant ? 1 : 0);
+  }
+  // a story's verdicts: the model against the reported figure, row by row
+  for (const ch of bundle.story?.checks || []) {
+    add('story', bundle.story.name, ch.id, 'model', ch.model);
+    add('story', bundle.story.name, ch.id, 'published', ch.published);
+    add('story', bundle.story.name, ch.id, 'status', ch.status);
+  }
   return rows.map((r) => r.map(cell).join(',')).join('\n') + '\n';
 }
 

@@ -14,6 +14,7 @@ export class ScenarioForm {
     this.machineKeys = presets.machine_keys;
     /** An imported machine (www/import.js): the engine's cpu_map (its summary is the engine's). */
     this.cpuMap = null;
+    this.importNote = ''; // why the imported machine has the hardware figures it has (import.js)
     this.renderStatic();
   }
 
@@ -77,8 +78,37 @@ export class ScenarioForm {
 
   /** Imported machine on (map) or off (null): the layout fields do not apply to it. */
   setCpuMap(map) {
+    const was = this.cpuMap;
     this.cpuMap = map || null;
     for (const key of this.presets.layout_keys || []) if ($(key)) $(key).disabled = !!this.cpuMap;
+    // back to the preset: its layout again in the fields the imported machine had filled
+    if (was && !this.cpuMap) this.applyMachinePreset($('machine').value);
+  }
+
+  /**
+   * An imported machine's own layout in the (disabled) layout fields and its description, from the
+   * engine's summary of the machine it built (never the preset's layout: the preset gives only the
+   * hardware figures). A size that differs between nodes or LLCs reads "mixed".
+   */
+  showImportedLayout(s) {
+    if (!this.cpuMap || !s) return;
+    const one = (sizes) => (sizes?.length === 1 ? String(sizes[0].cores) : 'mixed');
+    const smtOpt = [...($('smt')?.options || [])].find((o) => Number(o.value) === s.smt);
+    const values = {
+      sockets: String(s.sockets),
+      cores_per_socket: String(s.cpus / s.smt / s.sockets),
+      nodes_per_socket: String(s.nodes / s.sockets),
+      cores_per_llc: one(s.llc_sizes),
+      cores_per_cluster: s.cluster_sizes?.length ? one(s.cluster_sizes) : '1',
+    };
+    for (const [k, v] of Object.entries(values)) {
+      const el = $(k);
+      if (!el || el.tagName !== 'INPUT') continue;
+      el.value = Number.isInteger(Number(v)) || v === 'mixed' ? v : 'mixed';
+    }
+    if (smtOpt) $('smt').value = smtOpt.value;
+    const mp = this.machinePreset($('machine').value);
+    $('machine-desc').textContent = `Imported machine (its layout below, from the pasted text); hardware figures of ${$('machine').value}${mp?.description ? `: ${mp.description}` : ''}`;
   }
 
   /** Machine keys the experiment carries: not the layout ones with an imported machine. */
@@ -318,11 +348,11 @@ function sizesText(sizes, smt) {
  * a notice for every setting it used differently. `s` null: the machine is invalid (`why`);
  * `imported`: the machine is a pasted one (www/import.js), which the summary says.
  */
-export function showMachineSummary(s, why = '', imported = false) {
+export function showMachineSummary(s, why = '', imported = false, importNote = '') {
   const box = $('machine-summary');
   const notes = clear($('machine-adjusted'));
   notes.hidden = true;
-  if (!s) { box.textContent = why ? `machine: ${why}` : ''; box.dataset.llcs = ''; return; }
+  if (!s) { box.textContent = why ? `machine: ${why}` : ''; box.dataset.llcs = ''; for (const el of document.querySelectorAll('.used-hint')) el.remove(); return; }
   const smt = s.smt > 1 ? 'SMT on' : 'SMT off';
   const vendor = { amd: 'AMD', intel: 'Intel', ibm: 'IBM', arm: 'Arm', hisilicon: 'HiSilicon' }[s.vendor] ?? String(s.vendor);
   const cl = s.cluster_sizes.length && s.cluster_sizes[0].cores > 1 ? ` · ${plural(s.clusters, 'cluster')} ${sizesText(s.cluster_sizes, s.smt)}` : '';
@@ -333,9 +363,14 @@ export function showMachineSummary(s, why = '', imported = false) {
     + `${s.llc_mib ? `, ${s.llc_mib.toLocaleString('en-US')} MiB each` : ''}${cl}`;
   box.dataset.llcs = String(s.llcs);
   box.dataset.nodes = String(s.nodes);
+  for (const el of document.querySelectorAll('.used-hint')) el.remove();
   for (const a of s.adjusted || []) {
     const what = a.field === 'slit' ? 'node distances' : `${a.field.replace(/_/g, ' ')}: ${a.used} used, not ${a.asked}`;
     notes.append(h('div', { dataset: { field: a.field } }, h('strong', {}, 'Adjusted '), `${what} — ${a.why}`));
+    // under the field too, so that the field never shows one value while another runs
+    const err = document.querySelector(`#machine-keys [data-error-for="${CSS.escape(String(a.field))}"]`);
+    if (err) err.before(h('div', { class: 'used-hint', dataset: { field: a.field, testid: `used-${a.field}` } }, `${a.used} used (see Adjusted below)`));
   }
+  if (importNote) notes.append(h('div', { class: 'import-note', dataset: { testid: 'import-note' } }, h('strong', {}, 'Hardware figures '), importNote));
   notes.hidden = !notes.firstChild;
 }

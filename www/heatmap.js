@@ -24,6 +24,21 @@ export function heatColor(t) {
   return `hsl(${HUE}, ${dark() ? 60 : 55}%, ${l.toFixed(1)}%)`;
 }
 
+/** The legend's ticks for a scale of 0..max (a fraction): 4 or 5 equal steps that are round in %,
+ * all with the same decimals ("0% 5% 10% 15% 20% 25%", never "6.3% 13% 19%"). */
+export function legendTicks(max) {
+  const top = Math.round(max * 1e6) / 1e4; // % with no float dust
+  for (const decimals of [0, 1, 2]) {
+    for (const n of [4, 5]) {
+      const step = top / n;
+      if (Math.abs(step * 10 ** decimals - Math.round(step * 10 ** decimals)) < 1e-9) {
+        return Array.from({ length: n + 1 }, (_, i) => `${(step * i).toFixed(decimals)}%`);
+      }
+    }
+  }
+  return [0, 0.25, 0.5, 0.75, 1].map((t) => `${(top * t).toFixed(2)}%`);
+}
+
 const pctText = (v) => `${(v * 100).toLocaleString('en-US', { maximumFractionDigits: v < 0.1 ? 1 : 0 })}%`;
 
 export class Heatmap {
@@ -171,7 +186,7 @@ export class Heatmap {
     if (!bar) return;
     bar.style.background = `linear-gradient(to right, ${[0, 0.25, 0.5, 0.75, 1].map(heatColor).join(', ')})`;
     const ticks = clear($('heat-legend-ticks'));
-    for (const t of [0, 0.25, 0.5, 0.75, 1]) ticks.append(h('span', {}, pctText(t * this.scaleMax)));
+    for (const t of legendTicks(this.scaleMax)) ticks.append(h('span', {}, t));
     $('heat-legend').dataset.max = String(this.scaleMax);
     $('heat-legend').dataset.metric = this.metric;
     this.canvas.setAttribute('aria-label', `CPU heatmap of ${m.label}, 0 to ${pctText(this.scaleMax)} of each CPU's time. Arrow keys move the selected CPU, Enter shows its sched domains.`);
@@ -219,7 +234,11 @@ export class Heatmap {
     const gapN = 10, gapL = 4, label = 14, gapS = 8;
     const lc = Math.ceil(Math.sqrt(maxLlcs)), lr = Math.ceil(maxLlcs / lc);
     const llcW = (cssW - (maxNodes - 1) * gapN - maxNodes * (lc - 1) * gapL) / (maxNodes * lc);
-    const cc = Math.min(maxCores, Math.max(1, Math.ceil(llcW / 22)));
+    // cores per row: as many as fit, but rows of equal length where a divisor of the LLC's cores
+    // allows it (32 cores as 4 × 8, not 15 + 15 + 2)
+    const fit = Math.min(maxCores, Math.max(1, Math.ceil(llcW / 22)));
+    const div = [...Array(fit).keys()].map((i) => fit - i).find((d) => maxCores % d === 0) ?? 1;
+    const cc = div * 2 > fit ? div : Math.ceil(maxCores / Math.ceil(maxCores / fit));
     const s = Math.max(3, Math.min(22, Math.floor(llcW / cc)));
     const rows = Math.ceil(maxCores / cc);
     const llcH = rows * s;
@@ -283,7 +302,8 @@ export function renderDomains(topo, cpu, sideLabel, focus = false) {
   let parent = box;
   for (const d of domains) {
     const det = h('details', { open: true },
-      h('summary', {}, h('strong', {}, `${d.name}`), ` level ${d.level} · span `, h('code', {}, String(d.span)),
+      // domain-N as sched_verbose numbers it; the kernel's sd->level (debugfs `level`) beside it
+      h('summary', {}, h('strong', {}, `${d.name}`), ` domain-${d.level}${d.sd_level !== undefined && d.sd_level !== d.level ? ` (debugfs level:${d.sd_level})` : ''} · span `, h('code', {}, String(d.span)),
         ` (${d.span_weight.toLocaleString('en-US')} CPUs)`),
       h('div', { class: 'desc' },
         `interval ${d.min_interval}–${d.max_interval} ms, busy_factor ${d.busy_factor}, imbalance_pct ${d.imbalance_pct}, cache_nice_tries ${d.cache_nice_tries}`),

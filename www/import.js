@@ -36,12 +36,19 @@ export function setupImport(engine, form, presets) {
     try {
       const { machine: m } = await engine.call('import_machine', { text: $('import-text').value, hardware: hardware.value });
       const s = m.summary || {};
-      const note = `imported machine: ${s.cpus} CPUs, ${s.sockets} sockets, ${s.nodes} nodes, ${s.llcs} LLCs, ${s.smt} threads per core`;
+      const n = (x, word) => `${Number(x).toLocaleString('en-US')} ${word}${Number(x) === 1 ? '' : 's'}`;
+      const note = `imported machine: ${n(s.cpus, 'CPU')}, ${n(s.sockets, 'socket')}, ${n(s.nodes, 'node')}, ${n(s.llcs, 'LLC')}, ${s.smt > 1 ? 'SMT on' : 'SMT off'}`;
       $('machine').value = m.preset;
       form.applyMachinePreset(m.preset);
       form.setCpuMap(m.cpu_map);
-      setText('import-status', `${note}; ${m.why || `hardware figures of ${m.preset}`}${m.closest ? ' (the list above chooses another)' : ''}`
+      const vendor = { amd: 'AMD', intel: 'Intel', ibm: 'IBM', arm: 'Arm', hisilicon: 'HiSilicon' }[m.preset_vendor] ?? String(m.preset_vendor ?? '');
+      setText('import-status', `${note}; hardware figures of ${m.preset} (${vendor})${m.closest ? ` (the closest preset; the preset list chooses another). Why: ${m.why}` : ''}`
         + (m.notes?.length ? `. Assumed: ${m.notes.join('; ')}` : ''));
+      // Chosen by shape alone when the text names no vendor: an Intel box can get AMD figures.
+      // Said where it is seen, not only in the (closed) box.
+      form.importNote = m.closest && !m.vendor
+        ? `The pasted text names no CPU vendor, so its hardware figures (cache-line latencies) are those of ${m.preset} (${vendor}), the preset closest in shape. If the machine is not ${vendor}, choose its figures under Import machine → "hardware figures of", or paste plain lscpu output too (its "Vendor ID" line).`
+        : '';
       form.changed('machine');
     } catch (e) {
       setText('import-status', 'not imported:');
@@ -51,6 +58,7 @@ export function setupImport(engine, form, presets) {
     sync();
   });
   $('import-clear').addEventListener('click', () => {
+    form.importNote = '';
     form.setCpuMap(null);
     form.applyMachinePreset($('machine').value);
     setText('import-status', '');

@@ -27,11 +27,13 @@ function section() {
   const moves = h('table', { id: 'locality-moves', class: 'counters', dataset: { testid: 'locality-moves' } },
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, 'distance'),
-      num('starts A'), num('starts B'), num('wakeups A'), num('wakeups B'), num('handoffs A'), num('handoffs B'))),
+      num('starts A'), num('starts B'), num('task wakeups A'), num('task wakeups B'), num('handoffs A'), num('handoffs B'))),
     h('tbody'));
   const details = h('details', { class: 'panel' }, h('summary', {}, 'locality: where user time went'),
     h('div', { class: 'table-wrap' }, table),
-    h('div', { class: 'table-wrap' }, moves));
+    h('div', { class: 'table-wrap' }, moves),
+    // why a column can be 0 while the counters show wakeups: oltp's remote client is a timer
+    h('p', { class: 'desc', id: 'locality-note' }, 'Task wakeups: one task woke another, by the distance from the waker\'s CPU to the CPU the wakee is queued on. A wakeup with no waking task (a timer: the round trip to a remote client, a sleep that ends) has no distance; the last row counts them, so the column adds up to the wakeups counter.'));
   const counters = document.getElementById('counters')?.closest('details');
   if (counters) counters.after(details);
   else document.body.append(details);
@@ -62,4 +64,14 @@ export function renderLocality(ra, rb) {
       n(la, 'wakeups_by_class', c), n(lb, 'wakeups_by_class', c),
       n(la, 'handoffs_by_class', c), n(lb, 'handoffs_by_class', c)));
   }
+  // wakeups without a waking task: the wakeups counter minus the task wakeups (same window)
+  const noWaker = (r, l) => {
+    const all = r?.counters?.wakeups;
+    if (!l || typeof all !== 'number') return h('td', { class: 'num' }, '–');
+    const byClass = CLASSES.reduce((s, c) => s + (l.wakeups_by_class?.[c] || 0), 0);
+    return h('td', { class: 'num' }, fmtInt(all - byClass));
+  };
+  const blank = () => h('td', { class: 'num' }, '');
+  mb.append(h('tr', { dataset: { class: 'no_waker' } }, h('td', {}, 'no waker (timer)'),
+    blank(), blank(), noWaker(ra, la), noWaker(rb, lb), blank(), blank()));
 }

@@ -38,10 +38,18 @@
  * @typedef {{type: 'validation_plan', id: number, seconds: number, repeats: number}} ValidationPlanMsg
  *          -> {type, id, runs: {experiment: object, side: Side}[]}  the runs `schedplay validate` makes
  * @typedef {{type: 'validation_table', id: number, seconds: number, repeats: number, reports: object[]}} ValidationTableMsg
- *          -> {type, id, rows: object[]}  the validation rows (`validate --json`) from the runs' reports, in plan order
+ *          -> {type, id, rows: object[], headline: string}  the validation rows (`validate --json`) from
+ *             the runs' reports, in plan order, and the headline (behaviour checks and inputs apart)
  * @typedef {{type: 'trace', id: number, experiment: object, side: Side, from?: number, to?: number}} TraceMsg
  *          -> {type, id, text: string}  the side run again with a trace of simulated seconds [from, to)
  *             (absent: the whole run): Chrome JSON trace events for Perfetto (docs/TRACE.md)
+ * @typedef {{type: 'story_check', id: number, name: string, a: object[], b: object[]}} StoryCheckMsg
+ *          -> {type, id, checks: object[]}  the story's validation rows checked on its run (every
+ *             repeat of A and B): outcome (id, what, published, model, model_ci95, tolerance,
+ *             status) and published_value (validation::check)
+ * @typedef {{type: 'percentile_bounds', id: number, report: object}} PercentileBoundsMsg
+ *          -> {type, id, bounds: object}  the histogram bucket [lo, hi) of each percentile of the
+ *             cards (latency_ms.p95, wakeup_latency_us.p50/p95/p99): a percentile is a bucket bound
  * @typedef {{type: 'import_machine', id: number, text: string, hardware: string}} ImportMachineMsg
  *          -> {type, id, machine: {cpu_map: string, preset: string, closest: boolean, summary: object, notes: string[]}}
  *             lscpu + numactl text parsed by the engine; `hardware` '' picks the closest preset;
@@ -61,7 +69,7 @@
 (function (g) {
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
     'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
-    'validation_table', 'trace', 'topology_summary', 'import_machine'];
+    'validation_table', 'trace', 'topology_summary', 'import_machine', 'story_check', 'percentile_bounds'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;

@@ -37,18 +37,32 @@ export function setPatchLists(exp) {
 
 const ms = (x) => (x === undefined || x === null ? '–' : fmtFixed(x, 3)); // the unit is in the row's label
 
-export function renderSide(side, r) {
+/** A percentile with its histogram bucket ("2.56–2.62"): the report's figure is the bucket's lower
+ * bound, so two runs in the same bucket read the same. `b`: [lo, hi] in the figure's unit. */
+function rangeText(v, b, digits) {
+  if (!b || !Number.isFinite(b[0]) || !Number.isFinite(b[1]) || b[1] <= b[0]) return fmtFixed(v, digits);
+  const lo = fmtFixed(b[0], digits), hi = fmtFixed(b[1], digits);
+  return lo === hi ? lo : `${lo}–${hi}`;
+}
+
+export function renderSide(side, r, bounds = null) {
   setCell(`summary-${side}-throughput`, fmtFixed(r.throughput_per_sec, 1), r.throughput_per_sec);
   $(`summary-${side}-throughput`).title = `${r.throughput_per_sec} ${r.throughput_unit || ''} per second`;
   for (const el of document.querySelectorAll('.tp-unit')) el.textContent = ` (${r.throughput_unit || 'units'}/s)`;
   setCell(`summary-${side}-contention`, fmtPct(r.contention_pct, 2), r.contention_pct);
   const l = r.latency_ms || {};
   setCell(`summary-${side}-lat-avg`, ms(l.avg), l.avg);
-  setCell(`summary-${side}-lat-p95`, ms(l.p95), l.p95);
+  setCell(`summary-${side}-lat-p95`, l.p95 === undefined || l.p95 === null ? '–' : rangeText(l.p95, bounds?.latency_ms?.p95, 3), l.p95);
+  $(`summary-${side}-lat-p95`).title = bounds ? 'the histogram bucket the 95th percentile falls in (buckets are 1/32 of the value wide)' : '';
   setCell(`summary-${side}-lat-max`, ms(l.max), l.max);
   // wakeup-to-run percentiles, where the workload wakes tasks (schbench's headline is p99)
   const w = r.wakeup_latency_us || {};
-  for (const p of WAKE) setCell(`summary-${side}-wake-${p}`, fmtFixed(w[p], 1), w[p]);
+  for (const p of WAKE) {
+    // two decimals below 10 µs (the buckets of a few µs are 0.06 µs wide), fewer above: a range fits the card
+    const digits = Math.abs(w[p] ?? 0) < 10 ? 2 : Math.abs(w[p] ?? 0) < 1000 ? 1 : 0;
+    setCell(`summary-${side}-wake-${p}`, rangeText(w[p], bounds?.wakeup_latency_us?.[p], digits), w[p]);
+    $(`summary-${side}-wake-${p}`).title = bounds ? `the histogram bucket the ${p.slice(1)}th percentile falls in` : '';
+  }
   if (w.max > 0) $('summary').dataset.wakeup = '1';
   const hash = r.report_hash === undefined ? '' : String(r.report_hash);
   $(`summary-${side}-hash`).textContent = hash ? `report ${hash} · ${fmtInt(r.events)} events · ${fmt(r.sim_seconds, 3)} s simulated` : '';
@@ -57,7 +71,7 @@ export function renderSide(side, r) {
 
 /** Δ row: the engine's figures (compare() = Delta::between, as the CLI prints them), nothing computed
  * here; without them (compare failed) every cell is '–'. higher=better for throughput only. */
-export function renderDelta(cmp) {
+export function renderDelta(cmp, bounds = null) {
   const d = {
     throughput: cmp?.throughput_pct ?? null,
     contention: cmp?.contention_points ?? null,
@@ -73,8 +87,13 @@ export function renderDelta(cmp) {
     const text = m === 'contention'
       ? (v === null || !Number.isFinite(v) ? '–' : `${fmtFixed(v, 2, true)} pts`)
       : fmtPct(v, 1, true);
-    setCell(`summary-delta-${m}`, text, v);
+    // a percentile of A and B in the same histogram bucket: no change can be read from it
+    const pb = (side) => (m === 'lat-p95' ? bounds?.[side]?.latency_ms?.p95 : m.startsWith('wake-') ? bounds?.[side]?.wakeup_latency_us?.[m.slice(5)] : null);
+    const same = pb('a') && pb('b') && pb('a')[0] === pb('b')[0] && pb('a')[1] === pb('b')[1];
+    setCell(`summary-delta-${m}`, same ? 'same bucket' : text, v);
     const el = $(`summary-delta-${m}`);
+    el.title = same ? 'A and B fall in the same histogram bucket (1/32 of the value wide): the change is below what the histogram resolves' : '';
+    el.dataset.sameBucket = same ? '1' : '0';
     // One seed per side: no interval, so nothing is marked as a win or a loss (repeats give one).
     el.classList.remove('good', 'bad');
   }
@@ -86,7 +105,9 @@ export function renderFlag(side, r) {
   const parts = [];
   if (r && r.warmup_s > 0) parts.push(`first ${fmt(r.warmup_s, 3)} s left out (warm-up)`);
   const ns = (r && r.not_settled) || [];
-  if (ns.length) parts.push(`not settled: ${ns.join(', ')} still trend(s) more than their noise`);
+  // the report's series names, in words
+  const words = { throughput: 'throughput', contention_pct: '% cycles in contention', utilization: 'utilization' };
+  if (ns.length) parts.push(`not settled: ${ns.map((n) => words[n] ?? n.replace(/_/g, ' ')).join(' and ')} still ${ns.length === 1 ? 'trends' : 'trend'} more than ${ns.length === 1 ? 'its' : 'their'} noise`);
   el.textContent = parts.join(' · ');
   el.dataset.notSettled = ns.join(',');
   el.title = ns.length ? 'The series still drifts over the measured window (docs/MODEL.md, Steady state): a longer run or a warm-up gives steadier figures.' : '';
@@ -97,6 +118,11 @@ const num = (x) => {
   const a = Math.abs(x);
   return fmtFixed(x, a >= 1e5 ? 1 : a >= 100 ? 2 : 4);
 };
+
+/** An interval of the change wider than NOISY_WIDTH (in % or points): the figure varies so much from
+ * seed to seed that no change of it can be read. A presentation threshold, said in the table's note. */
+export const NOISY_WIDTH = 100;
+const noisy = (d) => !!d && Number.isFinite(d.ci95?.[0]) && Number.isFinite(d.ci95?.[1]) && d.ci95[1] - d.ci95[0] > NOISY_WIDTH;
 
 /** The repeat table (the engine's repeat::Table). A change whose interval contains 0 is greyed;
  * nothing is coloured as a win or a loss. */
@@ -118,7 +144,8 @@ export function renderRepeatTable(t) {
     h('th', { scope: 'row' }, f.label),
     h('td', { class: 'num' }, `${num(f.a.mean)} (${cv(f.a)}%)`),
     h('td', { class: 'num' }, d ? `${sign(d.change)}${u} (${cv(f.b)}%)` : '–'),
-    h('td', { class: 'num ci' }, d ? `[${sign(d.ci95[0])}, ${sign(d.ci95[1])}]${u}` : `[${num(f.a.ci95[0])}, ${num(f.a.ci95[1])}]`),
+    h('td', { class: 'num ci' }, d ? `[${sign(d.ci95[0])}, ${sign(d.ci95[1])}]${u}` : `[${num(f.a.ci95[0])}, ${num(f.a.ci95[1])}]`,
+      noisy(d) ? h('div', { class: 'noisy', dataset: { testid: `noisy-${f.key}` } }, 'too noisy to compare: run longer or more repeats') : null),
     h('td', { class: 'num' }, d ? fmtFixed(d.p, 4) : '–')));
   }
 }

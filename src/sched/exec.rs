@@ -334,19 +334,25 @@ impl Engine {
             }
             // schedule(): pick_task_fair with prev still current (it may be picked again, and
             // is then put back and set again, which renews its protection), then the switch.
+            self.sched_count(c);
             self.cpus[c].rq.need_resched = false;
             self.update_curr(c);
-            let next = self.pick_next(c);
+            let next = self.pick_task_fair(c);
             self.put_prev(c, t);
             if let Some(next) = next {
-                self.set_curr(c, next);
+                self.set_next_entity(c, next);
                 self.kcharge(c, Sym::Schedule, SWITCH_NS);
                 return Exit::Again;
             }
         }
         self.cpus[c].rq.need_resched = false;
-        if let Some(next) = self.pick_next(c) {
-            self.set_curr(c, next);
+        let next = self.pick_task_fair(c);
+        if next.is_some() || self.sched_info.cur[c].is_some() {
+            // a task blocked, or an idle CPU has work: schedule() / schedule_idle()
+            self.sched_count(c);
+        }
+        if let Some(next) = next {
+            self.set_next_entity(c, next);
             // the switch is the next work of this CPU (a job queued at the front would run now)
             self.kcharge(c, Sym::Schedule, SWITCH_NS);
             return Exit::Again;
@@ -355,6 +361,8 @@ impl Engine {
         if let Some(job) = self.idle_enter(c, now) {
             return Exit::Run(job);
         }
+        self.sched_switch_to(c, None, now);
+        self.sched_finish(c, true);
         let cpu = &mut self.cpus[c];
         cpu.exec.mode = Mode::Idle;
         cpu.exec.since = now;
@@ -364,6 +372,7 @@ impl Engine {
     }
 
     fn resume_user(&mut self, c: usize, t: TaskId) {
+        self.sched_finish(c, false);
         let now = self.cpus[c].exec.cursor.max(self.now);
         let rate = self.user_rate(c);
         let cpu = &mut self.cpus[c];

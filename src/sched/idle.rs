@@ -55,7 +55,7 @@ impl Engine {
         None
     }
 
-    /// A task starts running on `c` (from `set_curr`): if the CPU was idle, the idle period feeds
+    /// A task starts running on `c` (from `set_next_entity`): if the CPU was idle, the idle period feeds
     /// `avg_idle` and `pred_idle`, and a stopped tick restarts.
     pub(super) fn idle_exit(&mut self, c: usize, now: u64) {
         let cpu = &mut self.cpus[c];

@@ -8,7 +8,7 @@
 use super::balance::IdleType;
 use super::rq::RqLine;
 use super::*;
-use crate::domains::{SD_NUMA, SD_PREFER_SIBLING, SD_SHARE_CPUCAPACITY, SD_SHARE_LLC};
+use crate::machine::domains::{SD_NUMA, SD_PREFER_SIBLING, SD_SHARE_CPUCAPACITY, SD_SHARE_LLC};
 
 /// SCHED_CAPACITY_SCALE: every CPU's capacity (no asymmetric capacity, no rt/irq pressure).
 const CAPACITY: u64 = 1024;
@@ -148,9 +148,10 @@ pub(super) struct SdStats {
     pub imb_numa_nr: u64,
 }
 
-/// sched_balance_find_src_group()'s decision and calculate_imbalance(): the migration type and
-/// the imbalance, or None when balanced.
-pub(super) fn find_imbalance(
+/// sched_balance_find_src_group() after update_sd_lb_stats(): the decision whether the busiest
+/// group found is worth balancing, then (the kernel's `force_balance:` label) calculate_imbalance().
+/// The migration type and the imbalance, or None when balanced (the kernel returns NULL).
+pub(super) fn sched_balance_find_src_group(
     sds: &SdStats,
     local: &mut GroupStats,
     busiest: &GroupStats,
@@ -179,7 +180,18 @@ pub(super) fn find_imbalance(
     {
         return None;
     }
-    // calculate_imbalance()
+    calculate_imbalance(sds, local, busiest, idle)
+}
+
+/// calculate_imbalance(): the migration type and the amount to move; None when it comes out zero
+/// (or the local group turns out not to be below the average).
+fn calculate_imbalance(
+    sds: &SdStats,
+    local: &mut GroupStats,
+    busiest: &GroupStats,
+    idle: bool,
+) -> Option<(MigrationType, u64)> {
+    let sds_avg = || CAPACITY * sds.total_load / sds.total_capacity.max(1);
     if busiest.ty == GroupType::SmtBalance {
         return Some((MigrationType::Task, 1));
     }
@@ -275,7 +287,7 @@ impl Engine {
     /// The body of sched_balance_rq() after should_we_balance (and the serialization): group stats,
     /// busiest group and queue, imbalance, detach_tasks, with the all-pinned redo. Returns the
     /// number of tasks pulled to `dst`.
-    pub(super) fn balance_core(
+    pub(super) fn sched_balance_rq(
         &mut self,
         exec: usize,
         dst: usize,
@@ -353,6 +365,7 @@ impl Engine {
                 let span = self.sd.domains[dom_id].cpus.clone();
                 if let Some((src, i)) = self.llc_balance_pull(dst, &span) {
                     self.migrate_task(exec, src, dst, i);
+                    self.lb_stat(dst, level, it).lb_gained += 1;
                     self.kcharge(
                         exec,
                         Sym::DetachTasks,
@@ -365,18 +378,33 @@ impl Engine {
                     return 1;
                 }
             }
+            // sched_balance_find_src_group() returns NULL for no busiest group and for a
+            // balanced domain alike: both are lb_nobusyg
             let Some((bi, b)) = busiest else {
+                self.lb_stat(dst, level, it).lb_nobusyg += 1;
                 self.out_balanced(dst, level, it);
                 return 0;
             };
-            let Some((mt, imbalance)) = find_imbalance(&sds, &mut local, &b, idle) else {
+            let Some((mt, imbalance)) = sched_balance_find_src_group(&sds, &mut local, &b, idle)
+            else {
+                self.lb_stat(dst, level, it).lb_nobusyg += 1;
                 self.out_balanced(dst, level, it);
                 return 0;
             };
-            let Some(src) = self.find_src_rq(dom_id, bi, &excluded, dst, mt, imbalance) else {
+            let Some(src) =
+                self.sched_balance_find_src_rq(dom_id, bi, &excluded, dst, mt, imbalance)
+            else {
+                self.lb_stat(dst, level, it).lb_nobusyq += 1;
                 self.out_balanced(dst, level, it);
                 return 0;
             };
+            // update_lb_imbalance_stat()
+            let st = self.lb_stat(dst, level, it);
+            match mt {
+                MigrationType::Load => st.lb_imbalance_load += imbalance,
+                MigrationType::Util => st.lb_imbalance_util += imbalance,
+                MigrationType::Task => st.lb_imbalance_task += imbalance,
+            }
             let (moved, all_pinned) = if self.cpus[src].nr_running() > 1 {
                 // rq_lock_irqsave(busiest): a locked access to its rq line
                 if src != exec {
@@ -401,12 +429,14 @@ impl Engine {
                 if rest {
                     continue;
                 }
-                self.cpus[dst].balance.doms[level].nr_balance_failed = 0; // out_all_pinned
-                self.out_balanced(dst, level, it);
+                self.out_all_pinned(dst, level, it);
                 return 0;
             }
             let dom = &self.sd.domains[dom_id];
             let (min_interval, cache_nice_tries) = (dom.min_interval, dom.cache_nice_tries);
+            if moved == 0 {
+                self.lb_stat(dst, level, it).lb_failed += 1;
+            }
             let d = &mut self.cpus[dst].balance.doms[level];
             if moved == 0 {
                 if it != IdleType::NewlyIdle {
@@ -443,7 +473,7 @@ impl Engine {
     }
 
     /// sched_balance_find_src_rq(): the busiest queue of the busiest group for the migration type.
-    fn find_src_rq(
+    fn sched_balance_find_src_rq(
         &self,
         dom_id: usize,
         gi: usize,
@@ -570,6 +600,10 @@ impl Engine {
                 continue;
             }
             imbalance -= amount as i64;
+            if hot {
+                // detach_task() of a task can_migrate_task let go although cache-hot
+                self.lb_stat(dst, level, it).lb_hot_gained += 1;
+            }
             self.migrate_task(exec, src, dst, i);
             // the task's own lines, last written on src, and the dequeue/enqueue bookkeeping
             let ns = self.topo.xfer_ns(exec, src) as u64 + 300;
@@ -579,6 +613,7 @@ impl Engine {
                 break; // CONFIG_PREEMPTION: a newidle pass stops after one task
             }
         }
+        self.lb_stat(dst, level, it).lb_gained += moved as u64;
         (moved, all_pinned && moved == 0)
     }
 
@@ -604,6 +639,7 @@ impl Engine {
         if self.cpus[src].nr_running() == 0 {
             return;
         }
+        self.sd_stat(target, level).alb_count += 1;
         let failed = self.cpus[target].balance.doms[level].nr_balance_failed;
         let dst_has_queued = !self.cpus[target].is_idle();
         let idx = (0..self.cpus[src].rq.queued.len()).find(|&i| {
@@ -615,11 +651,16 @@ impl Engine {
             // double_lock_balance(): the target's rq lock through its line, then the move
             let lock = self.rq_lock_remote(src, target);
             self.migrate_task(src, src, target, i);
+            // detach_one_task() counts its move as lb_gained[CPU_IDLE]; the push succeeded
+            self.lb_stat(target, level, IdleType::Idle).lb_gained += 1;
+            self.sd_stat(target, level).alb_pushed += 1;
             self.rq_written_by(target, src);
             let ns = lock + self.topo.xfer_ns(src, target) as u64 + 300;
             self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, ns);
             self.metrics.count(Counter::ActiveBalances);
             self.cpus[target].balance.doms[level].nr_balance_failed = 0;
+        } else {
+            self.sd_stat(target, level).alb_failed += 1;
         }
     }
 
@@ -629,6 +670,7 @@ impl Engine {
     pub(super) fn migrate_task(&mut self, exec: usize, src: usize, dst: usize, idx: usize) {
         let t = self.cpus[src].rq.queued[idx];
         self.trace_flow(src, t, "migrate");
+        self.trace_migrate(exec, t, src, dst);
         self.dequeue_entity(src, t, exec);
         let resched = self.enqueue_entity(dst, t, exec, rq::Enq::Migrated);
         self.metrics.count(Counter::Migrations);
@@ -637,209 +679,6 @@ impl Engine {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A group of `w` CPUs (SMT off) with `nr` tasks and the given PELT sums.
-    fn group(w: u64, nr: u64, idle: u64, util: u64, runnable: u64, load: u64) -> GroupStats {
-        GroupStats {
-            group_weight: w,
-            group_capacity: w * CAPACITY,
-            cores: w,
-            sum_nr_running: nr,
-            sum_h_nr_running: nr,
-            idle_cpus: idle,
-            group_util: util,
-            group_runnable: runnable,
-            group_load: load,
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn group_classify_follows_capacity_util_and_runnable() {
-        let pct = 117;
-        // idle CPUs: has spare
-        let s = group(4, 2, 2, 2048, 2048, 2048);
-        assert_eq!(group_classify(pct, &s, false), GroupType::HasSpare);
-        // as many tasks as CPUs, each near full util: fully busy
-        let s = group(4, 4, 0, 4000, 4000, 4096);
-        assert_eq!(group_classify(pct, &s, false), GroupType::FullyBusy);
-        // as many tasks as CPUs but little util and runnable: still spare capacity
-        let s = group(4, 4, 0, 1000, 1000, 4096);
-        assert_eq!(group_classify(pct, &s, false), GroupType::HasSpare);
-        // more tasks than CPUs and runnable above capacity·pct: overloaded
-        let s = group(4, 6, 0, 4000, 6000, 6144);
-        assert_eq!(group_classify(pct, &s, false), GroupType::Overloaded);
-        // more tasks than CPUs, but short sleepers: neither util nor runnable says overloaded
-        let s = group(4, 6, 0, 2000, 3000, 6144);
-        assert_eq!(group_classify(pct, &s, false), GroupType::HasSpare);
-        // an SMT group with 2 runnable tasks, seen by an idle CPU
-        assert_eq!(
-            group_classify(pct, &group(2, 2, 0, 900, 900, 2048), true),
-            GroupType::SmtBalance
-        );
-    }
-
-    #[test]
-    fn the_busiest_group_is_the_highest_type_then_its_tie_break() {
-        let spare_a = group(4, 2, 2, 2048, 2048, 2048);
-        let spare_b = group(4, 3, 1, 3000, 3000, 3072);
-        assert!(update_sd_pick_busiest(None, &spare_a));
-        assert!(
-            update_sd_pick_busiest(Some(&spare_a), &spare_b),
-            "fewer idle CPUs"
-        );
-        assert!(!update_sd_pick_busiest(Some(&spare_b), &spare_a));
-        let mut over = group(4, 6, 0, 4000, 6000, 6144);
-        over.ty = GroupType::Overloaded;
-        over.avg_load = 1536;
-        assert!(update_sd_pick_busiest(Some(&spare_b), &over));
-        let mut over2 = over;
-        over2.avg_load = 1200;
-        assert!(
-            !update_sd_pick_busiest(Some(&over), &over2),
-            "lower avg_load"
-        );
-        assert!(
-            !update_sd_pick_busiest(None, &group(4, 0, 4, 0, 0, 0)),
-            "no tasks"
-        );
-    }
-
-    #[test]
-    fn imbalance_by_type() {
-        let sds = SdStats {
-            total_load: 0,
-            total_capacity: 8 * CAPACITY,
-            prefer_sibling: true,
-            flags: SD_SHARE_LLC,
-            imbalance_pct: 117,
-            imb_numa_nr: 2,
-        };
-        // prefer_sibling inside an LLC, an idle dst: half the task difference, as tasks
-        let mut local = group(4, 0, 4, 0, 0, 0);
-        let busiest = group(4, 4, 0, 4000, 4000, 4096);
-        let busiest = GroupStats {
-            ty: GroupType::FullyBusy,
-            ..busiest
-        };
-        assert_eq!(
-            find_imbalance(&sds, &mut local, &busiest, true),
-            Some((MigrationType::Task, 2))
-        );
-        // a busy dst never pulls from a group that is not overloaded
-        assert_eq!(find_imbalance(&sds, &mut local, &busiest, false), None);
-        // across LLCs, from an overloaded group to one with spare capacity: fill it by util
-        let sds_pkg = SdStats { flags: 0, ..sds };
-        let mut local = group(4, 2, 2, 1500, 1500, 2048);
-        let mut over = group(4, 8, 0, 4096, 8192, 8192);
-        over.ty = GroupType::Overloaded;
-        assert_eq!(
-            find_imbalance(&sds_pkg, &mut local, &over, true),
-            Some((MigrationType::Util, 4096 - 1500))
-        );
-        // both overloaded: move load down to the domain average
-        let mut l = group(4, 6, 0, 4096, 6144, 6144);
-        l.ty = GroupType::Overloaded;
-        l.avg_load = 1536;
-        over.avg_load = 2048;
-        let sds_load = SdStats {
-            total_load: 6144 + 8192,
-            ..sds_pkg
-        };
-        // sds avg = 1024·14336/8192 = 1792; min((2048−1792)·4096, (1792−1536)·4096)/1024 = 1024
-        assert_eq!(
-            find_imbalance(&sds_load, &mut l, &over, false),
-            Some((MigrationType::Load, 1024))
-        );
-    }
-}
-
+mod engine_tests;
 #[cfg(test)]
-mod engine_tests {
-    use crate::sched::rq::tests::engine;
-
-    /// Eight spinners piled on CPU 0 of a 4-CPU machine spread to two per CPU, and stay there.
-    #[test]
-    fn balancing_by_pelt_spreads_spinners_piled_on_one_cpu() {
-        let mut e = engine(4, 8);
-        for c in 1..4 {
-            if let Some(t) = e.cpus[c].rq.curr {
-                e.put_prev(c, t);
-            }
-            while !e.cpus[c].rq.queued.is_empty() {
-                e.migrate_task(0, c, 0, 0);
-            }
-        }
-        assert_eq!(e.cpus[0].nr_running(), 8);
-        e.run_until(300_000_000, u64::MAX);
-        e.check_invariants().unwrap();
-        let per_cpu: Vec<usize> = (0..4).map(|c| e.cpus[c].nr_running()).collect();
-        assert_eq!(per_cpu, vec![2, 2, 2, 2]);
-        for c in 0..4 {
-            let a = e.cpus[c].rq.avg;
-            assert!((1900..=2060).contains(&a.load_avg), "CPU {c}: {a:?}");
-        }
-    }
-
-    /// rd->overloaded is set when a queue reaches two tasks, stays set when it drops back, and is
-    /// cleared only by a balance pass at the root domain that finds no CPU with two tasks.
-    #[test]
-    fn rd_overloaded_is_sticky_until_a_root_level_balance() {
-        use crate::sched::balance::IdleType;
-        let mut e = engine(4, 4);
-        assert!(!e.rd_overloaded);
-        let t = e.cpus[1].rq.curr.unwrap();
-        e.put_prev(1, t);
-        e.migrate_task(0, 1, 0, 0);
-        assert!(e.rd_overloaded && e.cpus[0].nr_running() == 2);
-        let i = e.cpus[0].rq.queued.iter().position(|&q| q == t).unwrap();
-        e.migrate_task(0, 0, 1, i);
-        assert_eq!(e.cpus[0].nr_running(), 1);
-        assert!(e.rd_overloaded, "sub_nr_running never clears it");
-        // a balance below the root leaves it alone; one at the root clears it
-        let top = e.sd.per_cpu[0].len() - 1;
-        if top > 0 {
-            e.balance_core(0, 0, 0, IdleType::NotIdle);
-            assert!(e.rd_overloaded);
-        }
-        e.balance_core(0, 0, top, IdleType::NotIdle);
-        assert!(!e.rd_overloaded);
-    }
-
-    /// Two spinners on the SMT siblings of core 0, core 1 idle: CPU 1's idle balancing at the MC
-    /// level finds an smt_balance group but a source with only its running task, fails, and once
-    /// its failure count passes cache_nice_tries + 2 the stopper of the source pushes its running
-    /// task over.
-    #[test]
-    fn active_balance_moves_a_running_task_when_balancing_keeps_failing() {
-        use crate::sched::Counter;
-        use crate::sched::balance::IdleType;
-        use crate::sched::rq::tests::engine_smt;
-        let mut e = engine_smt(2, 2, 2); // CPUs 0, 2 on core 0; 1, 3 on core 1
-        let t = e.cpus[1].rq.curr.unwrap();
-        e.put_prev(1, t);
-        e.migrate_task(1, 1, 2, 0); // onto CPU 0's sibling
-        e.run_until(1_500_000, u64::MAX); // between ticks: no CPU in the kernel
-        assert!(e.cpus[0].rq.curr.is_some() && e.cpus[2].rq.curr.is_some());
-        assert!(e.cpus[1].is_idle() && e.cpus[3].is_idle());
-        let mc = 1; // SMT is level 0
-        let tries = e.sd.domains[e.sd.per_cpu[1][mc] as usize].cache_nice_tries;
-        for k in 1..=tries + 2 {
-            assert_eq!(e.balance_core(1, 1, mc, IdleType::Idle), 0);
-            assert_eq!(e.cpus[1].balance.doms[mc].nr_balance_failed, k);
-            assert!(e.cpus[1].is_idle(), "no push before the failures pile up");
-        }
-        assert_eq!(e.metrics.counters[Counter::ActiveBalances as usize], 0);
-        assert_eq!(e.balance_core(1, 1, mc, IdleType::Idle), 0);
-        assert_eq!(e.metrics.counters[Counter::ActiveBalances as usize], 1);
-        assert_eq!(
-            e.cpus[1].nr_running(),
-            1,
-            "the stopper pushed a running task to CPU 1"
-        );
-        assert_eq!(e.cpus[1].balance.doms[mc].nr_balance_failed, 0);
-        e.check_invariants().unwrap();
-    }
-}
+mod tests;

@@ -180,6 +180,14 @@ impl Histogram {
         self.sum += v as u128;
     }
 
+    /// The bucket a value `v` falls in, `[lower, upper)`: a quantile is its bucket's lower bound,
+    /// so the true quantile lies somewhere in this range (1/32 of the value wide from 32 up). The
+    /// page shows the range instead of one figure that two different runs can share.
+    pub fn bucket_of(v: u64) -> (u64, u64) {
+        let i = Self::index(v);
+        (Self::lower_bound(i), Self::lower_bound(i + 1))
+    }
+
     /// The value below which `q` of the samples fall (bucket lower bound, clamped to [min, max]).
     pub fn quantile(&self, q: f64) -> u64 {
         if self.count == 0 {
@@ -419,5 +427,22 @@ impl Metrics {
             .utilization
             .push(if da > 0 { db as f64 / da as f64 } else { 0.0 });
         self.last_sample = (now, self.completions, busy, stall, all);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_quantile_lies_in_the_bucket_of_its_value() {
+        let mut h = super::Histogram::default();
+        for v in [2_560u64, 2_570, 2_600, 2_623, 2_700] {
+            h.record(v);
+        }
+        let p50 = h.quantile(0.5);
+        assert_eq!(super::Histogram::bucket_of(p50), (2_560, 2_624));
+        assert_eq!(super::Histogram::bucket_of(2_623), (2_560, 2_624));
+        assert_eq!(super::Histogram::bucket_of(31), (31, 32));
+        assert_eq!(super::Histogram::bucket_of(63), (63, 64));
+        assert_eq!(super::Histogram::bucket_of(127), (126, 128));
     }
 }

@@ -3,15 +3,17 @@
 //! the cache-line model. This file holds the `Engine` and `Cpu` state, construction and the event
 //! loop; each mechanism is in its own module:
 //! - `exec.rs`: CPU modes and the kernel-job executor (`kcharge` / `kaccess`, `must_wait`, `kernel_exit`);
-//! - `rq.rs`: the EEVDF run queue (enqueue, pick_eevdf, set_curr, update_curr, place_entity, ...),
+//! - `rq.rs`: the EEVDF run queue (enqueue, pick_eevdf, set_next_entity, update_curr, place_entity, ...),
 //!   with its arithmetic and entity state in `eevdf.rs`;
 //! - `tick.rs`: the tick (sched_tick) and the utilization average;
 //! - `nohz.rs`: stopping and restarting the tick, nohz_balance_enter_idle / exit_idle;
 //! - `idle.rs`: idle entry and exit (newidle, avg_idle, the cpuidle prediction, idle cores);
 //! - `task.rs`: the workload driver (a task's script steps); `user_lines.rs`: the workload's own
 //!   cache lines and its tasks' accesses to them;
-//! - `balance.rs`, `wakeup.rs`, `cache_aware.rs`: load balancing, wakeup placement, cache-aware
-//!   scheduling;
+//! - `balance.rs` (what the balancers share), `periodic.rs` (sched_balance_domains), `newidle.rs`
+//!   (sched_balance_newidle), `ilb.rs` (_nohz_idle_balance) and `lb.rs` (the body of
+//!   sched_balance_rq): load balancing;
+//! - `wakeup.rs`, `cache_aware.rs`: wakeup placement, cache-aware scheduling;
 //! - `checks.rs`: run-time invariant checks and read-outs; `metrics.rs`: what a run measures.
 
 mod balance;
@@ -20,12 +22,17 @@ mod checks;
 mod eevdf;
 mod exec;
 mod idle;
+mod ilb;
 mod lb;
 mod locality;
 mod metrics;
+mod newidle;
 mod nohz;
 mod pelt;
+mod perfetto;
+mod periodic;
 mod rq;
+mod schedstat;
 mod task;
 mod tick;
 mod trace;
@@ -33,23 +40,28 @@ mod user_lines;
 mod wakeup;
 
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
-pub use metrics::{Counter, Metrics, Series, Sym};
-pub use trace::TRACE_MAX_EVENTS;
+pub use metrics::{Counter, Histogram, Metrics, Series, Sym};
+pub use perfetto::{PerfettoCounts, task_pid};
+pub use schedstat::{CpuStat, DomainStat, IDLE_TYPE_NAMES, LbStat, Schedstat};
+pub use trace::{TRACE_MAX_EVENTS, TraceFormat};
 
 use crate::coherence::{Coherence, LineId, Op};
-use crate::domains::SchedDomains;
-use crate::events::EventQueue;
+use crate::machine::domains::SchedDomains;
+use crate::machine::topology::Topology;
 use crate::patches::Patches;
-use crate::sim::SimRng;
-use crate::topology::Topology;
+use crate::sim::events::EventQueue;
+use crate::sim::rng::SimRng;
 use crate::workload::{TaskId, Workload};
-use balance::{BalanceState, IlbState, NewidleWalk, SbrFlag, Walk};
+use balance::{BalanceState, SbrFlag};
 use cache_aware::{CacheAware, CasJob};
 use exec::{ExecState, Mode};
 use idle::IdleState;
+use ilb::IlbState;
 use locality::{Locality, TaskLoc};
+use newidle::NewidleWalk;
 use nohz::{KickStep, NohzState, NohzStep};
 use pelt::UPDATE_BLOCKED_NS;
+use periodic::Walk;
 use rq::RunQueue;
 use std::collections::VecDeque;
 use tick::{TickState, TickStep};
@@ -215,6 +227,11 @@ pub struct Engine {
     run_depth: u32,
     /// The trace being recorded, if any (`trace.rs`; off: None).
     tracer: Option<Box<trace::Tracer>>,
+    /// `/proc/schedstat` counters (`schedstat.rs`) and the sched_info bookkeeping behind them.
+    schedstat: Schedstat,
+    /// The counters when the warm-up ended (`schedstat_begin_window`).
+    schedstat_at: Option<Box<Schedstat>>,
+    sched_info: schedstat::SchedInfo,
 }
 
 impl Engine {
@@ -253,7 +270,7 @@ impl Engine {
                 process: s.process,
                 state: TaskState::Runnable,
                 cpu: (i % n) as u32,
-                se: eevdf::Entity::new(0, base_slice),
+                se: eevdf::Entity::new(workload.nice(i as TaskId), base_slice),
                 exec_start: 0,
                 remaining: 0,
                 run_end: 0,
@@ -289,6 +306,8 @@ impl Engine {
                 llc_pos[c as usize] = i as u32;
             }
         }
+        let schedstat = Schedstat::new(&sd);
+        let sched_info = schedstat::SchedInfo::new(n, tasks.len());
         let mut e = Engine {
             sd,
             patches,
@@ -321,6 +340,9 @@ impl Engine {
             events: 0,
             run_depth: 0,
             tracer: None,
+            schedstat,
+            schedstat_at: None,
+            sched_info,
             topo,
         };
         e.init_cache_aware();
@@ -333,6 +355,7 @@ impl Engine {
             // wake_up_new_task(): ENQUEUE_INITIAL placement
             let c = e.tasks[t].cpu as usize;
             e.enqueue_entity(c, t as TaskId, c, rq::Enq::Initial);
+            e.sched_info_enqueue(t as TaskId, 0);
         }
         for c in 0..n {
             let first = e.cpus[c].tick.offset + e.tick_ns;
@@ -397,7 +420,7 @@ impl Engine {
             }
             Ev::Wake(t) => {
                 let cpu = self.tasks[t as usize].cpu as usize;
-                self.try_to_wake_up(t, cpu, None);
+                self.try_to_wake_up(t, cpu, None, 0);
             }
             Ev::Sample => {
                 self.flush_accounting();
@@ -410,8 +433,8 @@ impl Engine {
 
 /// Tests' engine for an experiment's side A: seed 1, 10 ms samples, nothing run yet.
 #[cfg(test)]
-pub(crate) fn test_engine(e: &crate::scenario::Experiment) -> Engine {
-    let spec = e.run_spec(crate::scenario::Side::A).unwrap();
+pub(crate) fn test_engine(e: &crate::experiment::scenario::Experiment) -> Engine {
+    let spec = e.run_spec(crate::experiment::scenario::Side::A).unwrap();
     let n = spec.topo.nr_cpus();
     let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
     Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)

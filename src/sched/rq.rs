@@ -193,7 +193,7 @@ impl Engine {
     }
 
     /// __enqueue_entity: into the queue and the avg sums (avg_vruntime_add).
-    fn enqueue_queued(&mut self, c: usize, t: TaskId) {
+    fn __enqueue_entity(&mut self, c: usize, t: TaskId) {
         let (k, w) = (self.entity_key(c, t), self.se(t).weight as i64);
         let rq = &mut self.cpus[c].rq;
         rq.avg_vruntime += k * w;
@@ -204,7 +204,7 @@ impl Engine {
     }
 
     /// __dequeue_entity: out of the queue (keeping the order of the rest) and the sums.
-    fn dequeue_queued(&mut self, c: usize, t: TaskId) {
+    fn __dequeue_entity(&mut self, c: usize, t: TaskId) {
         let (k, w) = (self.entity_key(c, t), self.se(t).weight as i64);
         let rq = &mut self.cpus[c].rq;
         rq.avg_vruntime -= k * w;
@@ -337,7 +337,7 @@ impl Engine {
         if migrated || how == Enq::Migrated {
             task.exec_start = 0; // ENQUEUE_MIGRATED: never cache hot
         }
-        self.enqueue_queued(c, t);
+        self.__enqueue_entity(c, t);
         self.update_overload(c, before);
         resched
     }
@@ -357,7 +357,7 @@ impl Engine {
             se.deadline = se.deadline.wrapping_sub(se.vruntime);
             se.rel_deadline = true;
         }
-        self.dequeue_queued(c, t);
+        self.__dequeue_entity(c, t);
         self.update_min_vruntime(c);
         if delayed {
             let se = &mut self.tasks[t as usize].se;
@@ -386,7 +386,7 @@ impl Engine {
             self.cpus[c].rq.nr_delayed += 1;
             // stays on the queue: put_prev will find it there
             self.cpus[c].rq.curr = None;
-            self.enqueue_queued(c, t);
+            self.__enqueue_entity(c, t);
             return;
         }
         self.update_entity_lag(c, t);
@@ -445,7 +445,7 @@ impl Engine {
 
     /// pick_task_fair(): pick_eevdf, finishing the dequeue of any delayed entity it picks.
     /// May return curr (then no switch is needed).
-    pub(super) fn pick_next(&mut self, c: usize) -> Option<TaskId> {
+    pub(super) fn pick_task_fair(&mut self, c: usize) -> Option<TaskId> {
         loop {
             let t = self.pick_eevdf(c, true)?;
             if !self.se(t).sched_delayed {
@@ -455,21 +455,21 @@ impl Engine {
         }
     }
 
+    /// cfs_rq_min_slice(): the smallest slice of the queued entities and `curr` (the running one,
+    /// not in the queue).
+    fn cfs_rq_min_slice(&self, c: usize, curr: TaskId) -> u64 {
+        let queued = self.cpus[c].rq.queued.iter().map(|&q| self.se(q).slice);
+        queued.min().unwrap_or(u64::MAX).min(self.se(curr).slice)
+    }
+
     /// set_next_entity(): `t` leaves the queue and runs; its protection point is set
     /// (set_protect_slice); working-set refill and handed-over data cost user time.
-    pub(super) fn set_curr(&mut self, c: usize, t: TaskId) {
+    pub(super) fn set_next_entity(&mut self, c: usize, t: TaskId) {
         self.update_load_avg(c, t, true, false, false);
-        self.dequeue_queued(c, t);
-        // set_protect_slice(): RUN_TO_PARITY protects up to the smallest queued slice
-        let min_slice = self.cpus[c]
-            .rq
-            .queued
-            .iter()
-            .map(|&q| self.se(q).slice)
-            .min()
-            .unwrap_or(u64::MAX);
+        self.__dequeue_entity(c, t);
+        // set_protect_slice(): RUN_TO_PARITY protects up to the smallest slice
+        let slice = self.cfs_rq_min_slice(c, t);
         let se = &mut self.tasks[t as usize].se;
-        let slice = min_slice.min(se.slice);
         se.vprot = se.deadline;
         if slice != se.slice {
             let p = se.vruntime.wrapping_add(se.calc_delta_fair(slice));
@@ -483,6 +483,7 @@ impl Engine {
         let cpu = &mut self.cpus[c];
         cpu.rq.curr = Some(t);
         self.trace_nr_running(c);
+        self.sched_switch_to(c, Some(t), now);
         let task = &mut self.tasks[t as usize];
         task.state = TaskState::Running;
         task.cpu = c as u32;
@@ -503,7 +504,7 @@ impl Engine {
         self.update_load_avg(c, t, true, false, false);
         self.tasks[t as usize].state = TaskState::Runnable;
         self.cpus[c].rq.curr = None;
-        self.enqueue_queued(c, t);
+        self.__enqueue_entity(c, t);
     }
 
     /// update_curr() of `c`'s running task by CPU `c`; true when it asks for a reschedule.
@@ -566,14 +567,7 @@ impl Engine {
         }
         if short {
             // update_protect_slice(): shrink curr's protection to the smallest slice
-            let min_slice = self.cpus[c]
-                .rq
-                .queued
-                .iter()
-                .map(|&q| self.se(q).slice)
-                .min()
-                .unwrap_or(u64::MAX)
-                .min(self.se(curr).slice);
+            let min_slice = self.cfs_rq_min_slice(c, curr);
             let se = &mut self.tasks[curr as usize].se;
             let p = se.vruntime.wrapping_add(se.calc_delta_fair(min_slice));
             if before(p, se.vprot) {
@@ -602,6 +596,7 @@ impl Engine {
     /// Enqueue a woken task on `c`, by CPU `exec` (in the kernel), and decide on preemption.
     pub(super) fn enqueue(&mut self, c: usize, t: TaskId, exec: usize) {
         let resched = self.enqueue_entity(c, t, exec, Enq::Wakeup);
+        self.sched_info_enqueue(t, self.now);
         self.wakeup_preempt(c, t, exec, resched);
     }
 
@@ -612,10 +607,10 @@ impl Engine {
         let resched = self.update_curr_by(c, exec);
         self.update_entity_lag(c, t);
         if self.se(t).vlag > 0 {
-            self.dequeue_queued(c, t);
+            self.__dequeue_entity(c, t);
             self.tasks[t as usize].se.vlag = 0;
             self.place_entity(c, t, false);
-            self.enqueue_queued(c, t);
+            self.__enqueue_entity(c, t);
         }
         self.update_load_avg(c, t, true, false, false);
         self.cpus[c].rq.nr_delayed -= 1;
@@ -639,7 +634,7 @@ impl Engine {
             se.deadline = se.deadline.wrapping_sub(se.vruntime);
             se.rel_deadline = true;
             if queued {
-                self.dequeue_queued(c, t);
+                self.__dequeue_entity(c, t);
             }
         }
         let new = Entity::new(nice, self.base_slice);
@@ -660,7 +655,7 @@ impl Engine {
             }
             self.place_entity(c, t, false);
             if queued {
-                self.enqueue_queued(c, t);
+                self.__enqueue_entity(c, t);
             } else {
                 self.cpus[c].rq.curr = Some(t);
             }
@@ -670,210 +665,4 @@ impl Engine {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use super::*;
-    use crate::scenario::Experiment;
-
-    /// An engine on a 1-socket machine of `cores` CPUs (SMT off) running `threads` spinners, with
-    /// nothing run yet.
-    pub(crate) fn engine(cores: u32, threads: u32) -> Engine {
-        engine_smt(cores, 1, threads)
-    }
-
-    /// The same with `smt` threads per core.
-    pub(crate) fn engine_smt(cores: u32, smt: u32, threads: u32) -> Engine {
-        let mut e = Experiment::default();
-        e.machine.preset = "custom".into();
-        e.machine.overrides.sockets = Some(1);
-        e.machine.overrides.cores_per_socket = Some(cores);
-        e.machine.overrides.nodes_per_socket = Some(1);
-        e.machine.overrides.smt = Some(smt);
-        e.workload.name = "spin".into();
-        e.workload
-            .knobs
-            .insert("threads".into(), threads.to_string().into());
-        super::test_engine(&e)
-    }
-
-    /// Every queue emptied (every task asleep), then tasks 0, 1, ... queued on CPU 0 in order
-    /// with these `(vruntime, deadline)`.
-    fn hand_queue(e: &mut Engine, ents: &[(u64, u64)]) {
-        for cpu in e.cpus.iter_mut() {
-            cpu.rq = RunQueue::new().with_lines(cpu.rq.lines);
-        }
-        for task in e.tasks.iter_mut() {
-            task.state = TaskState::Sleeping;
-        }
-        for (t, &(v, d)) in ents.iter().enumerate() {
-            let task = &mut e.tasks[t];
-            task.se.vruntime = v;
-            task.se.deadline = d;
-            task.cpu = 0;
-            task.state = TaskState::Runnable;
-            e.enqueue_queued(0, t as TaskId);
-        }
-        e.nr_overloaded = usize::from(ents.len() >= 2);
-    }
-
-    /// The loads of update_sd_lb_stats / should_we_balance / the idle scans: a run-queue line
-    /// nobody wrote since this CPU last read it is a hit; after its owner wrote it (nr_running,
-    /// curr) it is a HITM costing the transfer from the owner. The remote enqueue's rq lock is a
-    /// locked read-for-ownership.
-    #[test]
-    fn rq_line_loads_miss_only_after_the_owner_wrote() {
-        let mut e = engine(4, 1);
-        e.run_until(1_500_000, u64::MAX);
-        e.rq_line_load(3, 1, RqLine::Rq);
-        assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), 1, "clean: a hit");
-        let id = e.cpus[1].rq.lines.rq;
-        let hitm = e.lines.lines[id].stats.hitm_local;
-        e.rq_written(1);
-        e.now += 1_000;
-        let xfer = e.topo.xfer_ns(1, 3) as u64;
-        assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), xfer);
-        assert_eq!(e.lines.lines[id].stats.hitm_local, hitm + 1);
-        assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), 1);
-        // the PELT line is written by every update of the averages
-        e.rq_line_load(3, 0, RqLine::Avg);
-        assert_eq!(e.rq_line_load(3, 0, RqLine::Avg), 1);
-        e.update_cfs_rq_load_avg(0);
-        e.now += 1_000;
-        assert_eq!(
-            e.rq_line_load(3, 0, RqLine::Avg),
-            e.topo.xfer_ns(0, 3) as u64
-        );
-        e.now += 1_000;
-        assert!(
-            e.rq_lock_remote(3, 1) >= xfer,
-            "the lock takes the line from its sharers"
-        );
-    }
-
-    #[test]
-    fn pick_eevdf_takes_the_earliest_deadline_among_eligible_entities() {
-        let mut e = engine(2, 8);
-        // V = (0 + 100 + 20 + 40)/4 = 40: task 1 has the earliest deadline but v > V
-        hand_queue(&mut e, &[(0, 10), (100, 5), (20, 8), (40, 8)]);
-        assert_eq!(e.avg_vruntime(0), 40);
-        assert!(!e.entity_eligible(0, 1));
-        assert!(e.entity_eligible(0, 3), "v == V is eligible");
-        // 2 and 3 tie on the deadline: the one queued first wins, as in the tree
-        assert_eq!(e.pick_eevdf(0, true), Some(2));
-        // eligibility uses the weights: task 1 at nice −10 pulls V to 97 and becomes eligible
-        e.cpus[0].rq = RunQueue::new();
-        let w = Entity::new(-10, e.base_slice);
-        e.tasks[1].se.weight = w.weight;
-        e.tasks[1].se.inv_weight = w.inv_weight;
-        hand_queue(&mut e, &[(0, 10), (100, 5), (20, 8), (40, 8)]);
-        // (0·1024 + 100·9548 + 20·1024 + 40·1024) / (3·1024 + 9548) = 1015240/12620 = 80
-        assert_eq!(e.avg_vruntime(0), 80);
-        assert!(!e.entity_eligible(0, 1));
-        assert_eq!(e.pick_eevdf(0, true), Some(2));
-    }
-
-    #[test]
-    fn run_to_parity_keeps_a_protected_curr_and_releases_it_after() {
-        let mut e = engine(2, 8);
-        hand_queue(&mut e, &[(0, 1_000), (0, 500)]);
-        e.set_curr(0, 0);
-        // curr 0 is protected up to its deadline: kept though task 1's deadline is earlier
-        assert_eq!(e.tasks[0].se.vprot, 1_000);
-        assert_eq!(e.pick_eevdf(0, true), Some(0));
-        assert_eq!(e.pick_eevdf(0, false), Some(1));
-    }
-
-    #[test]
-    fn place_lag_preserves_the_lag_across_a_dequeue_and_enqueue() {
-        let mut e = engine(2, 8);
-        hand_queue(
-            &mut e,
-            &[(0, 2_800_000), (3_000_000, 5_000_000), (600_000, 3_000_000)],
-        );
-        e.cpus[0].rq.min_vruntime = 0;
-        let v0 = e.avg_vruntime(0);
-        // task 2 leaves (a migration-style dequeue keeps vlag = V − v and the relative deadline)
-        e.dequeue_entity(0, 2, 0);
-        let lag = e.tasks[2].se.vlag;
-        assert_eq!(lag, v0 as i64 - 600_000);
-        // ... the others advance, and it comes back: its lag after insertion is the saved one
-        e.tasks[0].se.vruntime += 1_000_000;
-        e.dequeue_queued(0, 0);
-        e.enqueue_queued(0, 0);
-        let before = e.avg_vruntime(0);
-        e.tasks[2].cpu = 1; // placed as a migration would be
-        e.enqueue_entity(0, 2, 0, Enq::Migrated);
-        let after = e.avg_vruntime(0);
-        let got = after.wrapping_sub(e.tasks[2].se.vruntime) as i64;
-        assert!((got - lag).abs() <= 1, "lag {lag} became {got}");
-        assert!(after < before, "a positive lag lowers V");
-        // the relative deadline came back on top of the new vruntime
-        assert_eq!(
-            e.tasks[2].se.deadline - e.tasks[2].se.vruntime,
-            3_000_000 - 600_000
-        );
-    }
-
-    #[test]
-    fn delay_dequeue_keeps_an_ineligible_sleeper_queued_until_picked() {
-        let mut e = engine(2, 8);
-        hand_queue(&mut e, &[(0, 2_800_000), (5_000_000, 7_000_000)]);
-        e.set_curr(0, 1); // task 1 runs although ahead of V (as if protected until now)
-        e.tasks[1].exec_start = e.now;
-        assert!(!e.entity_eligible(0, 1));
-        e.dequeue_curr_sleep(0, 1);
-        assert!(e.tasks[1].se.sched_delayed);
-        assert_eq!(e.cpus[0].nr_running(), 2, "a delayed task still counts");
-        e.check_invariants().unwrap();
-        // the pick finishes the dequeue of the delayed task once it is picked
-        assert_eq!(e.pick_next(0), Some(0));
-        e.set_curr(0, 0);
-        e.tasks[0].se.vruntime = 6_000_000; // task 0 catches up: task 1 becomes eligible
-        assert_eq!(e.pick_next(0), Some(0));
-        assert!(!e.tasks[1].se.sched_delayed && e.cpus[0].rq.queued.is_empty());
-        assert!(e.tasks[1].se.vlag <= 0, "DELAY_ZERO drops a positive lag");
-        e.check_invariants().unwrap();
-    }
-
-    #[test]
-    fn a_wakee_with_lag_preempts_an_unprotected_curr_and_not_a_protected_one() {
-        let mut e = engine(2, 8);
-        let slice = e.base_slice;
-        hand_queue(&mut e, &[(0, slice)]);
-        e.set_curr(0, 0);
-        e.cpus[0].exec.mode = Mode::Kernel; // (no IPI side effects in this hand-built case)
-        // a wakee without lag lands at V with a later deadline: no preemption
-        e.tasks[1].se.vlag = 0;
-        e.tasks[1].cpu = 0;
-        e.tasks[1].state = TaskState::Sleeping;
-        e.enqueue(0, 1, 0);
-        assert!(!e.cpus[0].rq.need_resched);
-        // a wakee owed 1 ms lands before V with an earlier deadline: it preempts once curr's
-        // protection is over
-        e.tasks[0].se.vprot = 0;
-        e.tasks[2].se.vlag = 1_000_000;
-        e.tasks[2].cpu = 0;
-        e.tasks[2].state = TaskState::Sleeping;
-        e.enqueue(0, 2, 0);
-        assert!(e.cpus[0].rq.need_resched);
-        assert_eq!(e.pick_eevdf(0, true), Some(2));
-    }
-
-    /// Two CPUs, each with a nice-0 and a nice-5 spinner: CPU time splits 1024 : 335.
-    #[test]
-    fn nice_0_and_nice_5_share_a_cpu_by_their_weights() {
-        let mut e = engine(2, 4);
-        e.set_nice(2, 5);
-        e.set_nice(3, 5);
-        e.run_until(2_000_000_000, u64::MAX);
-        e.flush_accounting();
-        e.check_invariants().unwrap();
-        let rt = e.task_runtime();
-        assert_eq!((e.tasks[0].cpu, e.tasks[2].cpu), (0, 0), "no migration");
-        let share = rt[0] as f64 / (rt[0] + rt[2]) as f64;
-        let want = 1024.0 / (1024.0 + 335.0);
-        assert!(
-            (share - want).abs() < 0.01,
-            "nice 0 got {share:.4} of the CPU, weights say {want:.4}"
-        );
-    }
-}
+pub(super) mod tests;

@@ -1,6 +1,7 @@
 //! The workload driver: a task's script steps (run, complete, wake, sleep, block, exit) executed
 //! on its CPU at the end of a burst or at kernel exit.
 
+use super::wakeup::WF_SYNC;
 use super::*;
 use crate::workload::Step;
 
@@ -61,7 +62,10 @@ impl Engine {
                     self.tasks[t as usize].events += 1;
                     self.metrics.complete(latency_ns);
                 }
-                Step::Wake { task, lines } => self.try_to_wake_up(task, c, Some((t, lines))),
+                Step::Wake { task, lines, sync } => {
+                    let wake_flags = if sync { WF_SYNC } else { 0 };
+                    self.try_to_wake_up(task, c, Some((t, lines)), wake_flags)
+                }
                 Step::Read { from, lines } => {
                     let ns = self.locality_read(c, from, lines);
                     self.metrics.charge_stat(c, ns);

@@ -19,8 +19,16 @@ use std::fmt::Write as _;
 /// can still build and Perfetto's UI still load; an assumption, docs/TRACE.md).
 pub const TRACE_MAX_EVENTS: usize = 1_000_000;
 
+/// What the trace is written as: Chrome JSON (`trace_json`) or Perfetto protobuf (`perfetto.rs`).
+/// The tracer records only what its format writes, so the cap counts written events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Name {
+pub enum TraceFormat {
+    Json,
+    Perfetto,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Name {
     Task(TaskId),
     Idle,
     NohzIdle,
@@ -31,7 +39,7 @@ enum Name {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Rec {
+pub(super) enum Rec {
     Slice {
         cpu: u32,
         depth: u8,
@@ -57,20 +65,64 @@ enum Rec {
         end: bool,
         name: &'static str,
     },
+    /// Perfetto only: `sched_switch` on `cpu` (None: the idle task, pid 0).
+    Switch {
+        cpu: u32,
+        t: u64,
+        prev_state: i64,
+        next: Option<TaskId>,
+    },
+    /// Perfetto only: `sched_waking` of `task` by `cpu`, to run on `target`.
+    Waking {
+        cpu: u32,
+        t: u64,
+        task: TaskId,
+        target: u32,
+    },
+    /// Perfetto only: `sched_migrate_task` (set_task_cpu) by `cpu`.
+    Migrate {
+        cpu: u32,
+        t: u64,
+        task: TaskId,
+        orig: u32,
+        dest: u32,
+    },
+    /// Perfetto only: `cpu_idle` (state, or `CPU_IDLE_EXIT` when the CPU leaves idle).
+    CpuIdle {
+        cpu: u32,
+        t: u64,
+        state: u32,
+    },
 }
 
+/// cpu_idle's state on idle exit (PWR_EVENT_EXIT, `(u32)-1`).
+pub(super) const CPU_IDLE_EXIT: u32 = u32::MAX;
+
 impl Rec {
-    fn key(&self) -> (u64, u8) {
+    fn perfetto_only(&self) -> bool {
+        matches!(
+            self,
+            Rec::Switch { .. } | Rec::Waking { .. } | Rec::Migrate { .. } | Rec::CpuIdle { .. }
+        )
+    }
+
+    pub(super) fn key(&self) -> (u64, u8) {
         match *self {
             Rec::Slice { start, depth, .. } => (start, depth),
-            Rec::NrRunning { t, .. } | Rec::Instant { t, .. } | Rec::Flow { t, .. } => (t, 3),
+            Rec::NrRunning { t, .. }
+            | Rec::Instant { t, .. }
+            | Rec::Flow { t, .. }
+            | Rec::Switch { t, .. }
+            | Rec::Waking { t, .. }
+            | Rec::Migrate { t, .. }
+            | Rec::CpuIdle { t, .. } => (t, 3),
         }
     }
 }
 
 /// What a CPU was doing since `start` (depth 0), and the kernel symbol slice being extended.
 #[derive(Clone, Copy)]
-struct CpuTrack {
+pub(super) struct CpuTrack {
     mode: Name,
     start: u64,
     sym: Option<(Sym, u64, u64)>,
@@ -84,15 +136,23 @@ struct CpuTrack {
 }
 
 pub struct Tracer {
-    from: u64,
-    to: u64,
-    cap: usize,
-    recs: Vec<Rec>,
+    pub(super) format: TraceFormat,
+    pub(super) from: u64,
+    pub(super) to: u64,
+    pub(super) cap: usize,
+    pub(super) recs: Vec<Rec>,
     /// Stalls on named lines in the window: (line, start, end); 2 counter events each.
-    waits: Vec<(LineId, u64, u64)>,
-    count: usize,
+    pub(super) waits: Vec<(LineId, u64, u64)>,
+    pub(super) count: usize,
     overflow: bool,
-    cpus: Vec<CpuTrack>,
+    /// The window was not given: at `cap - headroom` events the window ends where recording
+    /// stands (`to` = that time), so the trace is the longest one from `from` that fits the cap.
+    auto_cut: bool,
+    /// The window was cut at `to` by the cap.
+    pub(super) cut: bool,
+    pub(super) cpus: Vec<CpuTrack>,
+    /// Each task's CPU when recording started (where `sched_wakeup_new` put it at 0).
+    pub(super) initial_cpus: Vec<u32>,
     /// Per task: the flow waiting for the task's next run (id, name).
     flows: Vec<Option<(u64, &'static str)>>,
     next_flow: u64,
@@ -102,6 +162,10 @@ impl Tracer {
     /// A tracer recording [from_ns, to_ns) with at most `cap` events.
     pub fn new(nr_cpus: usize, nr_tasks: usize, from_ns: u64, to_ns: u64, cap: usize) -> Tracer {
         Tracer {
+            format: TraceFormat::Json,
+            initial_cpus: Vec::new(),
+            auto_cut: false,
+            cut: false,
             from: from_ns,
             to: to_ns,
             cap,
@@ -125,7 +189,21 @@ impl Tracer {
         }
     }
 
-    fn push(&mut self, r: Rec, n: usize) {
+    /// Room kept below the cap once an automatic window is cut: the records still open then
+    /// (per CPU its mode, symbol, wait and nr_running) start before the cut and must still fit.
+    fn headroom(&self) -> usize {
+        16 * self.cpus.len() + 1024
+    }
+
+    pub(super) fn push(&mut self, r: Rec, n: usize) {
+        if self.auto_cut && !self.cut && self.count + n + self.headroom() > self.cap {
+            // end the window here: what starts from now on is outside it
+            self.cut = true;
+            self.to = r.key().0.max(self.from + 1);
+        }
+        if r.key().0 >= self.to {
+            return;
+        }
         if self.count + n > self.cap {
             self.overflow = true;
             return;
@@ -134,7 +212,7 @@ impl Tracer {
         self.recs.push(r);
     }
 
-    fn in_window(&self, t: u64) -> bool {
+    pub(super) fn in_window(&self, t: u64) -> bool {
         t >= self.from && t < self.to
     }
 
@@ -173,6 +251,13 @@ impl Tracer {
             && end > self.from
             && start < self.to
         {
+            if self.auto_cut && !self.cut && self.count + 2 + self.headroom() > self.cap {
+                self.cut = true;
+                self.to = start.max(self.from + 1);
+            }
+            if start >= self.to {
+                return;
+            }
             if self.count + 2 > self.cap {
                 self.overflow = true;
             } else {
@@ -199,7 +284,7 @@ impl Tracer {
     }
 
     /// The CPU's mode changes at `t`: its previous mode becomes a depth-0 slice.
-    fn switch(&mut self, c: usize, mode: Name, t: u64) {
+    pub(super) fn switch(&mut self, c: usize, mode: Name, t: u64) {
         self.flush_sym(c);
         if mode == self.cpus[c].mode && mode != Name::Kernel {
             return; // the next burst of the same task (user-space steps switch no mode)
@@ -221,7 +306,7 @@ impl Tracer {
     }
 
     /// Emits the depth-0 slice held back for merging.
-    fn flush_mode(&mut self, c: usize) {
+    pub(super) fn flush_mode(&mut self, c: usize) {
         if let Some((m, s, e)) = self.cpus[c].last.take() {
             self.slice(c, 0, m, s, e);
         }
@@ -236,7 +321,7 @@ impl Tracer {
         self.cpus[c].pending = Some((t, n));
     }
 
-    fn commit_nr(&mut self, c: usize, t: u64, n: u32) {
+    pub(super) fn commit_nr(&mut self, c: usize, t: u64, n: u32) {
         self.cpus[c].pending = None;
         if n != self.cpus[c].nr && self.in_window(t) {
             self.cpus[c].nr = n;
@@ -269,7 +354,7 @@ impl Tracer {
     }
 
     fn flow_start(&mut self, c: usize, task: TaskId, t: u64, name: &'static str) {
-        if !self.in_window(t) {
+        if !self.in_window(t) || self.format != TraceFormat::Json {
             return;
         }
         let id = self.next_flow;
@@ -315,7 +400,37 @@ fn us(ns: u64) -> String {
 impl Engine {
     /// Starts recording a trace of `[from_ns, to_ns)` capped at `cap` events (before the run starts).
     pub fn set_tracer(&mut self, from_ns: u64, to_ns: u64, cap: usize) {
+        self.set_tracer_as(TraceFormat::Json, from_ns, to_ns, false, cap);
+    }
+
+    /// Starts recording a trace in `format`; with `auto_cut` the window ends where the cap is
+    /// reached instead of failing (the trace is then `[from_ns, cut)`).
+    pub fn set_tracer_as(
+        &mut self,
+        format: TraceFormat,
+        from_ns: u64,
+        to_ns: u64,
+        auto_cut: bool,
+        cap: usize,
+    ) {
         let mut t = Tracer::new(self.cpus.len(), self.tasks.len(), from_ns, to_ns, cap);
+        t.format = format;
+        t.auto_cut = auto_cut;
+        t.initial_cpus = self.tasks.iter().map(|k| k.cpu).collect();
+        if format == TraceFormat::Perfetto && from_ns == 0 {
+            // the first switch of each CPU happened in Engine::new, at 0
+            for c in 0..self.cpus.len() {
+                if let Some(next) = self.sched_info.cur[c] {
+                    let r = Rec::Switch {
+                        cpu: c as u32,
+                        t: 0,
+                        prev_state: 0,
+                        next: Some(next),
+                    };
+                    t.push(r, 1);
+                }
+            }
+        }
         for c in 0..self.cpus.len() {
             t.cpus[c].nr = self.cpus[c].nr_running() as u32;
             // Engine::new already ran each CPU's first kernel pass from 0 (the initial wakeups and
@@ -381,6 +496,27 @@ impl Engine {
             Mode::Idle => Name::Idle,
             Mode::User => Name::Task(cpu.rq.curr.unwrap_or(0)),
         };
+        if tr.format == TraceFormat::Perfetto {
+            // cpu_idle: 0 idle with the tick running, 1 with the tick stopped (no C-states are
+            // modelled); the exit when the CPU leaves idle
+            let was_idle = matches!(tr.cpus[c].mode, Name::Idle | Name::NohzIdle);
+            let state = match mode {
+                Name::Idle => Some(0),
+                Name::NohzIdle => Some(1),
+                _ if was_idle => Some(CPU_IDLE_EXIT),
+                _ => None,
+            };
+            if let Some(state) = state
+                && tr.in_window(t)
+            {
+                let r = Rec::CpuIdle {
+                    cpu: c as u32,
+                    t,
+                    state,
+                };
+                tr.push(r, 1);
+            }
+        }
         tr.switch(c, mode, t);
         if let Name::Task(task) = mode {
             tr.flow_end(c, task, t);
@@ -431,6 +567,31 @@ impl Engine {
     /// The trace so far as Chrome JSON trace events (`{"traceEvents": [...]}`), or an error naming
     /// the event cap when the window held more (field `trace_to`: narrow the window).
     pub fn trace_json(&self) -> Result<String, Invalid> {
+        let mut tr = self.finished_tracer()?;
+        Ok(self.write_trace(&mut tr))
+    }
+
+    /// The trace's window `[from, to)` in ns (`to` is the end of the run when no end was given
+    /// and the cap did not cut it) and whether the cap cut it; None without a tracer.
+    pub fn trace_window(&self) -> Option<(u64, u64, bool)> {
+        let tr = self.tracer.as_deref()?;
+        let end = if tr.cut { tr.to } else { tr.to.min(self.now) };
+        Some((tr.from, end, tr.cut))
+    }
+
+    /// The format being recorded; None without a tracer.
+    pub fn trace_format(&self) -> Option<TraceFormat> {
+        self.tracer.as_deref().map(|t| t.format)
+    }
+
+    /// Events recorded so far (what the cap counts).
+    pub fn trace_events(&self) -> usize {
+        self.tracer.as_deref().map_or(0, |t| t.count)
+    }
+
+    /// A copy of the tracer with what is still open closed at the end of the run, or the cap
+    /// error.
+    pub(super) fn finished_tracer(&self) -> Result<Tracer, Invalid> {
         let Some(tr) = self.tracer.as_deref() else {
             return Err(FieldError::new("trace", "tracing was not enabled for this run").into());
         };
@@ -438,6 +599,7 @@ impl Engine {
             recs: tr.recs.clone(),
             waits: tr.waits.clone(),
             cpus: tr.cpus.clone(),
+            initial_cpus: tr.initial_cpus.clone(),
             flows: Vec::new(),
             ..*tr
         };
@@ -466,7 +628,21 @@ impl Engine {
             )
             .into());
         }
-        Ok(self.write_trace(&mut tr))
+        if tr.cut {
+            // a CPU computing ahead may have recorded work past the cut before it was made
+            let to = tr.to;
+            tr.recs.retain(|r| r.key().0 < to);
+            for r in &mut tr.recs {
+                if let Rec::Slice { end, .. } = r {
+                    *end = (*end).min(to);
+                }
+            }
+            tr.waits.retain(|w| w.1 < to);
+            for w in &mut tr.waits {
+                w.2 = w.2.min(to);
+            }
+        }
+        Ok(tr)
     }
 
     fn write_trace(&self, tr: &mut Tracer) -> String {
@@ -502,6 +678,9 @@ impl Engine {
         });
         let processes = self.workload.processes();
         for r in &tr.recs {
+            if r.perfetto_only() {
+                continue; // never recorded for JSON
+            }
             out.push_str(",\n");
             match *r {
                 Rec::Slice {
@@ -569,6 +748,10 @@ impl Engine {
                         us(t)
                     );
                 }
+                Rec::Switch { .. }
+                | Rec::Waking { .. }
+                | Rec::Migrate { .. }
+                | Rec::CpuIdle { .. } => {}
             }
         }
         // Each line's waiters: +1 at a stall's start, -1 at its end, as a step counter.

@@ -3,7 +3,12 @@
 
 use super::rq::RqLine;
 use super::*;
-use crate::domains::SD_WAKE_AFFINE;
+use crate::machine::domains::SD_WAKE_AFFINE;
+
+/// `WF_SYNC` (kernel/sched/sched.h): the waker is about to sleep, a hint to `wake_affine`. The
+/// workloads say which of their wakeups the kernel makes sync (`Step::Wake::sync`); the placement
+/// path does not read it yet (issue 25).
+pub(crate) const WF_SYNC: u32 = 0x10;
 
 impl Engine {
     fn share_cache(&self, a: usize, b: usize) -> bool {
@@ -11,13 +16,16 @@ impl Engine {
     }
 
     /// try_to_wake_up() issued on `waker_cpu` by a task (`waker` = (task, lines handed over)) or by
-    /// an interrupt (`None`, e.g. a timer or the NIC queue steered to the wakee's CPU).
+    /// an interrupt (`None`, e.g. a timer or the NIC queue steered to the wakee's CPU), with the
+    /// kernel's `wake_flags` (`WF_SYNC`).
     pub(super) fn try_to_wake_up(
         &mut self,
         t: TaskId,
         waker_cpu: usize,
         waker: Option<(TaskId, u32)>,
+        wake_flags: u32,
     ) {
+        let _ = wake_flags; // read by select_task_rq_fair once WF_SYNC is modelled (issue 25)
         match self.tasks[t as usize].state {
             TaskState::Sleeping => {}
             TaskState::Exited => return,
@@ -41,6 +49,7 @@ impl Engine {
         self.tasks[t as usize].woken_at = Some(self.now);
         let prev = self.tasks[t as usize].cpu as usize;
         let (target, sis_ns) = self.select_task_rq_fair(t, prev, waker_cpu, waker.map(|w| w.0));
+        self.ttwu_stat(waker_cpu, target);
         self.metrics.stall(waker_cpu, sis_ns);
         if target != prev {
             self.metrics.count(Counter::WakeMigrations);
@@ -49,6 +58,7 @@ impl Engine {
             self.locality_wakeup(waker_cpu, target);
         }
         self.trace_flow(waker_cpu, t, "wakeup");
+        self.trace_waking(waker_cpu, t, prev, target);
         // Remote enqueue: the waker takes the target rq's lock, in its first line.
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
@@ -97,6 +107,8 @@ impl Engine {
         if waker.is_some() {
             self.locality_wakeup(waker_cpu, target);
         }
+        self.trace_waking(waker_cpu, t, target, target);
+        self.ttwu_stat(waker_cpu, target);
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
                 self.rq_lock_remote(waker_cpu, target)
@@ -157,12 +169,15 @@ impl Engine {
                 let affine = self
                     .sd
                     .of(cpu)
-                    .find(|d| d.has(SD_WAKE_AFFINE) && d.span.contains(prev))
-                    .map(|d| d.imbalance_pct);
-                if let Some(pct) = affine
+                    .position(|d| d.has(SD_WAKE_AFFINE) && d.span.contains(prev));
+                if let Some(level) = affine
                     && cpu != prev
                 {
+                    let pct = self.sd.domains[self.sd.per_cpu[cpu][level] as usize].imbalance_pct;
                     target = self.wake_affine(cpu, prev, pct);
+                    if target == cpu {
+                        self.sd_stat(cpu, level).ttwu_move_affine += 1;
+                    }
                 }
             }
         }

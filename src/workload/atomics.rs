@@ -9,8 +9,9 @@ use super::{
     KnobDefault, KnobInfo, LineOp, Step, TaskId, TaskSpec, UserLine, Workload, WorkloadInfo,
 };
 use crate::error::FieldError;
-use crate::sim::SimRng;
-use crate::topology::{LatencyClass, Topology};
+use crate::machine::hardware::LatencyClass;
+use crate::machine::topology::Topology;
+use crate::sim::rng::SimRng;
 
 const MODES: &[&str] = &["add", "cmpxchg", "read-mostly", "tas-lock", "pingpong"];
 const PAIRS: &[&str] = &[

@@ -4,7 +4,7 @@
 //! ends and its senders start the next one (hackbench run again, for as long as the run lasts).
 
 use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
-use crate::sim::SimRng;
+use crate::sim::rng::SimRng;
 use std::collections::VecDeque;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
@@ -224,6 +224,7 @@ impl Workload for Hackbench {
                     return Step::Wake {
                         task: pipe.reader,
                         lines: 0,
+                        sync: false,
                     };
                 }
                 if *sent >= self.per_sender {
@@ -268,14 +269,22 @@ impl Workload for Hackbench {
                     };
                 }
                 if let Some(t) = self.groups[group].to_wake.pop() {
-                    return Step::Wake { task: t, lines: 0 };
+                    return Step::Wake {
+                        task: t,
+                        lines: 0,
+                        sync: false,
+                    };
                 }
                 let p = &mut self.pipes[pipe];
                 if !*wrote_back {
                     // A read frees pipe space: wake a writer blocked on this pipe.
                     *wrote_back = true;
                     if let Some(w) = p.waiting_writers.pop() {
-                        return Step::Wake { task: w, lines: 0 };
+                        return Step::Wake {
+                            task: w,
+                            lines: 0,
+                            sync: false,
+                        };
                     }
                 }
                 let Some(&(_, writer)) = p.queue.front() else {

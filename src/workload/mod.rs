@@ -8,12 +8,13 @@
 mod atomics;
 mod hackbench;
 mod oltp;
+pub mod rtapp;
 mod schbench;
 mod spin;
 
 use crate::error::{FieldError, Invalid};
-use crate::sim::SimRng;
-use crate::topology::Topology;
+use crate::machine::topology::Topology;
+use crate::sim::rng::SimRng;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -29,7 +30,13 @@ pub enum Step {
     /// Block until another task wakes it (a wakeup that came earlier is not lost).
     Block,
     /// Wake `task`, handing it `lines` freshly written cache lines (pipe data, a request).
-    Wake { task: TaskId, lines: u32 },
+    /// `sync`: the kernel makes this wakeup `WF_SYNC` (a pipe write, a unix or loopback TCP
+    /// socket's data ready, `wake_up_interruptible_sync_poll`; a futex wake is not).
+    Wake {
+        task: TaskId,
+        lines: u32,
+        sync: bool,
+    },
     /// The next burst reads `lines` cache lines task `from` wrote (a message in a pipe): fetched
     /// from the CPU `from` last ran on.
     Read { from: TaskId, lines: u32 },
@@ -120,6 +127,10 @@ pub trait Workload {
     /// The value the line held when `task`'s last load or atomic was served.
     fn served(&mut self, _task: TaskId, _value: u64) {}
     /// The CPU `task` starts on (default: task i on CPU i % CPUs).
+    /// The task's nice value (0 unless the workload sets priorities: rt-app's `priority`).
+    fn nice(&self, _task: TaskId) -> i32 {
+        0
+    }
     fn initial_cpu(&self, _task: TaskId, _topo: &Topology) -> Option<u32> {
         None
     }
@@ -255,6 +266,9 @@ pub fn info(name: &str) -> Option<&'static WorkloadInfo> {
 pub type Knobs = BTreeMap<String, String>;
 
 pub fn validate_knobs(name: &str, knobs: &Knobs) -> Vec<FieldError> {
+    if name == rtapp::NAME {
+        return rtapp::validate(knobs);
+    }
     let Some(w) = info(name) else {
         let allowed: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
         return vec![FieldError::new(
@@ -406,6 +420,9 @@ impl Workload for Placed {
     fn served(&mut self, task: TaskId, value: u64) {
         self.inner.served(task, value)
     }
+    fn nice(&self, task: TaskId) -> i32 {
+        self.inner.nice(task)
+    }
     fn initial_cpu(&self, task: TaskId, topo: &Topology) -> Option<u32> {
         self.inner.initial_cpu(task, topo)
     }
@@ -416,6 +433,9 @@ impl Workload for Placed {
 
 /// Builds a workload for a machine with `nr_cpus` CPUs. Knobs must have been validated.
 pub fn build(name: &str, knobs: &Knobs, nr_cpus: usize) -> Result<Box<dyn Workload>, Invalid> {
+    if name == rtapp::NAME {
+        return Ok(Box::new(rtapp::build(knobs)?));
+    }
     let errs = validate_knobs(name, knobs);
     let Some(info) = info(name).filter(|_| errs.is_empty()) else {
         return Err(Invalid(errs));
@@ -444,6 +464,9 @@ pub fn check_machine(name: &str, knobs: &Knobs, topo: &Topology) -> Result<(), I
 
 /// Number of tasks a workload would create (checked against limits before anything is allocated).
 pub fn task_count(name: &str, knobs: &Knobs, nr_cpus: usize) -> u64 {
+    if name == rtapp::NAME {
+        return rtapp::task_count(knobs);
+    }
     info(name).map_or(0, |info| {
         (info.tasks)(&KnobValues {
             info,
@@ -456,7 +479,7 @@ pub fn task_count(name: &str, knobs: &Knobs, nr_cpus: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::MAX_CPUS;
+    use crate::machine::limits::MAX_CPUS;
 
     #[test]
     fn knob_defaults_lie_in_their_ranges_and_descriptions_state_them() {

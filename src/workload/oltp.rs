@@ -7,7 +7,7 @@
 //! reply. Constants and their rationale: docs/MODEL.md.
 
 use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
-use crate::sim::SimRng;
+use crate::sim::rng::SimRng;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     name: "oltp",
@@ -133,6 +133,7 @@ impl Oltp {
         let reply = Step::Wake {
             task: client,
             lines: REPLY_LINES,
+            sync: false,
         };
         match c.server_phase {
             0 => {
@@ -176,6 +177,7 @@ impl Oltp {
                 Step::Wake {
                     task: conn as TaskId,
                     lines: REQUEST_LINES,
+                    sync: false,
                 }
             }
             _ => {

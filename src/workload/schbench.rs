@@ -2,7 +2,7 @@
 //! wakeup latency (wake to first run), serves one request of CPU work, and waits again.
 
 use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
-use crate::sim::SimRng;
+use crate::sim::rng::SimRng;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     name: "schbench",
@@ -150,6 +150,7 @@ impl Workload for Schbench {
                     return Step::Wake {
                         task: w,
                         lines: MSG_LINES,
+                        sync: false,
                     };
                 }
                 self.roles[task as usize] = Role::Message {

@@ -2,7 +2,7 @@
 //! point: the task never blocks); throughput counts CPU-seconds delivered.
 
 use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
-use crate::sim::SimRng;
+use crate::sim::rng::SimRng;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     name: "spin",

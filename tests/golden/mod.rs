@@ -1,6 +1,6 @@
 //! The golden scenario whose report hash must be identical natively, in Node and in Chromium.
 
-use schedplay::scenario::Experiment;
+use schedplay::experiment::scenario::Experiment;
 
 /// Expected `report_hash` of `experiment()`, side B. Update it (and say why in the commit) only
 /// when the model changes on purpose.

@@ -1,0 +1,138 @@
+//! The `schedplay` CLI, one module per subcommand: each owns its flags (`XArgs`) and its `main`;
+//! `args` holds what they share. Front door only: everything it runs is the library's.
+
+mod args;
+mod bench;
+mod compare;
+mod link;
+mod merge;
+mod presets;
+mod run;
+mod sweep;
+mod topology;
+mod validate;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+const TOP_EXAMPLES: &str = "\
+Examples:
+  schedplay presets
+  schedplay topology --machine gnr-2s-snc3 --cpu 0
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.5
+  schedplay compare --machine gnr-2s-snc3 --b skip-not-due
+  schedplay link --machine milan-2s --b cache-aware
+  schedplay sweep --cpus 64,128,256 --b skip-not-due --seconds 0.2
+  schedplay bench --seconds 0.5
+
+Invalid input is reported field by field (`error: field: message`) with exit code 2.";
+
+#[derive(Parser)]
+#[command(
+    name = "schedplay",
+    version,
+    about = "Simulate Linux scheduler balancing and its cache-line contention on big machines",
+    after_help = TOP_EXAMPLES
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Machines, workloads and patches, one line each.
+    #[command(after_help = "Examples:\n  schedplay presets")]
+    Presets,
+    /// numactl -H style summary and a CPU's sched domains (sched_verbose + debugfs values).
+    #[command(after_help = "\
+Examples:
+  schedplay topology --machine gnr-2s-snc3
+  schedplay topology --machine gnr-2s-96c-snc3 --patch snc3-distance-fix --cpu 100
+  schedplay topology --machine custom --sockets 4 --cores-per-socket 32 --json
+  schedplay topology --machine gnr-2s-96c-snc3 --format sched-verbose --cpu 0
+  schedplay topology --machine milan-2s --format lscpu > box.txt; schedplay topology --machine milan-2s --format numactl >> box.txt
+  schedplay topology --machine-file box.txt --format debugfs --cpu 0")]
+    Topology(topology::TopologyArgs),
+    /// Run one scenario.
+    #[command(after_help = "\
+Examples:
+  schedplay run
+  schedplay run --machine milan-2s --workload hackbench --set groups=4 --seconds 0.5
+  schedplay run --machine gnr-2s-snc3 --patch skip-not-due,skew-tick --json
+  schedplay run --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware'
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.json --trace-from 0.01 --trace-to 0.02
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --trace run.pftrace
+  schedplay run --machine milan-2s --workload hackbench --seconds 0.05 --schedstat
+  schedplay run --machine milan-2s --workload-file rt-app.json --seconds 2
+
+Without --link the scenario runs unpatched unless --patch is given; with --link it runs the link's
+side B (the change under test). --trace writes Perfetto protobuf for FILE.pftrace, else Chrome JSON trace events (docs/TRACE.md).")]
+    Run(run::RunArgs),
+    /// Run A and B and show the change.
+    #[command(after_help = "\
+Examples:
+  schedplay compare --machine gnr-2s-snc3 --b skip-not-due
+  schedplay compare --machine milan-2s --a cache-aware --b cache-aware,cas-write-if-changed
+  schedplay compare --machine gnr-2s-snc3 --b skip-not-due --seconds 0.2 --schedstat
+  schedplay compare --link 'http://127.0.0.1:8080/?v=1&machine=milan-2s&b=cache-aware' --json")]
+    Compare(compare::CompareArgs),
+    /// Print the share link of a scenario.
+    #[command(after_help = "\
+Examples:
+  schedplay link --machine milan-2s --workload hackbench --b cache-aware
+  schedplay link --machine custom --sockets 2 --cores-per-socket 16 --base https://example.org/schedplay/")]
+    Link(link::LinkArgs),
+    /// The same experiment on 2-socket machines of growing CPU count: throughput and contention of A and B.
+    #[command(after_help = "\
+Examples:
+  schedplay sweep --b skip-not-due --seconds 0.2
+  schedplay sweep --cpus 64,256,1024 --workload hackbench --b cache-aware --json
+  schedplay sweep --grid grid.json --shard 0/4 > shard-0.jsonl
+
+With --grid the points come from a JSON grid file (machines x patch_sets x workloads x hz x cpus,
+each repeated; README) and print as JSON lines; --shard I/N runs the points i with i mod N == I,
+and `schedplay merge` joins the shards.")]
+    Sweep(sweep::SweepArgs),
+    /// Join the JSON lines of grid shards (sweep --grid --shard) into one table.
+    #[command(after_help = "\
+Examples:
+  schedplay merge shard-*.jsonl > all.jsonl
+  schedplay merge shard-*.jsonl --csv > all.csv
+
+Refuses lines of different grids, a point given twice (overlapping shards) and missing points,
+naming each; the merged JSON lines are the bytes of the unsharded sweep.")]
+    Merge(merge::MergeArgs),
+    /// How close is the model? Every published figure it is calibrated or checked against, next to the model's.
+    #[command(after_help = "\
+Examples:
+  schedplay validate
+  schedplay validate --seconds 0.05 --repeat 2 --json
+  schedplay validate --markdown
+
+A row holds when the model's figure (mean over the repeats) lies in its tolerance band. Rows that
+miss are listed as MISSES and the exit code stays 0: the model is known to overshoot seed 000 and
+undershoot seed 002 (docs/MODEL.md), and CI must keep running while that is so. With --strict any
+miss exits 1.")]
+    Validate(validate::ValidateArgs),
+    /// Simulation speed and memory of the reference scenarios (each in its own process).
+    #[command(after_help = "\
+Examples:
+  schedplay bench
+  schedplay bench --seconds 2")]
+    Bench(bench::BenchArgs),
+}
+
+pub fn main() -> ExitCode {
+    match Cli::parse().cmd {
+        Cmd::Presets => presets::main(),
+        Cmd::Topology(a) => topology::main(a),
+        Cmd::Run(a) => run::main(a),
+        Cmd::Compare(a) => compare::main(a),
+        Cmd::Link(a) => link::main(a),
+        Cmd::Sweep(a) => sweep::main(a),
+        Cmd::Merge(a) => merge::main(a),
+        Cmd::Validate(a) => validate::main(a),
+        Cmd::Bench(a) => bench::main(a),
+    }
+}

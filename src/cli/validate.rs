@@ -1,0 +1,96 @@
+//! `schedplay validate`: the model against every published figure it is calibrated or checked against.
+
+use super::args::*;
+use clap::Args;
+use schedplay::error::Invalid;
+use schedplay::experiment::validation;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub(crate) struct ValidateArgs {
+    /// Simulated seconds per run, 0.001..=60 (default 0.3, as the calibration tables).
+    #[arg(long, default_value = "0.3", allow_hyphen_values = true)]
+    pub(crate) seconds: String,
+    /// Runs per side, 1..=100 (default 3).
+    #[arg(
+        long = "repeat",
+        value_name = "N",
+        default_value = "3",
+        allow_hyphen_values = true
+    )]
+    pub(crate) repeat: String,
+    /// First seed (default 1).
+    #[arg(long, default_value = "1", allow_hyphen_values = true)]
+    pub(crate) seed: String,
+    /// Runs at once (default: every core).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub(crate) jobs: Option<String>,
+    /// Print the rows as JSON (fields: docs/SCHEMA.md).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print the rows as a markdown table (docs/MODEL.md).
+    #[arg(long)]
+    pub(crate) markdown: bool,
+    /// Exit 1 when a row misses.
+    #[arg(long)]
+    pub(crate) strict: bool,
+}
+
+pub(crate) fn main(args: ValidateArgs) -> ExitCode {
+    let ValidateArgs {
+        seconds,
+        repeat,
+        seed,
+        jobs,
+        json,
+        markdown,
+        strict,
+    } = args;
+    let mut errs = Vec::new();
+    let seconds = number::<f64>("seconds", &Some(seconds), &mut errs);
+    let repeats = number::<u32>("repeats", &Some(repeat), &mut errs);
+    let seed = number::<u64>("seed", &Some(seed), &mut errs);
+    let scen = ScenarioArgs {
+        machine: None,
+        machine_file: None,
+        layout: Layout::default(),
+        workload: None,
+        workload_file: None,
+        set: vec![],
+        seconds: None,
+        seed: None,
+        link: None,
+        repeat: None,
+        warmup: None,
+        jobs,
+    };
+    let threads = scen.threads().map_err(|e| errs.extend(e.0)).ok();
+    let (Some(seconds), Some(repeats), Some(seed), Some(threads), true) =
+        (seconds, repeats, seed, threads, errs.is_empty())
+    else {
+        return fail(Invalid(errs));
+    };
+    let s = validation::Settings {
+        seconds,
+        repeats,
+        seed,
+        threads,
+    };
+    let out = match validation::validate(validation::ROWS, &s) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    } else if markdown {
+        print!("{}", validation::to_markdown(&out, &s));
+    } else {
+        print!("{}", validation::to_text(&out, &s));
+    }
+    let missed = out.iter().any(|o| o.status == validation::Status::Misses);
+    if strict && missed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

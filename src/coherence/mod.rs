@@ -1,0 +1,567 @@
+//! Cache-line model. A line has an owner (Modified) or a set of sharers. A load of a line modified
+//! elsewhere is a HITM (local or remote socket); a store or atomic takes ownership. Ownership
+//! requests (and the HITM that turns a modified line into a shared one) are served one at a time in
+//! arrival order (FIFO): each costs the transfer latency from the holder to the requester, so the
+//! k-th of k simultaneous requesters waits about k transfers. Loads of a shared line are served
+//! concurrently from the nearest copy ("loads are always scalable", 1024cores.net;
+//! docs/MODEL.md §5): they wait for
+//! the ownership transfers queued before them, not for each other, and the next ownership request
+//! waits until they have their copies.
+//!
+//! After a locked read-modify-write the core keeps the line `rmw_hold_ns` before the next queued
+//! request is served. A store goes through the store buffer: the CPU does not wait for it; it
+//! commits in place, without a transfer, if the line is still in this CPU's cache (nobody's
+//! request has been served since), else it needs the line back (a read-for-ownership at the back
+//! of the queue) and takes effect when that is served (`Access::visible`). Whether a release
+//! store lands inside the window comes from the timing of what the CPU does in between.
+//!
+//! Counters per named line and per field offset feed the c2c report.
+
+use crate::machine::hardware::{DEFAULT_RMW_HOLD_NS, LatencyClass};
+use crate::machine::topology::Topology;
+use std::collections::VecDeque;
+
+pub type LineId = usize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Load,
+    Store,
+    /// A locked read-modify-write (cmpxchg, xchg): a load plus ownership.
+    Atomic,
+}
+
+/// Cost of an access that hits the requester's own cache, ns (stated assumption: L1 hit ~1 ns;
+/// a locked instruction on an owned line ~20 cycles).
+pub const HIT_NS: u64 = 1;
+pub const LOCKED_HIT_NS: u64 = 8;
+#[derive(Clone, Debug, Default)]
+pub struct FieldStats {
+    pub offset: u32,
+    pub field: &'static str,
+    pub loads: u64,
+    pub stores: u64,
+    pub atomics: u64,
+    pub hitm: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LineStats {
+    pub loads: u64,
+    pub stores: u64,
+    pub atomics: u64,
+    pub hitm_local: u64,
+    pub hitm_remote: u64,
+    pub stall_ns: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub name: String,
+    owner: Option<u32>,
+    sharers: Vec<u64>,
+    nr_sharers: u32,
+    /// Sharers per CPU group (CPUs of one LLC and node): a line every tick reads has hundreds of
+    /// sharers, and the nearest or farthest one is found group by group instead of one by one.
+    group_sharers: Vec<u32>,
+    /// Last CPU that received the line (source of the next transfer when nobody holds it).
+    last: u32,
+    /// When the last queued ownership transfer (or HITM) completes.
+    free_at: u64,
+    /// When the last concurrent shared-copy load completes (the next ownership request waits for it).
+    reads_until: u64,
+    /// When the owner (the last CPU that requested ownership) has the line.
+    owner_ready_at: u64,
+    /// Ownership hand-offs still ahead in time: (the CPU giving the line up, when the next request's
+    /// service starts). Until then the line is still in that CPU's cache, and a store it issues
+    /// commits there without a transfer.
+    handoffs: VecDeque<(u32, u64)>,
+    /// Per CPU, how many of `handoffs` it is giving up (allocated at the first hand-off).
+    handing_off: Vec<u16>,
+    pub stats: LineStats,
+    pub fields: Vec<FieldStats>,
+}
+
+impl Line {
+    fn has_sharer(&self, cpu: u32) -> bool {
+        self.sharers[cpu as usize / 64] & (1 << (cpu % 64)) != 0
+    }
+    fn add_sharer(&mut self, cpu: u32, group: u32) {
+        if !self.has_sharer(cpu) {
+            self.sharers[cpu as usize / 64] |= 1 << (cpu % 64);
+            self.nr_sharers += 1;
+            self.group_sharers[group as usize] += 1;
+        }
+    }
+    fn push_handoff(&mut self, from: u32, at: u64, nr_cpus: usize) {
+        if self.handing_off.is_empty() {
+            self.handing_off = vec![0; nr_cpus];
+        }
+        self.handoffs.push_back((from, at));
+        self.handing_off[from as usize] += 1;
+    }
+    fn forget_handoffs_before(&mut self, now: u64) {
+        while let Some(&(from, at)) = self.handoffs.front() {
+            if at > now {
+                break;
+            }
+            self.handoffs.pop_front();
+            self.handing_off[from as usize] -= 1;
+        }
+    }
+    fn clear_sharers(&mut self) {
+        if self.nr_sharers > 0 {
+            self.sharers.iter_mut().for_each(|w| *w = 0);
+            self.group_sharers.iter_mut().for_each(|n| *n = 0);
+            self.nr_sharers = 0;
+        }
+    }
+}
+
+/// CPUs grouped by (LLC, node): the transfer latency from any member of a group to a CPU outside
+/// it is the same (it depends only on the latency class, which an LLC and node pair decide).
+struct Groups {
+    of_cpu: Vec<u32>,
+    /// One member of each group.
+    rep: Vec<u32>,
+    /// `xfer[g * n + h]`: transfer latency from any member of group g to any member of group h
+    /// (g != h), looked up instead of asking the topology for every sharer group of every miss.
+    xfer: Vec<u32>,
+}
+
+impl Groups {
+    fn new(topo: &Topology) -> Groups {
+        let mut ids = std::collections::BTreeMap::new();
+        let mut rep = Vec::new();
+        let of_cpu = (0..topo.nr_cpus())
+            .map(|c| {
+                let key = (topo.cpus[c].llc, topo.cpus[c].node);
+                *ids.entry(key).or_insert_with(|| {
+                    rep.push(c as u32);
+                    rep.len() as u32 - 1
+                })
+            })
+            .collect();
+        let n = rep.len();
+        let xfer = (0..n * n)
+            .map(|i| topo.xfer_ns(rep[i / n] as usize, rep[i % n] as usize))
+            .collect();
+        Groups { of_cpu, rep, xfer }
+    }
+
+    /// (nearest, farthest) transfer latency to `cpu` from the line's sharers other than `cpu`.
+    fn sharer_xfer_bounds(&self, line: &Line, topo: &Topology, cpu: usize) -> Option<(u32, u32)> {
+        let (mut lo, mut hi) = (u32::MAX, 0);
+        let mut note = |ns: u32| {
+            lo = lo.min(ns);
+            hi = hi.max(ns);
+        };
+        let mine = self.of_cpu[cpu] as usize;
+        let from = &self.xfer[mine..];
+        let stride = self.rep.len();
+        for (g, &n) in line.group_sharers.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            if g != mine {
+                note(from[g * stride]);
+                continue;
+            }
+            // cpu's own group: itself, its cluster (SMT siblings, cores sharing its L2), and CPUs
+            // of its LLC in other clusters
+            let mut others = n - u32::from(line.has_sharer(cpu as u32));
+            for &s in topo.cluster_siblings(cpu) {
+                if s as usize != cpu && line.has_sharer(s) {
+                    note(topo.xfer_ns(s as usize, cpu));
+                    others -= 1;
+                }
+            }
+            if others > 0 {
+                note(topo.class_ns(LatencyClass::Llc));
+            }
+        }
+        (lo < u32::MAX).then_some((lo, hi))
+    }
+}
+
+/// Outcome of one access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// When the requesting CPU can go on (a store retires into the store buffer at once).
+    pub done: u64,
+    /// When the access takes effect on the line: a store's value is visible to others from then.
+    pub visible: u64,
+    pub hitm: bool,
+}
+
+pub struct Coherence {
+    pub lines: Vec<Line>,
+    nr_cpus: usize,
+    groups: Groups,
+    rmw_hold_ns: u64,
+}
+
+impl Coherence {
+    pub fn new(topo: &Topology) -> Self {
+        Coherence {
+            lines: Vec::new(),
+            nr_cpus: topo.nr_cpus(),
+            groups: Groups::new(topo),
+            rmw_hold_ns: DEFAULT_RMW_HOLD_NS,
+        }
+    }
+
+    /// The RMW hold window (see the module comment); `DEFAULT_RMW_HOLD_NS` unless a machine sets it.
+    pub fn set_rmw_hold_ns(&mut self, ns: u64) {
+        self.rmw_hold_ns = ns;
+    }
+
+    /// A named line with its fields (offset, name) for the Pareto view.
+    pub fn add_line(&mut self, name: impl Into<String>, fields: &[(u32, &'static str)]) -> LineId {
+        self.lines.push(Line {
+            name: name.into(),
+            owner: None,
+            sharers: vec![0; self.nr_cpus.div_ceil(64)],
+            nr_sharers: 0,
+            group_sharers: vec![0; self.groups.rep.len()],
+            last: 0,
+            free_at: 0,
+            reads_until: 0,
+            owner_ready_at: 0,
+            handoffs: VecDeque::new(),
+            handing_off: Vec::new(),
+            stats: LineStats::default(),
+            fields: fields
+                .iter()
+                .map(|&(offset, field)| FieldStats {
+                    offset,
+                    field,
+                    ..Default::default()
+                })
+                .collect(),
+        });
+        self.lines.len() - 1
+    }
+
+    /// `cpu` wrote field `field` of `line` before `now`, in code whose cost its caller prices (the
+    /// owner of a run queue updating it): the line is Modified in `cpu`'s cache, every other copy
+    /// is gone. Writes between two accesses by others are one store (the others see only the last).
+    pub fn owner_wrote(&mut self, id: LineId, cpu: usize, field: usize, now: u64) {
+        let line = &mut self.lines[id];
+        line.stats.stores += 1;
+        line.fields[field].stores += 1;
+        line.forget_handoffs_before(now);
+        if line.owner == Some(cpu as u32) {
+            return;
+        }
+        line.clear_sharers();
+        line.owner = Some(cpu as u32);
+        line.owner_ready_at = line.owner_ready_at.max(now);
+        line.last = cpu as u32;
+    }
+
+    /// A load by `cpu` that hits its own cache, counted exactly as `access` counts it; false (and
+    /// nothing counted) when it would miss. A fast path for lines read in bulk.
+    pub fn load_hit(&mut self, id: LineId, cpu: usize, field: usize) -> bool {
+        let line = &mut self.lines[id];
+        let c = cpu as u32;
+        let hit = match line.owner {
+            Some(o) => o == c,
+            None => line.has_sharer(c),
+        };
+        if hit {
+            line.stats.loads += 1;
+            line.fields[field].loads += 1;
+        }
+        hit
+    }
+
+    /// `cpu` accesses field `field` (index into the line's fields) of `line` at time `now`.
+    pub fn access(
+        &mut self,
+        topo: &Topology,
+        id: LineId,
+        cpu: usize,
+        op: Op,
+        field: usize,
+        now: u64,
+    ) -> Access {
+        let hold = self.rmw_hold_ns;
+        let line = &mut self.lines[id];
+        let c = cpu as u32;
+        let group = |x: u32| self.groups.of_cpu[x as usize];
+        let f = &mut line.fields[field];
+        match op {
+            Op::Load => {
+                line.stats.loads += 1;
+                f.loads += 1;
+            }
+            Op::Store => {
+                line.stats.stores += 1;
+                f.stores += 1;
+            }
+            Op::Atomic => {
+                line.stats.atomics += 1;
+                f.atomics += 1;
+            }
+        }
+        line.forget_handoffs_before(now);
+        // Still in this CPU's cache: the line was requested by others, but not yet handed over.
+        // (No hand-off pending means nobody is handing off: the per-CPU counts are not touched.)
+        let still_held =
+            !line.handoffs.is_empty() && line.handing_off.get(cpu).is_some_and(|&n| n > 0);
+        let start = now.max(line.free_at);
+        let modified_elsewhere = line.owner.filter(|&o| o != c);
+        let locked = |op| {
+            if op == Op::Atomic {
+                LOCKED_HIT_NS
+            } else {
+                HIT_NS
+            }
+        };
+        // (when the CPU goes on, when the access takes effect on the line, HITM)
+        let (done, visible, hitm) = match (op, line.owner) {
+            (Op::Load, Some(o)) if o == c => (now + HIT_NS, now + HIT_NS, false),
+            (Op::Load, _) if still_held => (now + HIT_NS, now + HIT_NS, false),
+            (Op::Load, None) if line.has_sharer(c) => (now + HIT_NS, now + HIT_NS, false),
+            (Op::Load, Some(o)) => {
+                // HITM: the owner downgrades to Shared and forwards the line.
+                let start = start.max(line.reads_until);
+                let done = start + topo.xfer_ns(o as usize, cpu) as u64;
+                line.free_at = done;
+                line.push_handoff(o, start, self.nr_cpus);
+                line.owner = None;
+                line.add_sharer(o, group(o));
+                line.add_sharer(c, group(c));
+                line.last = c;
+                (done, done, true)
+            }
+            (Op::Load, None) => {
+                // Clean miss: served from the nearest copy once the ownership transfers queued
+                // before it are done, concurrently with the other loads of the shared line.
+                let nearest = match self.groups.sharer_xfer_bounds(line, topo, cpu) {
+                    Some((lo, _)) => lo,
+                    None => topo.xfer_ns(line.last as usize, cpu),
+                };
+                line.add_sharer(c, group(c));
+                let done = start + nearest.max(1) as u64;
+                line.reads_until = line.reads_until.max(done);
+                (done, done, false)
+            }
+            (Op::Store, Some(o)) if o == c => {
+                // Owned (or being fetched for an earlier store of this CPU): the store buffer
+                // commits it once the line is here, in order.
+                let visible = now.max(line.owner_ready_at) + HIT_NS;
+                (now + HIT_NS, visible, false)
+            }
+            (Op::Store, _) if still_held => (now + HIT_NS, now + HIT_NS, false),
+            (Op::Atomic, Some(o)) if o == c => {
+                // A locked instruction drains the store buffer first.
+                let done = now.max(line.owner_ready_at) + LOCKED_HIT_NS;
+                line.free_at = line.free_at.max(done + hold);
+                (done, done, false)
+            }
+            // A locked instruction on a line not handed over yet (the hand-off is not delayed).
+            (Op::Atomic, _) if still_held => (now + LOCKED_HIT_NS, now + LOCKED_HIT_NS, false),
+            (_, owner) => {
+                // Read-for-ownership: from the owner, or invalidate every sharer (the farthest
+                // bounds it), after the loads in flight have their copies.
+                let start = start.max(line.reads_until);
+                let cost = match owner {
+                    Some(o) => topo.xfer_ns(o as usize, cpu),
+                    None => match self.groups.sharer_xfer_bounds(line, topo, cpu) {
+                        Some((_, farthest)) => farthest,
+                        None => topo.xfer_ns(line.last as usize, cpu),
+                    },
+                } as u64;
+                // a figure measured by CAS ping-pong already contains the locked instruction
+                let op_ns = match owner {
+                    Some(o) if op == Op::Atomic && topo.cas_measured(o as usize, cpu) => 0,
+                    _ => locked(op),
+                };
+                let visible = start + cost.max(1) + op_ns;
+                line.free_at = visible;
+                if op == Op::Atomic {
+                    // the core keeps a line it has just done a locked RMW on a little while
+                    line.free_at += hold;
+                }
+                if let Some(o) = owner {
+                    line.push_handoff(o, start, self.nr_cpus);
+                }
+                line.clear_sharers();
+                line.owner = Some(c);
+                line.owner_ready_at = visible;
+                line.last = c;
+                // a store retires into the store buffer: the CPU does not wait for the line
+                let done = if op == Op::Store {
+                    now + HIT_NS
+                } else {
+                    visible
+                };
+                (
+                    done,
+                    visible,
+                    modified_elsewhere.is_some() && op == Op::Atomic,
+                )
+            }
+        };
+        if let (true, Some(prev)) = (hitm, modified_elsewhere) {
+            line.fields[field].hitm += 1;
+            if topo.same_socket(prev as usize, cpu) {
+                line.stats.hitm_local += 1;
+            } else {
+                line.stats.hitm_remote += 1;
+            }
+        }
+        line.stats.stall_ns += done - now;
+        Access {
+            done,
+            visible,
+            hitm,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::presets::preset;
+    use crate::machine::topology::Topology;
+
+    #[test]
+    fn simultaneous_atomics_are_served_fifo_k_transfers_for_the_kth() {
+        let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+        let mut c = Coherence::new(&t);
+        let l = c.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
+        c.access(&t, l, 0, Op::Store, 0, 0); // CPU 0 owns it
+        let stall0 = c.lines[l].stats.stall_ns;
+        // CPUs 1..=4 (same LLC as CPU 0) hit it at the same instant.
+        let xfer = t.xfer_ns(0, 1) as u64 + LOCKED_HIT_NS;
+        let done: Vec<u64> = (1..=4)
+            .map(|cpu| c.access(&t, l, cpu, Op::Atomic, 0, 1000).done)
+            .collect();
+        // each waits for the one before it and for the hold window after that one's RMW
+        let kth = |k: u64| 1000 + k * xfer + (k - 1) * DEFAULT_RMW_HOLD_NS;
+        assert_eq!(done, (1..=4).map(kth).collect::<Vec<_>>());
+        let s = &c.lines[l].stats;
+        assert_eq!((s.atomics, s.hitm_local, s.hitm_remote), (4, 4, 0));
+        assert_eq!(
+            s.stall_ns - stall0,
+            (1..=4).map(|k| kth(k) - 1000).sum::<u64>()
+        );
+    }
+
+    /// The group-by-group nearest and farthest sharer equal a sharer-by-sharer search, on
+    /// machines whose LLCs are smaller than, equal to, and larger than a node.
+    #[test]
+    fn sharer_bounds_by_group_equal_the_bounds_over_every_sharer() {
+        let mut rng = crate::sim::rng::SimRng::new(9);
+        for (name, llc_spans_nodes) in [
+            ("gnr-2s-snc3", false),
+            ("milan-2s", false),
+            ("custom", true),
+        ] {
+            let mut spec = preset(name).unwrap();
+            if llc_spans_nodes {
+                spec.nodes_per_socket = 2;
+                spec.cores_per_llc = spec.cores_per_socket;
+            }
+            let t = Topology::new(spec).unwrap();
+            let n = t.nr_cpus();
+            let mut c = Coherence::new(&t);
+            let l = c.add_line("x", &[(0, "a")]);
+            for round in 0..200 {
+                c.lines[l].clear_sharers();
+                let k = rng.below(n as u64);
+                for _ in 0..rng.below(1 + k) {
+                    let s = rng.below(n as u64) as u32;
+                    c.lines[l].add_sharer(s, c.groups.of_cpu[s as usize]);
+                }
+                let cpu = rng.below(n as u64) as usize;
+                let each: Vec<u32> = (0..n)
+                    .filter(|&s| s != cpu && c.lines[l].has_sharer(s as u32))
+                    .map(|s| t.xfer_ns(s, cpu))
+                    .collect();
+                let want = each
+                    .iter()
+                    .min()
+                    .map(|&lo| (lo, *each.iter().max().unwrap()));
+                let got = c.groups.sharer_xfer_bounds(&c.lines[l], &t, cpu);
+                assert_eq!(got, want, "{name} round {round} cpu {cpu}");
+            }
+        }
+    }
+
+    /// N readers of a shared line at one instant are served together, in about one shared-load
+    /// latency, not N transfers; the next store waits for them and invalidates every copy.
+    #[test]
+    fn simultaneous_loads_of_a_shared_line_are_served_concurrently() {
+        let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+        let mut c = Coherence::new(&t);
+        let l = c.add_line("x", &[(0, "a")]);
+        c.access(&t, l, 0, Op::Store, 0, 0);
+        // the first read is a HITM; CPUs 2..=9 (same LLC) read once it is shared
+        let first = c.access(&t, l, 1, Op::Load, 0, 100);
+        assert!(first.hitm);
+        let same_llc = t.xfer_ns(0, 1) as u64;
+        assert_eq!(first.done, 100 + same_llc);
+        let done: Vec<u64> = (2..=9)
+            .map(|cpu| c.access(&t, l, cpu, Op::Load, 0, 100).done)
+            .collect();
+        assert!(done.iter().all(|&d| d == first.done + same_llc), "{done:?}");
+        assert_eq!(c.lines[l].stats.hitm_local, 1);
+        // a store by CPU 0 waits for those copies, then invalidates them (same LLC: one transfer)
+        let s = c.access(&t, l, 0, Op::Store, 0, 150);
+        assert_eq!(s.visible, first.done + 2 * same_llc + HIT_NS);
+        assert_eq!(c.lines[l].nr_sharers, 0);
+    }
+
+    /// The winner of a cmpxchg releases with a plain store: inside the hold window, before the next
+    /// queued request is served, it commits in place (no transfer); after it, the store needs the
+    /// line back and takes effect behind the requests queued before it.
+    #[test]
+    fn release_store_commits_in_place_only_while_the_line_is_still_held() {
+        let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+        let xfer = t.xfer_ns(0, 1) as u64;
+        const HOLD: u64 = 20;
+        for (release_after, in_place) in [(HOLD - 5, true), (HOLD + 5, false)] {
+            let mut c = Coherence::new(&t);
+            c.set_rmw_hold_ns(HOLD);
+            let l = c.add_line("flag", &[(0, "flag")]);
+            c.access(&t, l, 0, Op::Store, 0, 0);
+            let win = c.access(&t, l, 1, Op::Atomic, 0, 1000); // CPU 1 takes it
+            let waiter = c.access(&t, l, 2, Op::Atomic, 0, 1000); // CPU 2 queues behind
+            assert_eq!(waiter.done, win.done + HOLD + xfer + LOCKED_HIT_NS);
+            let rel = c.access(&t, l, 1, Op::Store, 0, win.done + release_after);
+            assert_eq!(
+                rel.done,
+                win.done + release_after + HIT_NS,
+                "the store buffer"
+            );
+            if in_place {
+                assert_eq!(rel.visible, rel.done, "committed before the hand-off");
+            } else {
+                assert_eq!(rel.visible, waiter.done + HOLD + xfer + HIT_NS);
+            }
+        }
+    }
+
+    #[test]
+    fn load_of_a_line_modified_elsewhere_is_a_hitm_and_then_shared() {
+        let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+        let mut c = Coherence::new(&t);
+        let l = c.add_line("x", &[(0, "a"), (8, "b")]);
+        c.access(&t, l, 0, Op::Store, 0, 0);
+        let a = c.access(&t, l, 128, Op::Load, 1, 100); // other socket
+        assert!(a.hitm);
+        assert_eq!(a.done, 100 + 412);
+        assert_eq!(c.lines[l].stats.hitm_remote, 1);
+        // now shared: a second load by the same CPU hits, CPU 0 too
+        assert!(!c.access(&t, l, 128, Op::Load, 1, 600).hitm);
+        assert_eq!(c.access(&t, l, 0, Op::Load, 0, 600).done, 601);
+        assert_eq!(c.lines[l].fields[1].hitm, 1);
+        // a store invalidates both and costs the farthest sharer's transfer; the CPU goes on
+        let s = c.access(&t, l, 1, Op::Store, 0, 1000);
+        assert_eq!((s.done, s.visible), (1000 + HIT_NS, 1000 + 412 + HIT_NS));
+    }
+}

@@ -1,0 +1,568 @@
+//! The share-link codec: an `Experiment` as a query string (versioned, readable keys,
+//! append-only) and back; decoding reports every bad or unknown key and still loads the rest.
+
+use crate::error::{FieldError, range_or_nan};
+use crate::experiment::scenario::*;
+use crate::experiment::stories::stories;
+use crate::machine::presets;
+use crate::machine::spec::LayoutOverrides;
+use crate::patches::Patches;
+use crate::workload::{self, Knobs};
+use std::collections::BTreeMap;
+
+fn pct_encode(s: &str) -> String {
+    let mut o = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~,".contains(&b) {
+            o.push(b as char);
+        } else {
+            o.push_str(&format!("%{b:02X}"));
+        }
+    }
+    o
+}
+
+fn pct_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(v) => {
+                        out.push(v);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The canonical query string (without `?`) of an experiment.
+pub fn encode_link(e: &Experiment) -> String {
+    let mut kv: Vec<(String, String)> = vec![
+        ("v".into(), e.v.to_string()),
+        ("machine".into(), e.machine.preset.clone()),
+    ];
+    let o = &e.machine.overrides;
+    // Every override that is set, even one equal to the preset: the link must decode to the same
+    // experiment (and an override can change derived values, e.g. the Intel LLC split).
+    for k in MACHINE_KEYS {
+        if let Some(v) = (k.get)(o) {
+            kv.push((k.link.to_string(), k.format(v)));
+        }
+    }
+    // Added under v1: only when set.
+    if let Some(m) = &e.machine.cpu_map {
+        kv.push(("cpu_map".into(), m.clone()));
+    }
+    kv.push(("hz".into(), e.hz.to_string()));
+    kv.push(("workload".into(), e.workload.name.clone()));
+    for (k, v) in e.knobs() {
+        kv.push((k, v));
+    }
+    kv.push(("a".into(), e.a.join(",")));
+    kv.push(("b".into(), e.b.join(",")));
+    kv.push(("seconds".into(), e.seconds.to_string()));
+    kv.push(("seed".into(), e.seed.to_string()));
+    // Keys added after v1 shipped: only when set, so a link without them stays the same link.
+    if e.repeats != 1 {
+        kv.push(("repeats".into(), e.repeats.to_string()));
+    }
+    if e.warmup != 0.0 {
+        kv.push(("warmup".into(), e.warmup.to_string()));
+    }
+    kv.iter()
+        .map(|(k, v)| format!("{}={}", pct_encode(k), pct_encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// At most 40 characters of a value from a link, for a message.
+fn clip(v: &str) -> String {
+    v.chars().take(40).collect()
+}
+
+/// Every key given more than once: reported with its values (the last one is used).
+fn duplicate_keys(pairs: &[(String, String)]) -> Vec<FieldError> {
+    let mut seen: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for (k, v) in pairs {
+        let e = seen.entry(k.as_str()).or_default();
+        if e.is_empty() {
+            order.push(k.as_str());
+        }
+        e.push(v.as_str());
+    }
+    order
+        .into_iter()
+        .filter(|k| seen[k].len() > 1)
+        .map(|k| {
+            let vals: Vec<String> = seen[k].iter().map(|v| format!("{:?}", clip(v))).collect();
+            FieldError::new(
+                k,
+                format!(
+                    "{} given {} times ({}): the last is used",
+                    clip(k),
+                    vals.len(),
+                    vals.join(", ")
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Decodes a link; every bad or unknown key is reported and the rest still loads (bad values keep
+/// the default).
+pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
+    let mut e = Experiment::default();
+    let mut errs = Vec::new();
+    let q = query.trim_start_matches('?');
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for part in q.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        pairs.push((pct_decode(k), pct_decode(v)));
+    }
+    let get = |k: &str| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(x, _)| x == k)
+            .map(|(_, v)| v.clone())
+    };
+    errs.extend(duplicate_keys(&pairs));
+    if let Some(v) = get("v") {
+        match v.parse::<u32>() {
+            Ok(LINK_VERSION) => {}
+            _ => errs.push(FieldError::new(
+                "v",
+                format!("link version {v:?} is not supported: allowed {LINK_VERSION}"),
+            )),
+        }
+    }
+    if let Some(m) = get("machine") {
+        if presets::preset(&m).is_some() {
+            e.machine.preset = m;
+        } else {
+            errs.push(FieldError::new(
+                "machine",
+                format!(
+                    "unknown machine {m:?}: allowed {}",
+                    presets::PRESETS.join(", ")
+                ),
+            ));
+        }
+    }
+    for k in MACHINE_KEYS {
+        let v = get(k.link).and_then(|raw| {
+            k.parse(&raw)
+                .map_err(|mut err| {
+                    err.field = k.link.to_string();
+                    errs.push(err)
+                })
+                .ok()
+        });
+        (k.set)(&mut e.machine.overrides, v);
+    }
+    e.machine.cpu_map = get("cpu_map");
+    if let Err(inv) = e.machine_spec() {
+        // An impossible layout or a bad map: report it and fall back to the preset's own layout.
+        // Every field that falls back is named, not only the ones the machine check blamed.
+        let why = inv
+            .0
+            .iter()
+            .map(|x| x.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        let blamed: Vec<String> = inv.0.iter().map(|x| x.field.clone()).collect();
+        errs.extend(inv.0);
+        for k in MACHINE_KEYS {
+            if let Some(v) = (k.get)(&e.machine.overrides)
+                && !blamed.iter().any(|f| f == k.key || f == k.link)
+            {
+                errs.push(FieldError::new(
+                    k.link,
+                    format!("{} not used: the machine it is part of was refused ({why}); the preset's value applies", k.format(v)),
+                ));
+            }
+        }
+        if e.machine.cpu_map.is_some() && !blamed.iter().any(|f| f == "cpu_map") {
+            errs.push(FieldError::new(
+                "cpu_map",
+                format!("not used: the machine it is part of was refused ({why}); the preset's layout applies"),
+            ));
+        }
+        e.machine.overrides = LayoutOverrides::default();
+        e.machine.cpu_map = None;
+    }
+    if let Some(h) = get("hz") {
+        match h.parse::<u32>() {
+            Ok(x) if HZ_VALUES.contains(&x) => e.hz = x,
+            _ => errs.push(hz_error(&format!("{h:?}"))),
+        }
+    }
+    if let Some(w) = get("workload") {
+        if workload::info(&w).is_some() {
+            e.workload.name = w;
+        } else {
+            errs.extend(workload::validate_knobs(&w, &Knobs::new()));
+        }
+    }
+    let winfo = workload::info(&e.workload.name);
+    let knob_names: Vec<&str> = workload::WORKLOADS
+        .iter()
+        .flat_map(|w| w.knobs.iter().map(|k| k.name))
+        .collect();
+    for (k, v) in &pairs {
+        if knob_names.contains(&k.as_str()) {
+            if winfo.is_some_and(|w| w.knobs.iter().any(|x| x.name == k)) {
+                let mut one = Knobs::new();
+                one.insert(k.clone(), v.clone());
+                let bad = workload::validate_knobs(&e.workload.name, &one);
+                if bad.is_empty() {
+                    let val = v
+                        .parse::<u64>()
+                        .map(serde_json::Value::from)
+                        .unwrap_or_else(|_| serde_json::Value::from(v.clone()));
+                    e.workload.knobs.insert(k.clone(), val);
+                } else {
+                    errs.extend(bad);
+                }
+            } else {
+                errs.push(FieldError::new(
+                    k,
+                    format!("{k} is not a knob of {}", e.workload.name),
+                ));
+            }
+        } else if k == "story" {
+            // the page's story links (`&story=NAME`): not part of the experiment
+            if !stories().iter().any(|s| s.name == v) {
+                let names: Vec<&str> = stories().iter().map(|s| s.name).collect();
+                errs.push(FieldError::new(
+                    "story",
+                    format!("unknown story {:?}: allowed {}", clip(v), names.join(", ")),
+                ));
+            }
+        } else if ![
+            "v", "machine", "hz", "workload", "a", "b", "seconds", "seed", "repeats", "warmup",
+            "cpu_map",
+        ]
+        .contains(&k.as_str())
+            && !MACHINE_KEYS.iter().any(|m| m.link == k)
+        {
+            errs.push(FieldError::new(k, format!("unknown key {k:?}")));
+        }
+    }
+    for (field, dst) in [("a", &mut e.a), ("b", &mut e.b)] {
+        if let Some(list) = get(field) {
+            let names: Vec<String> = list
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            // An unknown name is reported and kept (never dropped): the experiment then does not
+            // validate, so a misspelled patch cannot run as if it had not been asked for.
+            if let Err(err) = Patches::parse(field, &names) {
+                errs.push(err);
+            }
+            *dst = names;
+        }
+    }
+    if let Some(s) = get("seconds") {
+        match s.parse::<f64>() {
+            Ok(x) if x.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&x) => e.seconds = x,
+            _ => errs.push(FieldError::new(
+                "seconds",
+                range_or_nan(
+                    &s,
+                    format!(
+                        "{s:?} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds"
+                    ),
+                ),
+            )),
+        }
+    }
+    if let Some(s) = get("seed") {
+        match s.parse::<u64>() {
+            Ok(x) => e.seed = x,
+            _ => errs.push(FieldError::new(
+                "seed",
+                if s.trim().parse::<f64>().is_ok_and(f64::is_finite) {
+                    format!("{s:?} is not an integer in 0..={}", u64::MAX)
+                } else {
+                    format!("{s:?} is not a number: an integer in 0..={}", u64::MAX)
+                },
+            )),
+        }
+    }
+    if let Some(s) = get("repeats") {
+        match s.parse::<u32>() {
+            Ok(x) if (MIN_REPEATS..=MAX_REPEATS).contains(&x) => e.repeats = x,
+            _ => errs.push(FieldError {
+                message: range_or_nan(&s, repeats_error(&format!("{s:?}")).message),
+                ..repeats_error("")
+            }),
+        }
+    }
+    if let Some(s) = get("warmup") {
+        match s.parse::<f64>() {
+            Ok(x) if warmup_ok(x, e.seconds) => e.warmup = x,
+            _ => errs.push(FieldError {
+                message: range_or_nan(&s, warmup_error(&format!("{s:?}"), e.seconds).message),
+                ..warmup_error("", e.seconds)
+            }),
+        }
+    }
+    (e, errs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_round_trips() {
+        let mut e = Experiment::default();
+        e.machine.preset = "milan-2s".into();
+        e.workload.name = "hackbench".into();
+        e.workload.knobs.insert("groups".into(), 4.into());
+        e.workload.knobs.insert("mode".into(), "thread".into());
+        e.b = vec!["skip-not-due".into(), "skew-tick".into()];
+        e.seconds = 0.25;
+        e.seed = 7;
+        let q = encode_link(&e);
+        assert!(q.starts_with("v=1&machine=milan-2s"), "{q}");
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        assert_eq!(encode_link(&d), q);
+    }
+
+    #[test]
+    fn bad_fields_are_reported_and_the_rest_loads() {
+        let (e, errs) = decode_link(
+            "v=1&machine=nope&workload=oltp&clients=64&seconds=-1&b=skip-not-due,bogus&zzz=1&seed=3",
+        );
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["machine", "zzz", "b", "seconds"]);
+        assert_eq!(e.machine.preset, "gnr-2s-snc3");
+        assert_eq!(e.seed, 3);
+        assert_eq!(e.knobs().get("clients").map(String::as_str), Some("64"));
+        // the misspelled patch is kept, named with its side, and the experiment does not validate
+        assert_eq!(e.b, vec!["skip-not-due".to_string(), "bogus".to_string()]);
+        assert!(
+            errs[2]
+                .message
+                .starts_with("unknown patch \"bogus\" in B: allowed "),
+            "{}",
+            errs[2].message
+        );
+        let v = e.validate().unwrap_err();
+        assert!(v.0.iter().any(|x| x.field == "b"), "{v}");
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_with_their_values() {
+        let (e, errs) = decode_link("v=1&seed=3&b=skip-not-due&seed=4&b=");
+        let msgs: Vec<String> = errs
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.message))
+            .collect();
+        assert_eq!(
+            msgs,
+            vec![
+                "seed: seed given 2 times (\"3\", \"4\"): the last is used",
+                "b: b given 2 times (\"skip-not-due\", \"\"): the last is used",
+            ]
+        );
+        assert_eq!((e.seed, e.b.len()), (4, 0));
+    }
+
+    /// A refused machine falls back to the preset's layout: every override it drops is named,
+    /// not only the ones the machine check blames.
+    #[test]
+    fn every_field_that_falls_back_is_named() {
+        let (e, errs) =
+            decode_link("v=1&machine=custom&sockets=8&cores_per_socket=2048&smt=off&seed=2");
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert!(fields.contains(&"sockets"), "{errs:?}");
+        assert!(fields.contains(&"smt"), "{errs:?}");
+        let sockets = errs.iter().find(|e| e.field == "sockets").unwrap();
+        assert!(
+            sockets
+                .message
+                .starts_with("8 not used: the machine it is part of was refused ("),
+            "{}",
+            sockets.message
+        );
+        assert_eq!(e.machine.overrides, LayoutOverrides::default());
+        assert_eq!(e.seed, 2);
+    }
+
+    #[test]
+    fn a_story_key_is_checked_and_not_part_of_the_experiment() {
+        let story = &stories()[0];
+        let q = format!("{}&story={}", encode_link(&story.experiment), story.name);
+        let (e, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(e, story.experiment);
+        let (_, errs) = decode_link("v=1&story=nope");
+        assert_eq!(errs[0].field, "story");
+        assert!(
+            errs[0]
+                .message
+                .starts_with("unknown story \"nope\": allowed sched-balance-running, "),
+            "{}",
+            errs[0].message
+        );
+    }
+
+    #[test]
+    fn every_hz_value_round_trips_through_a_link() {
+        for &hz in HZ_VALUES {
+            let e = Experiment {
+                hz,
+                ..Default::default()
+            };
+            assert!(e.validate().is_ok(), "hz {hz}");
+            let (d, errs) = decode_link(&encode_link(&e));
+            assert!(errs.is_empty(), "{errs:?}");
+            assert_eq!(d.hz, hz);
+        }
+        let (_, errs) = decode_link("hz=301");
+        assert_eq!(
+            errs[0].message,
+            "\"301\" is not allowed: 100, 250, 300 or 1000"
+        );
+    }
+
+    #[test]
+    fn repeats_and_warmup_round_trip_and_old_links_are_unchanged() {
+        let old = encode_link(&Experiment::default());
+        assert!(!old.contains("repeats") && !old.contains("warmup"), "{old}");
+        let e = Experiment {
+            repeats: 10,
+            warmup: 0.25,
+            ..Default::default()
+        };
+        let q = encode_link(&e);
+        assert!(q.ends_with("&repeats=10&warmup=0.25"), "{q}");
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        let (d, errs) = decode_link("seconds=0.5&repeats=0&warmup=0.5");
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["repeats", "warmup"]);
+        assert_eq!((d.repeats, d.warmup), (1, 0.0));
+        assert!(errs[0].message.contains("1..=100"), "{}", errs[0].message);
+        let bad = Experiment {
+            repeats: 101,
+            warmup: 2.0,
+            ..Default::default()
+        };
+        let fields: Vec<String> = bad
+            .validate()
+            .unwrap_err()
+            .0
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(fields, vec!["repeats", "warmup"]);
+    }
+
+    #[test]
+    fn percent_decoding_is_total() {
+        for s in ["%", "%4", "%zz", "a%41b", "+", "%E2%82"] {
+            let _ = pct_decode(s);
+        }
+        assert_eq!(pct_decode("a%41b+c"), "aAb c");
+    }
+
+    #[test]
+    fn smt_words_and_counts_decode_and_links_write_words() {
+        for (raw, n) in [("on", 2), ("off", 1), ("2", 2), ("1", 1), ("Off", 1)] {
+            let (e, errs) = decode_link(&format!("v=1&machine=custom&smt={raw}"));
+            assert!(errs.is_empty(), "{raw}: {errs:?}");
+            assert_eq!(e.machine.overrides.smt, Some(n), "{raw}");
+        }
+        let (e, _) = decode_link("v=1&machine=custom&smt=1");
+        assert!(encode_link(&e).contains("&smt=off&"), "{}", encode_link(&e));
+        let (e, errs) = decode_link("v=1&machine=custom&smt=9&sockets=x");
+        let msgs: Vec<String> = errs
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.message))
+            .collect();
+        assert_eq!(
+            msgs,
+            vec![
+                "sockets: \"x\" is not a number: allowed 1..=32 (sockets (packages))",
+                "smt: 9 is not allowed: off or on, or the count 1..=8"
+            ]
+        );
+        assert_eq!(e.machine.overrides.smt, None);
+        // JSON takes the same words
+        let e: Experiment = serde_json::from_str(
+            r#"{"machine":{"preset":"custom","smt":"off"},"workload":{"name":"oltp"}}"#,
+        )
+        .unwrap();
+        assert_eq!(e.machine.overrides.smt, Some(1));
+        assert!(e.validate().is_ok());
+    }
+
+    #[test]
+    fn cpu_map_is_an_appended_link_key_and_refuses_layout_overrides() {
+        let old = encode_link(&Experiment::default());
+        assert!(!old.contains("cpu_map"), "{old}");
+        assert!(
+            LAYOUT_KEYS
+                .iter()
+                .all(|k| MACHINE_KEYS.iter().any(|m| m.key == *k))
+        );
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        e.machine.cpu_map = Some("0,1_0,1_0x2_0x2_0x2_10".into());
+        let q = encode_link(&e);
+        assert!(
+            q.contains("&machine=custom&cpu_map=0,1_0,1_0x2_0x2_0x2_10&hz="),
+            "{q}"
+        );
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        assert_eq!(d.machine_spec().unwrap().nr_cpus(), 2);
+        // a layout key next to a map: reported, and the map and overrides fall back to the preset's
+        let (d, errs) = decode_link(&format!("{q}&smt=off"));
+        assert_eq!(errs[0].field, "smt");
+        assert!(
+            errs[0].message.contains("imported machine"),
+            "{}",
+            errs[0].message
+        );
+        assert_eq!(d.machine.cpu_map, None);
+    }
+
+    #[test]
+    fn cluster_size_round_trips_through_a_link() {
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        e.machine.overrides.smt = Some(1);
+        e.machine.overrides.cores_per_cluster = Some(4);
+        let q = encode_link(&e);
+        assert!(q.contains("&smt=off&cores_per_cluster=4&"), "{q}");
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        let (_, errs) = decode_link("v=1&machine=custom&cores_per_cluster=17");
+        assert_eq!(errs[0].field, "cores_per_cluster");
+    }
+}

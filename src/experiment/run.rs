@@ -1,0 +1,227 @@
+//! One side of an experiment run on the engine: `Run` advances it in slices (the page's worker
+//! posts progress between slices), `run` runs a side to the end, `run_ab` both sides (two threads
+//! natively, one after the other in wasm), `run_traced` one side with a trace. No I/O.
+
+use crate::error::Invalid;
+use crate::experiment::scenario::{Experiment, Side};
+use crate::report::Report;
+use crate::{sched, workload};
+
+/// A run in progress, advanced in slices (the worker posts progress between slices).
+pub struct Run {
+    /// The engine (`traced.rs` replaces its tracer).
+    pub(super) engine: sched::Engine,
+    end_ns: u64,
+    workload: String,
+    unit: &'static str,
+    patch_names: Vec<String>,
+    seed: u64,
+    series_sent: usize,
+    /// End of the warm-up, ns (0: none).
+    warmup_ns: u64,
+    /// The warm-up's totals have been kept (`Metrics::begin_window`), or there is no warm-up.
+    window_begun: bool,
+}
+
+impl Run {
+    pub fn new(exp: &Experiment, side: Side) -> Result<Run, Invalid> {
+        let spec = exp.run_spec(side)?;
+        let n = spec.topo.nr_cpus();
+        let wl = workload::build(&spec.workload, &spec.knobs, n)?;
+        let end_ns = (spec.seconds * 1e9) as u64;
+        // About 100 points per run, at least 10 ms apart.
+        let sample_ns = (end_ns / 100).max(10_000_000).min(end_ns.max(1));
+        let unit = workload::info(&spec.workload).map_or(
+            if spec.workload == workload::rtapp::NAME {
+                "task loops"
+            } else {
+                "units"
+            },
+            |w| w.unit,
+        );
+        let engine = sched::Engine::new(spec.topo, spec.patches, spec.hz, spec.seed, wl, sample_ns);
+        let warmup_ns = (spec.warmup * 1e9) as u64;
+        Ok(Run {
+            warmup_ns,
+            window_begun: warmup_ns == 0,
+            engine,
+            end_ns,
+            workload: spec.workload,
+            unit,
+            patch_names: spec.patch_names,
+            seed: spec.seed,
+            series_sent: 0,
+        })
+    }
+
+    /// Handles up to `max_events` events; true when the run has reached its end.
+    pub fn step(&mut self, max_events: u64) -> bool {
+        let mut budget = max_events;
+        if !self.window_begun {
+            let before = self.engine.events;
+            if !self.engine.run_until(self.warmup_ns, budget) {
+                return false;
+            }
+            // The engine stands at the warm-up's end: charge open intervals up to it (additive,
+            // as every sample does) and keep the totals the measured window starts from.
+            self.engine.flush_accounting();
+            let lines = self
+                .engine
+                .lines
+                .lines
+                .iter()
+                .map(|l| {
+                    let s = &l.stats;
+                    let fields = l
+                        .fields
+                        .iter()
+                        .map(|f| [f.loads, f.stores, f.atomics, f.hitm])
+                        .collect();
+                    (
+                        [
+                            s.loads,
+                            s.stores,
+                            s.atomics,
+                            s.hitm_local,
+                            s.hitm_remote,
+                            s.stall_ns,
+                        ],
+                        fields,
+                    )
+                })
+                .collect();
+            let events = self.engine.task_events();
+            let now = self.engine.now;
+            self.engine.metrics.begin_window(now, events, lines);
+            self.engine.schedstat_begin_window();
+            self.window_begun = true;
+            budget -= (self.engine.events - before).min(budget);
+        }
+        self.engine.run_until(self.end_ns, budget)
+    }
+
+    pub fn progress(&self) -> f64 {
+        (self.engine.now as f64 / self.end_ns.max(1) as f64).min(1.0)
+    }
+
+    /// Series points produced since the last call (each series by name: `Series::named`).
+    pub fn take_series(&mut self) -> sched::Series {
+        let s = &self.engine.metrics.series;
+        let from = self.series_sent;
+        self.series_sent = s.t_s.len();
+        sched::Series {
+            t_s: s.t_s[from..].to_vec(),
+            throughput: s.throughput[from..].to_vec(),
+            contention_pct: s.contention_pct[from..].to_vec(),
+            utilization: s.utilization[from..].to_vec(),
+        }
+    }
+
+    pub fn report(&mut self) -> Report {
+        Report::from_engine(
+            &mut self.engine,
+            &self.workload,
+            self.unit,
+            &self.patch_names,
+            self.seed,
+        )
+    }
+
+    pub fn engine(&self) -> &sched::Engine {
+        &self.engine
+    }
+
+    /// Records a trace of simulated time [from_s, to_s) (seconds from the start, warm-up included;
+    /// `None`: the whole run), at most `sched::TRACE_MAX_EVENTS` events. Call before the first step.
+    pub fn enable_trace(&mut self, from_s: Option<f64>, to_s: Option<f64>) -> Result<(), Invalid> {
+        if self.engine.events > 0 {
+            return Err(crate::error::FieldError::new(
+                "trace",
+                "enable the trace before the run starts",
+            )
+            .into());
+        }
+        let end_s = self.end_ns as f64 / 1e9;
+        let from = from_s.unwrap_or(0.0);
+        let to = to_s.unwrap_or(end_s);
+        let mut errs = Vec::new();
+        if !(from.is_finite() && (0.0..end_s).contains(&from)) {
+            errs.push(crate::error::FieldError::new(
+                "trace_from",
+                format!("{from} is out of range: seconds in [0, {end_s}) (the run's length)"),
+            ));
+        }
+        if !(to.is_finite() && to > from && to <= end_s) {
+            errs.push(crate::error::FieldError::new(
+                "trace_to",
+                format!("{to} is out of range: seconds in (trace_from = {from}, {end_s}]"),
+            ));
+        }
+        if !errs.is_empty() {
+            return Err(Invalid(errs));
+        }
+        // Without an end the trace also holds the kernel work charged past the end (a CPU's last
+        // pass), as the profile does.
+        let to_ns = to_s.map_or(u64::MAX, |t| (t * 1e9) as u64);
+        let from_ns = (from * 1e9) as u64;
+        // without an end the window is cut where the cap is reached (docs/TRACE.md)
+        self.engine.set_tracer_as(
+            sched::TraceFormat::Json,
+            from_ns,
+            to_ns,
+            to_s.is_none(),
+            sched::TRACE_MAX_EVENTS,
+        );
+        Ok(())
+    }
+
+    /// The recorded trace as Chrome JSON trace events (docs/TRACE.md); an error names the cap.
+    pub fn trace_json(&self) -> Result<String, Invalid> {
+        self.engine.trace_json()
+    }
+
+    /// Charges open intervals up to now (so per-CPU time can be checked mid-run).
+    pub fn flush(&mut self) {
+        self.engine.flush_accounting();
+    }
+}
+
+/// Runs both sides of an experiment to the end: natively on two threads at once (the engine is
+/// single-threaded and the sides are independent, so the reports are the same as one after the
+/// other), in wasm one after the other (the page runs sides in two workers instead).
+pub fn run_ab(exp: &Experiment) -> (Result<Report, Invalid>, Result<Report, Invalid>) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::thread::scope(|s| {
+            let b = s.spawn(|| run(exp, Side::B));
+            let a = run(exp, Side::A);
+            (a, b.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        (run(exp, Side::A), run(exp, Side::B))
+    }
+}
+
+/// Runs one side of an experiment to the end with a trace of [from_s, to_s) (`Run::enable_trace`):
+/// the report (the same as `run`'s) and the trace's JSON text.
+pub fn run_traced(
+    exp: &Experiment,
+    side: Side,
+    from_s: Option<f64>,
+    to_s: Option<f64>,
+) -> Result<(Report, String), Invalid> {
+    let mut r = Run::new(exp, side)?;
+    r.enable_trace(from_s, to_s)?;
+    while !r.step(1 << 20) {}
+    let report = r.report();
+    Ok((report, r.trace_json()?))
+}
+
+/// Runs one side of an experiment to the end.
+pub fn run(exp: &Experiment, side: Side) -> Result<Report, Invalid> {
+    let mut r = Run::new(exp, side)?;
+    while !r.step(1 << 20) {}
+    Ok(r.report())
+}

@@ -1,0 +1,570 @@
+//! The scenario of an A/B experiment (machine, workload, HZ, time, seed, patches for A and B) and
+//! its validation (every field, all errors at once, limits checked before anything is allocated);
+//! the share-link codec is `link`, the seed stories `stories`.
+
+use crate::error::{FieldError, Invalid, range_or_nan};
+use crate::machine::cpu_map::CpuMap;
+use crate::machine::limits;
+use crate::machine::presets;
+use crate::machine::spec;
+use crate::machine::spec::{LayoutOverrides, MachineSpec};
+use crate::machine::topology::Topology;
+use crate::patches::Patches;
+use crate::workload::{self, Knobs};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const LINK_VERSION: u32 = 1;
+pub const MAX_SECONDS: f64 = 60.0;
+pub const MIN_SECONDS: f64 = 0.001;
+pub const MAX_TASKS: u64 = 65_536;
+/// Refuse runs estimated above this many events (about ten minutes of native simulation).
+pub const MAX_EVENTS: f64 = 4e9;
+/// The HZ values a run accepts (the kernel's `CONFIG_HZ` choices). The page's HZ list is this one.
+pub const HZ_VALUES: &[u32] = &[100, 250, 300, 1000];
+/// Runs per side of a repeated experiment (`repeats`): 1 is a single run.
+pub const MIN_REPEATS: u32 = 1;
+pub const MAX_REPEATS: u32 = 100;
+
+/// "100, 250, 300 or 1000"
+fn one_of(values: &[u32]) -> String {
+    let s: Vec<String> = values.iter().map(u32::to_string).collect();
+    match s.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => s.join(""),
+    }
+}
+
+/// The error for an HZ value (as given) that is not in `HZ_VALUES`.
+pub fn hz_error(given: &str) -> FieldError {
+    FieldError::new(
+        "hz",
+        format!("{given} is not allowed: {}", one_of(HZ_VALUES)),
+    )
+}
+
+/// One machine layout override: a field of `LayoutOverrides` (the experiment's `machine` object),
+/// its share-link key and its range. The CLI flag is `--` + `key` with `-` for `_` (tests/cli.rs
+/// checks that the binary accepts every one). Validation, the link codec and the page's machine
+/// fields all read this table.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct MachineKey {
+    /// Field name in the experiment's `machine` object (JSON) and in `LayoutOverrides`.
+    pub key: &'static str,
+    /// Share-link key.
+    pub link: &'static str,
+    pub min: u32,
+    pub max: u32,
+    /// Words accepted for values (and written in links), e.g. `on` / `off` for SMT; empty for
+    /// plain numbers.
+    pub words: &'static [(&'static str, u32)],
+    pub description: &'static str,
+    #[serde(skip)]
+    pub get: fn(&LayoutOverrides) -> Option<u32>,
+    #[serde(skip)]
+    pub set: fn(&mut LayoutOverrides, Option<u32>),
+}
+
+impl MachineKey {
+    /// A value as text (link, CLI, form): a word of `words` or an integer, range-checked. The one
+    /// rule every input path uses.
+    pub fn parse(&self, raw: &str) -> Result<u32, FieldError> {
+        let t = raw.trim();
+        let word = self
+            .words
+            .iter()
+            .find(|(w, _)| w.eq_ignore_ascii_case(t))
+            .map(|&(_, v)| v);
+        match word.or_else(|| t.parse::<u32>().ok()) {
+            Some(v) => self.check(v),
+            None => Err(FieldError::new(
+                self.key,
+                range_or_nan(raw, self.allowed(&format!("{raw:?}"))),
+            )),
+        }
+    }
+
+    /// The value as a link writes it: its word if it has one.
+    pub fn format(&self, v: u32) -> String {
+        match self.words.iter().find(|&&(_, x)| x == v) {
+            Some((w, _)) => w.to_string(),
+            None => v.to_string(),
+        }
+    }
+
+    fn allowed(&self, given: &str) -> String {
+        let words: Vec<String> = self.words.iter().map(|(w, _)| w.to_string()).collect();
+        if words.is_empty() {
+            format!(
+                "{given} is out of range: allowed {}..={} ({})",
+                self.min, self.max, self.description
+            )
+        } else {
+            format!(
+                "{given} is not allowed: {}, or the count {}..={}",
+                words.join(" or "),
+                self.min,
+                self.max
+            )
+        }
+    }
+
+    fn check(&self, v: u32) -> Result<u32, FieldError> {
+        if (self.min..=self.max).contains(&v) {
+            Ok(v)
+        } else {
+            Err(FieldError::new(self.key, self.allowed(&v.to_string())))
+        }
+    }
+}
+
+/// Every machine override key (append-only: links and the CLI use them). The ranges are
+/// `topology`'s layout limits, which every machine is checked against.
+pub const MACHINE_KEYS: &[MachineKey] = &[
+    MachineKey {
+        key: "sockets",
+        link: "sockets",
+        min: *limits::SOCKETS.start(),
+        max: *limits::SOCKETS.end(),
+        words: &[],
+        description: "sockets (packages)",
+        get: |o| o.sockets,
+        set: |o, v| o.sockets = v,
+    },
+    MachineKey {
+        key: "cores_per_socket",
+        link: "cores_per_socket",
+        min: *limits::CORES_PER_SOCKET.start(),
+        max: *limits::CORES_PER_SOCKET.end(),
+        words: &[],
+        description: "physical cores per socket",
+        get: |o| o.cores_per_socket,
+        set: |o, v| o.cores_per_socket = v,
+    },
+    MachineKey {
+        key: "smt",
+        link: "smt",
+        min: *limits::SMT.start(),
+        max: *limits::SMT.end(),
+        words: spec::SMT_WORDS,
+        description: "SMT: on or off (hardware threads per core: 2 or 1), or the count 1..=8 (POWER SMT4/SMT8)",
+        get: |o| o.smt,
+        set: |o, v| o.smt = v,
+    },
+    MachineKey {
+        key: "nodes_per_socket",
+        link: "nodes_per_socket",
+        min: *limits::NODES_PER_SOCKET.start(),
+        max: *limits::NODES_PER_SOCKET.end(),
+        words: &[],
+        description: "NUMA nodes per socket (Intel SNC / AMD NPS)",
+        get: |o| o.nodes_per_socket,
+        set: |o, v| o.nodes_per_socket = v,
+    },
+    MachineKey {
+        key: "cores_per_llc",
+        link: "cores_per_llc",
+        min: *limits::CORES_PER_LLC.start(),
+        max: *limits::CORES_PER_LLC.end(),
+        words: &[],
+        description: "cores sharing one last-level cache (empty: the preset's)",
+        get: |o| o.cores_per_llc,
+        set: |o, v| o.cores_per_llc = v,
+    },
+    MachineKey {
+        key: "rmw_hold_ns",
+        link: "rmw_hold_ns",
+        min: *limits::RMW_HOLD_NS.start(),
+        max: *limits::RMW_HOLD_NS.end(),
+        words: &[],
+        description: "ns a core keeps a line after a locked RMW before the next request is served (no direct measurement; default 0, bounded by the CAS ping-pong tables)",
+        get: |o| o.rmw_hold_ns,
+        set: |o, v| o.rmw_hold_ns = v,
+    },
+    MachineKey {
+        key: "cpumask_offstack",
+        link: "cpumask_offstack",
+        min: 0,
+        max: 1,
+        words: spec::OFF_ON_WORDS,
+        description: "kernel CONFIG_CPUMASK_OFFSTACK: on (distribution kernels: nohz.idle_cpus_mask's bits in their own lines, reached through a pointer in the nohz struct) or off (bits inline)",
+        get: |o| o.cpumask_offstack,
+        set: |o, v| o.cpumask_offstack = v,
+    },
+    MachineKey {
+        key: "cores_per_cluster",
+        link: "cores_per_cluster",
+        min: 1,
+        max: 2048,
+        words: &[],
+        description: "cores sharing one L2, the CLS level (1: none; empty: the preset's)",
+        get: |o| o.cores_per_cluster,
+        set: |o, v| o.cores_per_cluster = v,
+    },
+];
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MachineChoice {
+    /// A preset; with `cpu_map`, the preset whose hardware figures (latencies, vendor) the
+    /// imported machine uses.
+    pub preset: String,
+    #[serde(flatten)]
+    pub overrides: LayoutOverrides,
+    /// An imported machine (`machine_file::CpuMap::encode`; link key `cpu_map`, added under v1):
+    /// the exact CPU map and SLIT. Layout overrides do not apply to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_map: Option<String>,
+}
+
+/// The layout keys of `MACHINE_KEYS` (an imported machine refuses them; the others still apply).
+pub const LAYOUT_KEYS: &[&str] = &[
+    "sockets",
+    "cores_per_socket",
+    "smt",
+    "nodes_per_socket",
+    "cores_per_llc",
+    "cores_per_cluster",
+];
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadChoice {
+    pub name: String,
+    #[serde(flatten)]
+    pub knobs: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Experiment {
+    #[serde(default = "link_version")]
+    pub v: u32,
+    pub machine: MachineChoice,
+    #[serde(default = "default_hz")]
+    pub hz: u32,
+    pub workload: WorkloadChoice,
+    #[serde(default = "default_seconds")]
+    pub seconds: f64,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub a: Vec<String>,
+    #[serde(default)]
+    pub b: Vec<String>,
+    /// Runs per side, each with its own seed (`repeat::seeds`); 1 = one run. Since link v1 (added
+    /// later; absent = 1).
+    #[serde(default = "default_repeats")]
+    pub repeats: u32,
+    /// Simulated seconds at the start excluded from the headline figures (sysbench
+    /// `--warmup-time`); 0 = none. Absent = 0, so every older link and scenario reproduces.
+    #[serde(default)]
+    pub warmup: f64,
+}
+
+fn link_version() -> u32 {
+    LINK_VERSION
+}
+fn default_hz() -> u32 {
+    1000
+}
+fn default_seconds() -> f64 {
+    1.0
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_repeats() -> u32 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    A,
+    B,
+}
+
+/// A validated single run: what the engine needs.
+pub struct RunSpec {
+    pub topo: Topology,
+    pub patches: Patches,
+    pub patch_names: Vec<String>,
+    pub hz: u32,
+    pub seconds: f64,
+    pub seed: u64,
+    pub workload: String,
+    pub knobs: Knobs,
+    /// Warm-up, simulated seconds (0 ..< seconds).
+    pub warmup: f64,
+}
+
+impl Default for Experiment {
+    fn default() -> Self {
+        Experiment {
+            v: LINK_VERSION,
+            machine: MachineChoice {
+                preset: "gnr-2s-snc3".into(),
+                overrides: LayoutOverrides::default(),
+                cpu_map: None,
+            },
+            hz: 1000,
+            workload: WorkloadChoice {
+                name: "oltp".into(),
+                knobs: BTreeMap::new(),
+            },
+            seconds: 1.0,
+            seed: 1,
+            a: vec![],
+            b: vec![],
+            repeats: 1,
+            warmup: 0.0,
+        }
+    }
+}
+
+/// The error for a repeat count outside `MIN_REPEATS..=MAX_REPEATS` (as given).
+pub fn repeats_error(given: &str) -> FieldError {
+    FieldError::new(
+        "repeats",
+        format!(
+            "{given} is out of range: an integer in {MIN_REPEATS}..={MAX_REPEATS} (runs per side)"
+        ),
+    )
+}
+
+/// The error for a warm-up outside 0 ..< seconds (as given).
+pub fn warmup_error(given: &str, seconds: f64) -> FieldError {
+    FieldError::new(
+        "warmup",
+        format!(
+            "{given} is out of range: 0 ..= seconds - {MIN_SECONDS} ({}) simulated seconds excluded at the start",
+            seconds - MIN_SECONDS
+        ),
+    )
+}
+
+/// A warm-up leaves at least `MIN_SECONDS` measured.
+pub(crate) fn warmup_ok(warmup: f64, seconds: f64) -> bool {
+    warmup.is_finite() && warmup >= 0.0 && warmup <= seconds - MIN_SECONDS
+}
+
+fn knob_string(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Experiment {
+    pub fn knobs(&self) -> Knobs {
+        self.workload
+            .knobs
+            .iter()
+            .map(|(k, v)| (k.clone(), knob_string(v)))
+            .collect()
+    }
+
+    pub fn machine_spec(&self) -> Result<MachineSpec, Invalid> {
+        let Some(base) = presets::preset(&self.machine.preset) else {
+            return Err(FieldError::new(
+                "machine",
+                format!(
+                    "unknown machine {:?}: allowed {}",
+                    self.machine.preset,
+                    presets::PRESETS.join(", ")
+                ),
+            )
+            .into());
+        };
+        let errs: Vec<FieldError> = MACHINE_KEYS
+            .iter()
+            .filter_map(|k| (k.get)(&self.machine.overrides).and_then(|v| k.check(v).err()))
+            .collect();
+        if !errs.is_empty() {
+            return Err(Invalid(errs));
+        }
+        let Some(text) = &self.machine.cpu_map else {
+            return base.with_overrides(&self.machine.overrides);
+        };
+        let layout: Vec<FieldError> = MACHINE_KEYS
+            .iter()
+            .filter(|k| LAYOUT_KEYS.contains(&k.key) && (k.get)(&self.machine.overrides).is_some())
+            .map(|k| {
+                FieldError::new(
+                    k.key,
+                    format!("{} does not apply to an imported machine (cpu_map): its layout is the file's", k.key),
+                )
+            })
+            .collect();
+        if !layout.is_empty() {
+            return Err(Invalid(layout));
+        }
+        let map = CpuMap::decode(text).map_err(|m| FieldError::new("cpu_map", m))?;
+        let spec = base.with_overrides(&self.machine.overrides)?.with_map(map);
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// Every field checked; all errors at once.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        self.run_spec(Side::A)
+            .and(self.run_spec(Side::B))
+            .map(|_| ())
+    }
+
+    /// Validates and resolves one side (limits before any allocation of the machine or tasks).
+    pub fn run_spec(&self, side: Side) -> Result<RunSpec, Invalid> {
+        let mut errs = Vec::new();
+        if self.v != LINK_VERSION {
+            errs.push(FieldError::new(
+                "v",
+                format!(
+                    "version {} is not supported: allowed {LINK_VERSION}",
+                    self.v
+                ),
+            ));
+        }
+        let spec = self.machine_spec().map_err(|e| errs.extend(e.0)).ok();
+        if !HZ_VALUES.contains(&self.hz) {
+            errs.push(hz_error(&self.hz.to_string()));
+        }
+        let seconds_ok =
+            self.seconds.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&self.seconds);
+        if !seconds_ok {
+            errs.push(FieldError::new(
+                "seconds",
+                format!(
+                    "{} is out of range: {MIN_SECONDS}..={MAX_SECONDS} simulated seconds",
+                    self.seconds
+                ),
+            ));
+        }
+        if !(MIN_REPEATS..=MAX_REPEATS).contains(&self.repeats) {
+            errs.push(repeats_error(&self.repeats.to_string()));
+        }
+        // Against a valid `seconds` only (a bad one is reported above; fuzz finding
+        // tests/fuzz_corpus/json-ea7971b545160ea4.txt).
+        if seconds_ok && !warmup_ok(self.warmup, self.seconds) {
+            errs.push(warmup_error(&self.warmup.to_string(), self.seconds));
+        }
+        let knobs = self.knobs();
+        errs.extend(workload::validate_knobs(&self.workload.name, &knobs));
+        let mut patches = Patches::default();
+        for (field, names) in [("a", &self.a), ("b", &self.b)] {
+            match Patches::parse(field, names) {
+                Ok(p) if (field == "a") == (side == Side::A) => patches = p,
+                Ok(_) => {}
+                Err(e) => errs.push(e),
+            }
+        }
+        if let Some(spec) = &spec {
+            let cpus = spec.nr_cpus();
+            let tasks = workload::task_count(&self.workload.name, &knobs, cpus as usize);
+            if tasks > MAX_TASKS {
+                errs.push(FieldError::new(
+                    "workload",
+                    format!("{tasks} tasks exceed the limit of {MAX_TASKS}"),
+                ));
+            }
+            let est = estimate_events(cpus, tasks, self.hz, self.seconds);
+            if errs.is_empty() && est > MAX_EVENTS {
+                errs.push(FieldError::new(
+                    "seconds",
+                    format!("this run would take about {:.1e} events (limit {MAX_EVENTS:.0e}); lower seconds, CPUs or tasks", est),
+                ));
+            }
+        }
+        if !errs.is_empty() {
+            return Err(Invalid(errs));
+        }
+        let Some(spec) = spec else {
+            unreachable!("a machine error was reported above")
+        };
+        let topo = Topology::new(spec)?;
+        workload::check_machine(&self.workload.name, &knobs, &topo)?;
+        Ok(RunSpec {
+            topo,
+            patches,
+            patch_names: if side == Side::A {
+                self.a.clone()
+            } else {
+                self.b.clone()
+            },
+            hz: self.hz,
+            seconds: self.seconds,
+            seed: self.seed,
+            workload: self.workload.name.clone(),
+            knobs,
+            warmup: self.warmup,
+        })
+    }
+}
+
+/// Rough event count of a run: ticks, balancing and about 10 events per task per ms of activity.
+pub fn estimate_events(cpus: u64, tasks: u64, hz: u32, seconds: f64) -> f64 {
+    seconds * (cpus as f64 * hz as f64 * 4.0 + tasks.min(cpus * 4) as f64 * 30_000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_lists_every_bad_field() {
+        let mut e = Experiment {
+            hz: 123,
+            seconds: 1e9,
+            a: vec!["nope".into()],
+            ..Default::default()
+        };
+        e.machine.overrides.cores_per_socket = Some(100_000);
+        let err = e.validate().unwrap_err();
+        let fields: Vec<&str> = err.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["cores_per_socket", "hz", "seconds", "a"]);
+    }
+
+    #[test]
+    fn machine_keys_are_the_override_fields() {
+        let mut o = LayoutOverrides::default();
+        for (i, k) in MACHINE_KEYS.iter().enumerate() {
+            (k.set)(&mut o, Some(i as u32 + 1));
+            assert_eq!((k.get)(&o), Some(i as u32 + 1), "{}", k.key);
+            assert!(k.min <= k.max);
+        }
+        // the table names every field of LayoutOverrides, in its JSON spelling
+        let v = serde_json::to_value(&o).unwrap();
+        let fields: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut keys: Vec<&str> = MACHINE_KEYS.iter().map(|k| k.key).collect();
+        keys.sort_unstable();
+        let mut fields = fields;
+        fields.sort_unstable();
+        assert_eq!(keys, fields);
+        for k in MACHINE_KEYS {
+            assert_eq!((k.get)(&o), v[k.key].as_u64().map(|x| x as u32));
+        }
+    }
+
+    /// A value just outside a key's range is refused both by the key (validation, links) and by
+    /// `MachineSpec::validate` (every machine, e.g. `schedplay topology`), naming the same field.
+    #[test]
+    fn machine_keys_and_machine_validation_share_their_ranges() {
+        for k in MACHINE_KEYS {
+            assert!(
+                k.check(k.min).is_ok() && k.check(k.max).is_ok(),
+                "{}",
+                k.key
+            );
+            for v in k.min.checked_sub(1).into_iter().chain([k.max + 1]) {
+                assert_eq!(k.check(v).unwrap_err().field, k.key);
+                let mut o = LayoutOverrides::default();
+                (k.set)(&mut o, Some(v));
+                let err = presets::preset("custom")
+                    .unwrap()
+                    .with_overrides(&o)
+                    .unwrap_err();
+                assert!(
+                    err.0.iter().any(|e| e.field == k.key),
+                    "{} = {v}: {err}",
+                    k.key
+                );
+            }
+        }
+    }
+}

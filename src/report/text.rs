@@ -1,0 +1,276 @@
+//! The text renderers: a report and an A/B delta in the shapes users know (perf report, perf
+//! c2c, sysbench, schbench, perf bench sched messaging, the seed mails' % changes).
+
+use super::{CacheLineRow, Delta, Report};
+use std::fmt::Write as _;
+
+impl Report {
+    /// What `perf bench sched messaging` (hackbench) prints: the group layout and the time one
+    /// run of `loops` messages takes (groups run round after round for the simulated time, so the
+    /// time of one run is its message count over the simulated rate), plus messages per second.
+    fn hackbench_text(&self, s: &mut String) {
+        let knob = |k: &str| {
+            self.workload_knobs
+                .get(k)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0)
+        };
+        let (groups, fds, loops) = (knob("groups"), knob("fds"), knob("loops"));
+        let what = match self.workload_knobs.get("mode").and_then(|v| v.as_str()) {
+            Some("thread") => "threads",
+            _ => "processes",
+        };
+        let per_run = groups * fds * fds * loops;
+        let _ = writeln!(
+            s,
+            "\n# Running 'sched/messaging' benchmark:\n# {fds} sender and receiver {what} per group\n# {groups} groups == {} {what} run\n",
+            groups * fds * 2
+        );
+        if self.throughput_per_sec > 0.0 {
+            let _ = writeln!(
+                s,
+                "     Total time: {:.3} [sec]    ({per_run} messages: {loops} loops x {fds} senders x {fds} receivers x {groups} groups)",
+                per_run as f64 / self.throughput_per_sec
+            );
+        } else {
+            let _ = writeln!(s, "     Total time: - [sec]    (no message was read)");
+        }
+        let _ = writeln!(
+            s,
+            "     {:.0} messages in {:.3} s simulated: {:.2} messages/sec",
+            self.throughput_per_sec * self.measured_seconds(),
+            self.measured_seconds(),
+            self.throughput_per_sec
+        );
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{} on {} ({} CPUs, {} nodes, {} LLCs), HZ={}, patches: {}, {:.3} s simulated, seed {}",
+            self.workload,
+            self.machine.name,
+            self.machine.cpus,
+            self.machine.nodes,
+            self.machine.llcs,
+            self.hz,
+            if self.patches.is_empty() {
+                "none".to_string()
+            } else {
+                self.patches.join(",")
+            },
+            self.sim_seconds,
+            self.seed
+        );
+        if self.warmup_s > 0.0 {
+            let _ = writeln!(
+                s,
+                "warm-up: the first {:.3} s are excluded from every figure below but the time series",
+                self.warmup_s
+            );
+        }
+        if !self.not_settled.is_empty() {
+            let _ = writeln!(
+                s,
+                "NOT SETTLED: {} still trend(s) over the measured window more than their noise (docs/MODEL.md, Steady state); try a longer run or --warmup auto",
+                self.not_settled.join(", ")
+            );
+        }
+        if self.workload == "hackbench" {
+            self.hackbench_text(&mut s);
+        } else {
+            let _ = writeln!(
+                s,
+                "\n    {}:  {:.0} ({:.2} per sec.)",
+                self.throughput_unit,
+                self.throughput_per_sec * self.measured_seconds(),
+                self.throughput_per_sec
+            );
+        }
+        let _ = writeln!(
+            s,
+            "Latency (ms):\n         min: {:>12.3}\n         avg: {:>12.3}\n         max: {:>12.3}\n         95th percentile: {:>.3}",
+            self.latency_ms.min, self.latency_ms.avg, self.latency_ms.max, self.latency_ms.p95
+        );
+        let w = &self.wakeup_latency_us;
+        let _ = writeln!(
+            s,
+            "Wakeup Latencies percentiles (usec)\n\t  50.0th: {:.1}\n\t  90.0th: {:.1}\n\t* 99.0th: {:.1}\n\t  99.9th: {:.1}\n\t  max: {:.1}",
+            w.p50, w.p90, w.p99, w.p999, w.max
+        );
+        let _ = writeln!(
+            s,
+            "Threads fairness:\n    events (avg/stddev): {:.4}/{:.2}    ({} of {} threads complete {})",
+            self.counted_events_avg,
+            self.counted_events_stddev,
+            self.counted_tasks,
+            self.tasks,
+            self.throughput_unit
+        );
+        let _ = writeln!(
+            s,
+            "\nutilization {:.1}%  (idle {:.1}% kept apart from the profile)  contention {:.2}% of non-idle cycles",
+            self.utilization * 100.0,
+            self.idle_pct,
+            self.contention_pct
+        );
+        let _ = writeln!(
+            s,
+            "\n# perf report (cycles, non-idle)\n# Overhead  Command  Shared Object      Symbol"
+        );
+        for p in &self.profile {
+            let (obj, k) = if p.symbol == "[user]" {
+                ("[unknown]", "[.]")
+            } else {
+                ("[kernel.kallsyms]", "[k]")
+            };
+            let _ = writeln!(
+                s,
+                "  {:>7.2}%  {:<7}  {:<17}  {} {}",
+                p.percent, "sim", obj, k, p.symbol
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\n# perf c2c: Shared Data Cache Line Table\n# {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
+            "Cacheline", "Loads", "Stores", "Atomics", "LclHitm", "RmtHitm", "AvgStall"
+        );
+        // Per-CPU lines (run queues, nohz_flags, call_single_queue) are one row each in the JSON;
+        // the text shows the shared lines, the per-CPU ones with the most HITMs, and a sum of the rest.
+        const PER_CPU_ROWS: usize = 8;
+        let (mut per_cpu, shared): (Vec<&CacheLineRow>, Vec<&CacheLineRow>) = self
+            .cachelines
+            .iter()
+            .partition(|l| l.name.contains("(cpu"));
+        per_cpu.sort_by_key(|l| std::cmp::Reverse(l.hitm_local + l.hitm_remote));
+        let rest = per_cpu.split_off(per_cpu.len().min(PER_CPU_ROWS));
+        for l in shared.into_iter().chain(per_cpu) {
+            let _ = writeln!(
+                s,
+                "  {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8.0}ns",
+                l.name, l.loads, l.stores, l.atomics, l.hitm_local, l.hitm_remote, l.avg_stall_ns
+            );
+            for o in l
+                .offsets
+                .iter()
+                .filter(|o| o.loads + o.stores + o.atomics > 0)
+            {
+                let _ = writeln!(
+                    s,
+                    "      0x{:02x} {:<30} loads {:>9} stores {:>9} atomics {:>9} hitm {:>9}",
+                    o.offset, o.field, o.loads, o.stores, o.atomics, o.hitm
+                );
+            }
+        }
+        if !rest.is_empty() {
+            let sum = |f: fn(&CacheLineRow) -> u64| rest.iter().map(|l| f(l)).sum::<u64>();
+            let _ = writeln!(
+                s,
+                "  {:<40} {:>10} {:>10} {:>10} {:>9} {:>9}",
+                format!("({} more per-CPU lines)", rest.len()),
+                sum(|l| l.loads),
+                sum(|l| l.stores),
+                sum(|l| l.atomics),
+                sum(|l| l.hitm_local),
+                sum(|l| l.hitm_remote)
+            );
+        }
+        self.locality.text(&mut s);
+        let _ = writeln!(s, "\n# counters");
+        for (k, v) in &self.counters {
+            let _ = writeln!(s, "  {k:<40} {v}");
+        }
+        let _ = writeln!(s, "  {:<40} {}", "simulated events", self.events);
+        let _ = writeln!(s, "  {:<40} {}", "report hash", self.report_hash);
+        s
+    }
+}
+
+impl Delta {
+    /// The seed mails' shape: each figure as a % change from A to B.
+    pub fn to_text(&self, a: &Report, b: &Report) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "A: {}\nB: {}\n",
+            if a.patches.is_empty() {
+                "(none)".into()
+            } else {
+                a.patches.join(",")
+            },
+            if b.patches.is_empty() {
+                "(none)".into()
+            } else {
+                b.patches.join(",")
+            }
+        );
+        let _ = writeln!(s, "{:<28} {:>14} {:>14} {:>9}", "", "A", "B", "change");
+        let row = |s: &mut String, name: &str, x: f64, y: f64, d: f64| {
+            let _ = writeln!(s, "{name:<28} {x:>14.3} {y:>14.3} {d:>+8.2}%");
+        };
+        row(
+            &mut s,
+            &format!("{} per sec.:", a.throughput_unit),
+            a.throughput_per_sec,
+            b.throughput_per_sec,
+            self.throughput_pct,
+        );
+        row(
+            &mut s,
+            "min latency (ms):",
+            a.latency_ms.min,
+            b.latency_ms.min,
+            self.latency_min_pct,
+        );
+        row(
+            &mut s,
+            "avg latency (ms):",
+            a.latency_ms.avg,
+            b.latency_ms.avg,
+            self.latency_avg_pct,
+        );
+        row(
+            &mut s,
+            "max latency (ms):",
+            a.latency_ms.max,
+            b.latency_ms.max,
+            self.latency_max_pct,
+        );
+        row(
+            &mut s,
+            "95th percentile (ms):",
+            a.latency_ms.p95,
+            b.latency_ms.p95,
+            self.latency_p95_pct,
+        );
+        row(
+            &mut s,
+            "events avg:",
+            a.counted_events_avg,
+            b.counted_events_avg,
+            self.counted_events_avg_pct,
+        );
+        row(
+            &mut s,
+            "events stddev:",
+            a.counted_events_stddev,
+            b.counted_events_stddev,
+            self.counted_events_stddev_pct,
+        );
+        let _ = writeln!(
+            s,
+            "{:<28} {:>13.2}% {:>13.2}% {:>+8.2} pts",
+            "contention (non-idle):", a.contention_pct, b.contention_pct, self.contention_points
+        );
+        let _ = writeln!(
+            s,
+            "\n# share of non-idle cycles\n{:<28} {:>8} {:>8}",
+            "symbol", "A", "B"
+        );
+        for p in &self.profile {
+            let _ = writeln!(s, "{:<28} {:>7.2}% {:>7.2}%", p.symbol, p.a, p.b);
+        }
+        s
+    }
+}
