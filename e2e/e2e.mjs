@@ -189,8 +189,8 @@ test('Import machine: the pasted lscpu + numactl text is the machine, in its lin
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), text);
   assert.match(await page.textContent('#debugfs-text'), /\/sys\/kernel\/debug\/sched\/domains\/cpu\d+\/domain0\/name:SMT/);
   // a bad cpu_map in a link: named under the machine, the rest loads
-  const { page: p3, problems: problems3 } = await openPage('?v=1&machine=milan-2s&cpu_map=0x3_0x3_0x3_0x3_0x3_10&seed=5');
-  assert.match(await p3.textContent('[data-error-for="cpu_map"]'), /thread 3 of its core/);
+  const { page: p3, problems: problems3 } = await openPage('?v=1&machine=milan-2s&cpu_map=0x9_0x9_0x9_0x9_0x9_10&seed=5');
+  assert.match(await p3.textContent('[data-error-for="cpu_map"]'), /thread 9 of its core: allowed 1..=8 threads per core/);
   assert.ok(await p3.isVisible('[data-error-for="cpu_map"]'));
   assert.equal(await p3.inputValue('#seed'), '5');
   assert.ok(!(await p3.isDisabled('#sockets')));
@@ -663,7 +663,7 @@ test('hz=300 link: the HZ list is the engine\'s, and the link runs', async () =>
   assert.equal(await page.inputValue('#hz'), '300');
   // the machine fields come from the engine's table too, with its ranges
   assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('#smt option')].map((o) => `${o.textContent}=${o.value}`)), ['off=1', 'on=2']);
-  assert.equal(await page.getAttribute('#sockets', 'max'), '8');
+  assert.equal(await page.getAttribute('#sockets', 'max'), '32');
   await runAB(page);
   assert.match(page.url(), /hz=300/);
   assert.notEqual((await summary(page))['summary-delta-throughput'].text, '–');

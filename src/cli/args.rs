@@ -53,7 +53,7 @@ impl AbArgs {
 /// is read by its `scenario::MACHINE_KEYS` entry, the rule links and JSON use too.
 #[derive(Args, Clone, Default)]
 pub(crate) struct Layout {
-    /// Sockets, 1..=8 (default: the preset's).
+    /// Sockets, 1..=32 (default: the preset's).
     #[arg(long, allow_hyphen_values = true)]
     pub(crate) sockets: Option<String>,
     /// Cores per socket, 1..=2048 (default: the preset's; at most 4096 CPUs in all).
