@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The calibration figures of docs/MODEL.md: both seed stories and their variants, from the model,
-# printed as markdown table rows. Usage: bash scripts/calibrate.sh [simulated seconds, default 0.3]
+# printed as markdown table rows. Usage: bash scripts/calibrate.sh [simulated seconds, default 0.3] [warm-up]
+# The steady state (MODEL.md, Calibration): bash scripts/calibrate.sh 1 auto
+# Env: BIN (a schedplay binary; default: builds target/release/schedplay).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 S=${1:-0.3}
-cargo build --locked --release -q
-bin=./target/release/schedplay
+WARM=()
+if [ -n "${2:-}" ]; then WARM=(--warmup "$2"); fi
+if [ -z "${BIN:-}" ]; then cargo build --locked --release -q; BIN=./target/release/schedplay; fi
+bin=$BIN
 row000() { # machine-args B
-  $bin compare $1 --workload oltp --seconds "$S" --a '' --b "$2" --json | python3 -c '
+  $bin compare $1 --workload oltp --seconds "$S" "${WARM[@]}" --a '' --b "$2" --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin); a, b = d["a"], d["b"]
 p = lambda r, s: next((x["percent"] for x in r["profile"] if x["symbol"] == s), 0.0)
@@ -21,7 +25,7 @@ for b in skip-not-due skew-tick; do row000 "--machine gnr-2s-snc3" $b; done
 for b in skip-not-due skew-tick; do row000 "--machine custom --cores-per-socket 16" $b; done
 echo "seed 002: | B | throughput B vs A | account_mm_sched + exceed_llc_nr (A → B) | mm_struct HITM (A → B) | contention A → B |"
 for b in cas-skip-many-threads cas-skip-many-threads,cas-nr-running-avg-own-line cas-skip-many-threads,cas-write-if-changed cas-skip-many-threads,cas-nr-running-avg-own-line,cas-write-if-changed; do
-  $bin compare --machine milan-2s --workload oltp --seconds "$S" --a cache-aware --b "cache-aware,$b" --json | python3 -c '
+  $bin compare --machine milan-2s --workload oltp --seconds "$S" "${WARM[@]}" --a cache-aware --b "cache-aware,$b" --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin); a, b = d["a"], d["b"]
 p = lambda r, s: next((x["percent"] for x in r["profile"] if x["symbol"] == s), 0.0)

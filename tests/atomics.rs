@@ -78,7 +78,7 @@ fn pingpong(machine: &str, hold: Option<u32>) -> Vec<(&'static str, u64, u64, bo
 
 /// The model's contended hand-off, as a CAS ping-pong sees it: the transfer of the class, the
 /// locked instruction unless the class's figure is a CAS time itself, and the RMW hold window
-/// (docs/MODEL.md §5, §18).
+/// (docs/MODEL.md §5, §5b, §18).
 #[test]
 fn pingpong_one_way_is_the_transfer_plus_the_locked_op_plus_the_hold_window() {
     for machine in ["gnr-2s-snc3", "milan-2s"] {
@@ -87,10 +87,15 @@ fn pingpong_one_way_is_the_transfer_plus_the_locked_op_plus_the_hold_window() {
             assert!(got.len() >= 4, "{machine}: {got:?}");
             for (pair, one_way, table, cas) in got {
                 let locked = if cas { 0 } else { LOCKED_HIT_NS };
-                assert_eq!(
-                    one_way,
-                    table + locked + hold as u64,
-                    "{machine} {pair} hold {hold}"
+                let want = table + locked + hold as u64;
+                // With a hold window the owner's own spinning cmpxchgs keep the line while the
+                // waiter's request is on its way (its leg, half the figure: MODEL.md §5b), so the
+                // hand-off may start up to one leg later; with none the figure is exact.
+                let slack = if hold == 0 { 0 } else { table / 2 };
+                assert!(
+                    (want..=want + slack).contains(&one_way),
+                    "{machine} {pair} hold {hold}: {one_way} ns, want {want}..={}",
+                    want + slack
                 );
             }
         }

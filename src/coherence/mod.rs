@@ -21,6 +21,10 @@ use crate::machine::hardware::{DEFAULT_RMW_HOLD_NS, LatencyClass};
 use crate::machine::topology::Topology;
 use std::collections::VecDeque;
 
+mod home;
+pub use home::HANDOFF_DISTANCES;
+use home::{HomeLegs, handoff_distance, served_at};
+
 pub type LineId = usize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,11 +57,16 @@ pub struct LineStats {
     pub hitm_local: u64,
     pub hitm_remote: u64,
     pub stall_ns: u64,
+    /// Ownership hand-offs (a HITM or a read-for-ownership served by another CPU's copy) by the
+    /// distance from the previous holder to the requester (`HANDOFF_DISTANCES`).
+    pub handoffs: [u64; 4],
 }
 
 #[derive(Clone, Debug)]
 pub struct Line {
     pub name: String,
+    /// The node of the line's home agent (`coherence/home.rs`).
+    home: u32,
     owner: Option<u32>,
     sharers: Vec<u64>,
     nr_sharers: u32,
@@ -198,15 +207,20 @@ pub struct Coherence {
     pub lines: Vec<Line>,
     nr_cpus: usize,
     groups: Groups,
+    homes: HomeLegs,
+    node_of_cpu: Vec<u32>,
     rmw_hold_ns: u64,
 }
 
 impl Coherence {
     pub fn new(topo: &Topology) -> Self {
+        let groups = Groups::new(topo);
         Coherence {
             lines: Vec::new(),
             nr_cpus: topo.nr_cpus(),
-            groups: Groups::new(topo),
+            homes: HomeLegs::new(topo, &groups),
+            node_of_cpu: topo.cpus.iter().map(|c| c.node).collect(),
+            groups,
             rmw_hold_ns: DEFAULT_RMW_HOLD_NS,
         }
     }
@@ -220,6 +234,7 @@ impl Coherence {
     pub fn add_line(&mut self, name: impl Into<String>, fields: &[(u32, &'static str)]) -> LineId {
         self.lines.push(Line {
             name: name.into(),
+            home: 0,
             owner: None,
             sharers: vec![0; self.nr_cpus.div_ceil(64)],
             nr_sharers: 0,
@@ -276,7 +291,9 @@ impl Coherence {
         hit
     }
 
-    /// `cpu` accesses field `field` (index into the line's fields) of `line` at time `now`.
+    /// `cpu` accesses field `field` (index into the line's fields) of `line` at time `now`, served
+    /// as soon as its request reaches the line's serialization point (before any request issued
+    /// later). Callers that order requests by their arrival there use `request_leg` and `serve`.
     pub fn access(
         &mut self,
         topo: &Topology,
@@ -285,6 +302,25 @@ impl Coherence {
         op: Op,
         field: usize,
         now: u64,
+    ) -> Access {
+        let leg = self.request_leg(topo, id, cpu, op, now);
+        self.serve(topo, id, cpu, op, field, now, leg)
+    }
+
+    /// Serves an access by `cpu` issued at `now` whose request leg (`request_leg`, computed at
+    /// issue) was `leg`: it reached the serialization point at now + leg, after the requests
+    /// already served, and is served there before the ones that arrive later. Requests queue in
+    /// that order; what each costs is the measured transfer (`home::served_at`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn serve(
+        &mut self,
+        topo: &Topology,
+        id: LineId,
+        cpu: usize,
+        op: Op,
+        field: usize,
+        now: u64,
+        leg: u64,
     ) -> Access {
         let hold = self.rmw_hold_ns;
         let line = &mut self.lines[id];
@@ -305,7 +341,9 @@ impl Coherence {
                 f.atomics += 1;
             }
         }
-        line.forget_handoffs_before(now);
+        // the request is at the serialization point: what the line is then decides its service
+        let at = now + leg;
+        line.forget_handoffs_before(at);
         // Still in this CPU's cache: the line was requested by others, but not yet handed over.
         // (No hand-off pending means nobody is handing off: the per-CPU counts are not touched.)
         let still_held =
@@ -321,14 +359,15 @@ impl Coherence {
         };
         // (when the CPU goes on, when the access takes effect on the line, HITM)
         let (done, visible, hitm) = match (op, line.owner) {
-            (Op::Load, Some(o)) if o == c => (now + HIT_NS, now + HIT_NS, false),
-            (Op::Load, _) if still_held => (now + HIT_NS, now + HIT_NS, false),
-            (Op::Load, None) if line.has_sharer(c) => (now + HIT_NS, now + HIT_NS, false),
+            (Op::Load, Some(o)) if o == c => (at + HIT_NS, at + HIT_NS, false),
+            (Op::Load, _) if still_held => (at + HIT_NS, at + HIT_NS, false),
+            (Op::Load, None) if line.has_sharer(c) => (at + HIT_NS, at + HIT_NS, false),
             (Op::Load, Some(o)) => {
                 // HITM: the owner downgrades to Shared and forwards the line.
                 let start = start.max(line.reads_until);
-                let done = start + topo.xfer_ns(o as usize, cpu) as u64;
+                let done = served_at(start, at, topo.xfer_ns(o as usize, cpu) as u64);
                 line.free_at = done;
+                line.stats.handoffs[handoff_distance(topo, o as usize, cpu)] += 1;
                 line.push_handoff(o, start, self.nr_cpus);
                 line.owner = None;
                 line.add_sharer(o, group(o));
@@ -344,25 +383,25 @@ impl Coherence {
                     None => topo.xfer_ns(line.last as usize, cpu),
                 };
                 line.add_sharer(c, group(c));
-                let done = start + nearest.max(1) as u64;
+                let done = served_at(start, at, nearest as u64);
                 line.reads_until = line.reads_until.max(done);
                 (done, done, false)
             }
             (Op::Store, Some(o)) if o == c => {
                 // Owned (or being fetched for an earlier store of this CPU): the store buffer
                 // commits it once the line is here, in order.
-                let visible = now.max(line.owner_ready_at) + HIT_NS;
+                let visible = at.max(line.owner_ready_at) + HIT_NS;
                 (now + HIT_NS, visible, false)
             }
-            (Op::Store, _) if still_held => (now + HIT_NS, now + HIT_NS, false),
+            (Op::Store, _) if still_held => (now + HIT_NS, at + HIT_NS, false),
             (Op::Atomic, Some(o)) if o == c => {
                 // A locked instruction drains the store buffer first.
-                let done = now.max(line.owner_ready_at) + LOCKED_HIT_NS;
+                let done = at.max(line.owner_ready_at) + LOCKED_HIT_NS;
                 line.free_at = line.free_at.max(done + hold);
                 (done, done, false)
             }
             // A locked instruction on a line not handed over yet (the hand-off is not delayed).
-            (Op::Atomic, _) if still_held => (now + LOCKED_HIT_NS, now + LOCKED_HIT_NS, false),
+            (Op::Atomic, _) if still_held => (at + LOCKED_HIT_NS, at + LOCKED_HIT_NS, false),
             (_, owner) => {
                 // Read-for-ownership: from the owner, or invalidate every sharer (the farthest
                 // bounds it), after the loads in flight have their copies.
@@ -379,8 +418,12 @@ impl Coherence {
                     Some(o) if op == Op::Atomic && topo.cas_measured(o as usize, cpu) => 0,
                     _ => locked(op),
                 };
-                let visible = start + cost.max(1) + op_ns;
+                let visible = served_at(start, at, cost) + op_ns;
                 line.free_at = visible;
+                let from = owner.unwrap_or(line.last) as usize;
+                if from != cpu {
+                    line.stats.handoffs[handoff_distance(topo, from, cpu)] += 1;
+                }
                 if op == Op::Atomic {
                     // the core keeps a line it has just done a locked RMW on a little while
                     line.free_at += hold;

@@ -77,17 +77,7 @@ impl Run {
                         .iter()
                         .map(|f| [f.loads, f.stores, f.atomics, f.hitm])
                         .collect();
-                    (
-                        [
-                            s.loads,
-                            s.stores,
-                            s.atomics,
-                            s.hitm_local,
-                            s.hitm_remote,
-                            s.stall_ns,
-                        ],
-                        fields,
-                    )
+                    (crate::sched::metrics::line_totals(s), fields)
                 })
                 .collect();
             let events = self.engine.task_events();

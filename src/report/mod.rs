@@ -6,6 +6,7 @@ pub mod schedstat;
 pub mod settled;
 mod text;
 
+use crate::sched::metrics::{LINE_TOTALS, line_totals};
 use crate::sched::{Counter, Engine, LocalityReport, Sym};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -72,6 +73,15 @@ pub struct CacheLineRow {
     pub hitm_local: u64,
     pub hitm_remote: u64,
     pub avg_stall_ns: f64,
+    /// The node of the line's home agent (perf c2c's "Node" of the address).
+    #[serde(default)]
+    pub home_node: u32,
+    /// Ownership hand-offs by the distance from the previous holder to the requester: in its
+    /// LLC, its node, its socket, another socket (`coherence::HANDOFF_DISTANCES`).
+    #[serde(default)]
+    pub handoffs_by_distance: [u64; 4],
+    #[serde(default)]
+    pub cross_socket_handoffs: u64,
     pub offsets: Vec<OffsetRow>,
 }
 
@@ -241,8 +251,10 @@ impl Report {
             .filter_map(|(i, l)| {
                 let (b, bf) = win
                     .and_then(|w| w.lines.get(i))
-                    .map_or(([0; 6], &[][..]), |(b, f)| (*b, &f[..]));
+                    .map_or(([0; LINE_TOTALS], &[][..]), |(b, f)| (*b, &f[..]));
                 let st = &l.stats;
+                let h = line_totals(st);
+                let handoffs_by_distance = [h[6] - b[6], h[7] - b[7], h[8] - b[8], h[9] - b[9]];
                 let (loads, stores, atomics) =
                     (st.loads - b[0], st.stores - b[1], st.atomics - b[2]);
                 let acc = loads + stores + atomics;
@@ -254,6 +266,9 @@ impl Report {
                     hitm_local: st.hitm_local - b[3],
                     hitm_remote: st.hitm_remote - b[4],
                     avg_stall_ns: (st.stall_ns - b[5]) as f64 / acc as f64,
+                    home_node: e.lines.home(i),
+                    handoffs_by_distance,
+                    cross_socket_handoffs: handoffs_by_distance[3],
                     offsets: l
                         .fields
                         .iter()

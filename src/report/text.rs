@@ -133,8 +133,16 @@ impl Report {
         }
         let _ = writeln!(
             s,
-            "\n# perf c2c: Shared Data Cache Line Table\n# {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
-            "Cacheline", "Loads", "Stores", "Atomics", "LclHitm", "RmtHitm", "AvgStall"
+            "\n# perf c2c: Shared Data Cache Line Table\n# {:<40} {:>4} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10} {:>9}",
+            "Cacheline",
+            "Node",
+            "Loads",
+            "Stores",
+            "Atomics",
+            "LclHitm",
+            "RmtHitm",
+            "AvgStall",
+            "XSktHoff"
         );
         // Per-CPU lines (run queues, nohz_flags, call_single_queue) are one row each in the JSON;
         // the text shows the shared lines, the per-CPU ones with the most HITMs, and a sum of the rest.
@@ -148,8 +156,16 @@ impl Report {
         for l in shared.into_iter().chain(per_cpu) {
             let _ = writeln!(
                 s,
-                "  {:<40} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8.0}ns",
-                l.name, l.loads, l.stores, l.atomics, l.hitm_local, l.hitm_remote, l.avg_stall_ns
+                "  {:<40} {:>4} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8.0}ns {:>9}",
+                l.name,
+                l.home_node,
+                l.loads,
+                l.stores,
+                l.atomics,
+                l.hitm_local,
+                l.hitm_remote,
+                l.avg_stall_ns,
+                l.cross_socket_handoffs
             );
             for o in l
                 .offsets
@@ -167,8 +183,9 @@ impl Report {
             let sum = |f: fn(&CacheLineRow) -> u64| rest.iter().map(|l| f(l)).sum::<u64>();
             let _ = writeln!(
                 s,
-                "  {:<40} {:>10} {:>10} {:>10} {:>9} {:>9}",
+                "  {:<40} {:>4} {:>10} {:>10} {:>10} {:>9} {:>9}",
                 format!("({} more per-CPU lines)", rest.len()),
+                "",
                 sum(|l| l.loads),
                 sum(|l| l.stores),
                 sum(|l| l.atomics),

@@ -290,10 +290,14 @@ mod decay_tests_support {
         e.enter_kernel(c);
         let mut w = NewidleWalk::new(e);
         loop {
+            e.settle_request(c);
             e.now = e.now.max(e.cpus[c].exec.cursor);
             match e.step_newidle(c, w) {
                 Some(next) => w = next,
-                None => return,
+                None => {
+                    e.settle_request(c);
+                    return;
+                }
             }
         }
     }
@@ -325,10 +329,14 @@ mod decay_tests {
 
     fn run_walk(e: &mut Engine, c: usize, mut w: Walk) {
         loop {
+            e.settle_request(c);
             e.now = e.now.max(e.cpus[c].exec.cursor);
             match e.step_balance(c, w) {
                 Some(next) => w = next,
-                None => return,
+                None => {
+                    e.settle_request(c);
+                    return;
+                }
             }
         }
     }
@@ -420,10 +428,14 @@ mod newilb_tests {
                 continue;
             };
             loop {
+                e.settle_request(1);
                 e.now = e.now.max(e.cpus[1].exec.cursor);
                 match e.step_ilb(1, s) {
                     Some(next) => s = next,
-                    None => break,
+                    None => {
+                        e.settle_request(1);
+                        break;
+                    }
                 }
             }
             let j = e.jiffies();

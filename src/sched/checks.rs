@@ -109,9 +109,14 @@ impl Engine {
         for c in 0..self.cpus.len() {
             let (charged, expected) = (self.cpu_time_ns(c), self.now + self.overshoot_ns(c));
             if charged != expected {
+                let exec = &self.cpus[c].exec;
                 return Err(format!(
-                    "CPU {c}: charged {charged} ns, expected {expected} at t={}",
-                    self.now
+                    "CPU {c}: charged {charged} ns, expected {expected} at t={} ({:?}, since {}, cursor {}, request {:?})",
+                    self.now,
+                    exec.mode,
+                    exec.since,
+                    exec.cursor,
+                    exec.request_debug()
                 ));
             }
         }
@@ -122,7 +127,8 @@ impl Engine {
     pub fn overshoot_ns(&self, c: usize) -> u64 {
         let cpu = &self.cpus[c];
         let end = if cpu.exec.mode == Mode::Kernel {
-            cpu.exec.cursor
+            // a request in flight has its wait charged when it is served
+            cpu.exec.charged_until().unwrap_or(cpu.exec.cursor)
         } else {
             cpu.exec.since
         };

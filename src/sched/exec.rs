@@ -22,6 +22,25 @@ enum Exit {
     Run(Job),
 }
 
+/// A kernel load or atomic in flight to its line's serialization point (`coherence/home.rs`).
+#[derive(Clone, Copy, Debug)]
+struct HomeRequest {
+    line: LineId,
+    op: Op,
+    field: usize,
+    sym: Sym,
+    issue: u64,
+    leg: u64,
+    /// How far its wait has been charged (`flush_accounting` charges it up to now).
+    charged_to: u64,
+}
+
+impl HomeRequest {
+    fn arrival(&self) -> u64 {
+        self.issue + self.leg
+    }
+}
+
 /// A CPU's mode and kernel work: where its time goes and the jobs it has yet to do.
 pub(crate) struct ExecState {
     pub(super) mode: Mode,
@@ -37,6 +56,11 @@ pub(crate) struct ExecState {
     /// and the function of the last of them (charged for a drain at kernel exit).
     sb_drain_at: u64,
     sb_sym: Sym,
+    /// A load or locked RMW whose request is on its way to the line's serialization point: the
+    /// CPU waits for it (`Ev::Home`), and requests are served in their order of arrival there.
+    request: Option<HomeRequest>,
+    /// Compute the step did after issuing `request`: charged and traced after it is served.
+    after_request: Vec<(Sym, u64)>,
     pub(super) burst_gen: u32,
     pub(super) cont_gen: u32,
     /// In User mode: when the task's `remaining` work was last brought up to date, and the rate
@@ -46,6 +70,16 @@ pub(crate) struct ExecState {
 }
 
 impl ExecState {
+    /// While a load or atomic is in flight: how far this CPU's time is charged.
+    pub(super) fn charged_until(&self) -> Option<u64> {
+        self.request.map(|r| r.charged_to)
+    }
+
+    /// The load or atomic in flight, for error messages: (issue, leg).
+    pub(super) fn request_debug(&self) -> Option<(u64, u64)> {
+        self.request.map(|r| (r.issue, r.leg))
+    }
+
     pub(super) fn new() -> Self {
         ExecState {
             mode: Mode::Idle,
@@ -55,6 +89,8 @@ impl ExecState {
             waiting: false,
             sb_drain_at: 0,
             sb_sym: Sym::SchedTick,
+            request: None,
+            after_request: Vec::new(),
             burst_gen: 0,
             cont_gen: 0,
             ustart: 0,
@@ -79,7 +115,17 @@ impl Engine {
                         self.tasks[t as usize].sum_exec += dt;
                     }
                 }
-                Mode::Kernel => continue,
+                Mode::Kernel => {
+                    // the wait of a load or atomic in flight, so far
+                    if let Some(r) = &mut cpu.exec.request {
+                        let dt = self.now.saturating_sub(r.charged_to);
+                        r.charged_to += dt;
+                        let sym = r.sym;
+                        self.metrics.charge(c, sym, dt);
+                        self.metrics.stall(c, dt);
+                    }
+                    continue;
+                }
             }
             cpu.exec.since = self.now.max(cpu.exec.since);
         }
@@ -88,39 +134,159 @@ impl Engine {
     pub(super) fn kcharge(&mut self, c: usize, sym: Sym, ns: u64) {
         // kernel compute, like user work, runs at the SMT share while a sibling is busy
         let ns = locality::wall_for(ns, self.smt_rate(c));
+        if self.cpus[c].exec.request.is_some() {
+            // it follows the access in flight
+            self.cpus[c].exec.after_request.push((sym, ns));
+            return;
+        }
         self.metrics.charge(c, sym, ns);
         self.trace_charge(c, sym, self.cpus[c].exec.cursor, ns);
         self.cpus[c].exec.cursor += ns;
     }
 
     /// A shared-line access by kernel code on CPU `c` at `now` (its cursor must be now). The CPU
-    /// goes on at `done`; a store's value is visible to others from `visible`.
-    pub(super) fn kaccess(
+    /// goes on when it is served: a load or atomic that misses travels to the line's serialization
+    /// point first and is served there in arrival order (`Ev::Home`, ties by CPU number) unless
+    /// no other event can come before it arrives; a store retires into the store buffer.
+    pub(super) fn kaccess(&mut self, c: usize, line: LineId, op: Op, field: usize, sym: Sym) {
+        debug_assert!(self.cpus[c].exec.cursor <= self.now);
+        debug_assert!(
+            self.cpus[c].exec.request.is_none(),
+            "CPU {c}: a request in flight"
+        );
+        let issue = self.now;
+        if op == Op::Store {
+            let a = self.lines.access(&self.topo, line, c, op, field, issue);
+            self.finish_access(c, line, op, sym, issue, issue, a);
+            return;
+        }
+        let leg = self.lines.request_leg(&self.topo, line, c, op, issue);
+        let arrival = issue + leg;
+        if leg == 0 || (self.run_depth == 1 && self.q.peek_time().is_none_or(|t| arrival < t)) {
+            let a = self.lines.serve(&self.topo, line, c, op, field, issue, leg);
+            self.finish_access(c, line, op, sym, issue, issue, a);
+            return;
+        }
+        let exec = &mut self.cpus[c].exec;
+        // (work already costed past now, a store-buffer drain, is charged up to the cursor)
+        let charged_to = exec.cursor.max(issue);
+        exec.request = Some(HomeRequest {
+            line,
+            op,
+            field,
+            sym,
+            issue,
+            leg,
+            charged_to,
+        });
+        exec.cursor = arrival;
+        self.q.push(arrival, Ev::Home(c as u32));
+    }
+
+    /// A store by kernel code on `c` (see `kaccess`); returns when its value becomes visible.
+    pub(super) fn kstore(&mut self, c: usize, line: LineId, field: usize, sym: Sym) -> u64 {
+        debug_assert!(self.cpus[c].exec.cursor <= self.now);
+        let issue = self.now;
+        let a = self
+            .lines
+            .access(&self.topo, line, c, Op::Store, field, issue);
+        self.finish_access(c, line, Op::Store, sym, issue, issue, a);
+        a.visible
+    }
+
+    /// Charges an access issued at `issue` and served as `a`: the CPU stalls until `a.done` (its
+    /// wait is charged from `charged_to`).
+    #[allow(clippy::too_many_arguments)]
+    fn finish_access(
         &mut self,
         c: usize,
         line: LineId,
         op: Op,
-        field: usize,
         sym: Sym,
-    ) -> Access {
-        debug_assert!(self.cpus[c].exec.cursor <= self.now);
-        let a = self.lines.access(&self.topo, line, c, op, field, self.now);
-        let stall = a.done - self.now;
+        issue: u64,
+        charged_to: u64,
+        a: Access,
+    ) {
+        let stall = a.done.saturating_sub(charged_to);
         self.metrics.charge(c, sym, stall);
         self.metrics.stall(c, stall);
-        self.trace_wait(c, sym, Some(line), self.now, a.done);
+        self.trace_wait(c, sym, Some(line), issue, a.done);
         let exec = &mut self.cpus[c].exec;
         exec.cursor = a.done;
         if op == Op::Store && a.visible > exec.sb_drain_at {
             exec.sb_drain_at = a.visible;
             exec.sb_sym = sym;
         }
-        a
+    }
+
+    /// The requests of `cpus` (in flight, `Ev::Home`) arrive now, at their lines' serialization
+    /// points: served in CPU-number order, each CPU then goes on with its kernel work.
+    pub(super) fn on_home_arrivals(&mut self, cpus: &mut [u32]) {
+        cpus.sort_unstable();
+        let served: Vec<usize> = cpus
+            .iter()
+            .map(|&c| c as usize)
+            .filter(|&c| self.serve_request(c))
+            .collect();
+        for (i, &c) in served.iter().enumerate() {
+            self.run_in_batch(i + 1 == served.len(), |e| e.run_cpu(c));
+        }
+    }
+
+    /// Runs `f` for one of a batch of events taken together at now: all but the last run as if
+    /// reached from another CPU's work, so that none moves the clock past the others (the
+    /// lookahead of `must_wait` cannot see events already taken from the queue).
+    pub(super) fn run_in_batch(&mut self, last: bool, f: impl FnOnce(&mut Self)) {
+        if !last {
+            self.run_depth += 1;
+        }
+        f(self);
+        if !last {
+            self.run_depth -= 1;
+        }
+    }
+
+    /// Serves `c`'s request in flight, if any (its arrival is now); the CPU's cursor moves past it.
+    fn serve_request(&mut self, c: usize) -> bool {
+        // (a test's hand may have served it already: settle_request)
+        let Some(r) = self.cpus[c]
+            .exec
+            .request
+            .filter(|r| r.arrival() == self.now)
+        else {
+            return false;
+        };
+        self.cpus[c].exec.request = None;
+        let a = self
+            .lines
+            .serve(&self.topo, r.line, c, r.op, r.field, r.issue, r.leg);
+        self.finish_access(c, r.line, r.op, r.sym, r.issue, r.charged_to, a);
+        for (sym, ns) in std::mem::take(&mut self.cpus[c].exec.after_request) {
+            self.metrics.charge(c, sym, ns);
+            self.trace_charge(c, sym, self.cpus[c].exec.cursor, ns);
+            self.cpus[c].exec.cursor += ns;
+        }
+        true
+    }
+
+    /// Tests that drive a CPU's steps by hand: serve its request in flight at its arrival (what
+    /// `Ev::Home` does), so that the next step can run.
+    #[cfg(test)]
+    pub(super) fn settle_request(&mut self, c: usize) {
+        if let Some(r) = self.cpus[c].exec.request {
+            self.now = self.now.max(r.arrival());
+            let now = self.now;
+            self.cpus[c].exec.request.as_mut().unwrap().leg = now - r.issue;
+            self.serve_request(c);
+        }
     }
 
     /// A locked instruction drains the store buffer first: before CPU `c` issues an atomic, it
     /// waits (charged to `sym`) until its buffered stores have committed. Call before `must_wait`.
     pub(super) fn drain_store_buffer(&mut self, c: usize, sym: Sym) {
+        if self.cpus[c].exec.request.is_some() {
+            return; // a step looping on: it drains when it runs again, after the request
+        }
         let cursor = self.cpus[c].exec.cursor;
         let wait = self.cpus[c].exec.sb_drain_at.saturating_sub(cursor);
         if wait > 0 {
@@ -207,6 +373,9 @@ impl Engine {
     /// True when a job on `c` must wait for simulated time to reach its cursor before touching a
     /// shared line. If no other event can come first, time simply advances (conservative lookahead).
     pub(super) fn must_wait(&mut self, c: usize) -> bool {
+        if self.cpus[c].exec.request.is_some() {
+            return true; // its Ev::Home resumes it
+        }
         let cursor = self.cpus[c].exec.cursor;
         if cursor <= self.now {
             return false;
@@ -257,6 +426,9 @@ impl Engine {
     }
 
     pub(super) fn run_cpu(&mut self, c: usize) {
+        if self.cpus[c].exec.request.is_some() {
+            return; // its request's arrival (Ev::Home) resumes it
+        }
         if self.cpus[c].exec.mode != Mode::Kernel {
             // a job that was in flight (push_job_at) and now starts
             if self.cpus[c].exec.jobs.is_empty() {
@@ -281,6 +453,12 @@ impl Engine {
             };
             if let Some(job) = self.step(c, job) {
                 self.cpus[c].exec.jobs.push_front(job);
+            }
+            let exec = &mut self.cpus[c].exec;
+            if exec.request.is_some() {
+                // its Ev::Home resumes it
+                exec.waiting = false;
+                return;
             }
             if std::mem::take(&mut self.cpus[c].exec.waiting) {
                 let t = self.cpus[c].exec.cursor;
@@ -391,3 +569,6 @@ impl Engine {
         self.trace_mode(c, now);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -253,6 +253,26 @@ pub struct Metrics {
     pub window: Option<Box<Window>>,
 }
 
+/// A line's running totals in a window's snapshot: loads, stores, atomics, hitm_local,
+/// hitm_remote, stall_ns, then the hand-offs by distance.
+pub const LINE_TOTALS: usize = 10;
+
+pub fn line_totals(s: &crate::coherence::LineStats) -> [u64; LINE_TOTALS] {
+    let h = s.handoffs;
+    [
+        s.loads,
+        s.stores,
+        s.atomics,
+        s.hitm_local,
+        s.hitm_remote,
+        s.stall_ns,
+        h[0],
+        h[1],
+        h[2],
+        h[3],
+    ]
+}
+
 /// What had accumulated when the warm-up ended: the report's headline figures are the totals
 /// minus these (sysbench `--warmup-time` resets its statistics the same way).
 #[derive(Clone, Debug)]
@@ -262,9 +282,9 @@ pub struct Window {
     pub at: Measured,
     /// Units completed per task.
     pub task_events: Vec<u64>,
-    /// Per cache line (by index): loads, stores, atomics, hitm_local, hitm_remote, stall_ns, and
+    /// Per cache line (by index): `line_totals`, and
     /// per field loads, stores, atomics, hitm.
-    pub lines: Vec<([u64; 6], Vec<[u64; 4]>)>,
+    pub lines: Vec<([u64; LINE_TOTALS], Vec<[u64; 4]>)>,
 }
 
 /// The measured window's CPU time and counters (the whole run without a warm-up), or the totals
@@ -326,7 +346,7 @@ impl Metrics {
         &mut self,
         now: u64,
         task_events: Vec<u64>,
-        lines: Vec<([u64; 6], Vec<[u64; 4]>)>,
+        lines: Vec<([u64; LINE_TOTALS], Vec<[u64; 4]>)>,
     ) {
         self.window = Some(Box::new(Window {
             start_ns: now,

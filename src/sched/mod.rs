@@ -25,7 +25,7 @@ mod idle;
 mod ilb;
 mod lb;
 mod locality;
-mod metrics;
+pub mod metrics;
 mod newidle;
 mod nohz;
 mod pelt;
@@ -175,6 +175,8 @@ enum Ev {
     Tick(u32, u32),
     BurstEnd(u32, u32),
     Continue(u32, u32),
+    /// A CPU's kernel request reaches its line's serialization point (`exec.rs`).
+    Home(u32),
     Wake(TaskId),
     Sample,
 }
@@ -403,20 +405,49 @@ impl Engine {
         false
     }
 
+    fn burst_end(&mut self, c: u32, g: u32) {
+        let exec = &self.cpus[c as usize].exec;
+        if exec.burst_gen == g && exec.mode == Mode::User {
+            self.on_burst_end(c as usize);
+        }
+    }
+
     fn dispatch(&mut self, ev: Ev) {
         match ev {
             Ev::Tick(c, g) => self.on_tick(c as usize, g),
             Ev::BurstEnd(c, g) => {
-                if self.cpus[c as usize].exec.burst_gen == g
-                    && self.cpus[c as usize].exec.mode == Mode::User
-                {
-                    self.on_burst_end(c as usize);
+                // a user access's request arrives at a burst's end: those ending at one
+                // nanosecond go in CPU order, never in the order their events were queued
+                let tie = |e: &Ev| matches!(e, Ev::BurstEnd(..));
+                let Some(next) = self.q.pop_tie(self.now, tie) else {
+                    return self.burst_end(c, g);
+                };
+                let mut ends = vec![(c, g), next_burst(next)];
+                while let Some(e) = self.q.pop_tie(self.now, tie) {
+                    ends.push(next_burst(e));
+                }
+                self.events += ends.len() as u64 - 1;
+                ends.sort_unstable();
+                let last = ends.len() - 1;
+                for (i, (c, g)) in ends.into_iter().enumerate() {
+                    self.run_in_batch(i == last, |e| e.burst_end(c, g));
                 }
             }
             Ev::Continue(c, g) => {
                 if self.cpus[c as usize].exec.cont_gen == g {
                     self.run_cpu(c as usize);
                 }
+            }
+            Ev::Home(c) => {
+                // every request arriving at this nanosecond is served in CPU order, never in the
+                // order their events were queued
+                let mut cpus = vec![c];
+                while let Some(Ev::Home(d)) = self.q.pop_tie(self.now, |e| matches!(e, Ev::Home(_)))
+                {
+                    self.events += 1;
+                    cpus.push(d);
+                }
+                self.on_home_arrivals(&mut cpus);
             }
             Ev::Wake(t) => {
                 let cpu = self.tasks[t as usize].cpu as usize;
@@ -428,6 +459,13 @@ impl Engine {
                 self.q.push(self.now + self.metrics.sample_ns, Ev::Sample);
             }
         }
+    }
+}
+
+fn next_burst(e: Ev) -> (u32, u32) {
+    match e {
+        Ev::BurstEnd(c, g) => (c, g),
+        _ => unreachable!("pop_tie took a burst end"),
     }
 }
 

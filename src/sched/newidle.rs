@@ -150,9 +150,8 @@ impl Engine {
                         if self.must_wait(c) {
                             return Some(w);
                         }
-                        let a =
-                            self.kaccess(c, self.line_sbr, Op::Store, 0, Sym::SchedBalanceNewidle);
-                        self.sbr.release(a.visible);
+                        let visible = self.kstore(c, self.line_sbr, 0, Sym::SchedBalanceNewidle);
+                        self.sbr.release(visible);
                         w.held = false;
                     }
                     // domain_cost = t1 - t0; curr_cost += domain_cost; t0 = t1

@@ -118,7 +118,12 @@ impl NohzState {
         let llc_shared_lines = (0..topo.nr_llcs)
             .map(|l| {
                 let name = format!("sd_llc_shared(llc{l})");
-                lines.add_line(name, &[(0, "nr_busy_cpus")])
+                let id = lines.add_line(name, &[(0, "nr_busy_cpus")]);
+                // build_sched_domains() uses the sds of the span's first CPU, which __sdt_alloc()
+                // allocated on that CPU's node
+                let first = topo.llc_cpus[l].iter().next().unwrap_or(0);
+                lines.set_home_near(id, first);
+                id
             })
             .collect();
         // sd_init(): nr_busy_cpus starts at the LLC's weight
@@ -126,12 +131,18 @@ impl NohzState {
             .map(|l| topo.llc_cpus[l].weight() as u32)
             .collect();
         let flags_lines = (0..nr_cpus)
-            .map(|c| lines.add_line(format!("rq(cpu{c}).nohz_flags"), &[(0, "nohz_flags")]))
+            .map(|c| {
+                let id = lines.add_line(format!("rq(cpu{c}).nohz_flags"), &[(0, "nohz_flags")]);
+                lines.set_home_near(id, c);
+                id
+            })
             .collect();
         let csq_lines = (0..nr_cpus)
             .map(|c| {
                 let name = format!("call_single_queue(cpu{c})");
-                lines.add_line(name, &[(0, "call_single_queue")])
+                let id = lines.add_line(name, &[(0, "call_single_queue")]);
+                lines.set_home_near(id, c); // a per-CPU variable
+                id
             })
             .collect();
         NohzState {
@@ -209,8 +220,10 @@ pub(crate) enum KickStep {
     ReadIlbFlags(u32, u8),
     /// `atomic_fetch_or(flags, nohz_flags(ilb))`: a kick already in flight takes the bits.
     FetchOr(u32, u8),
-    /// smp_call_function_single_async(): llist_add to the ILB's call_single_queue, the IPI.
+    /// smp_call_function_single_async(): llist_add to the ILB's call_single_queue,
     Ipi(u32, u8),
+    /// then the IPI itself, once the llist_add is done.
+    Send(u32, u8),
 }
 
 impl Engine {
@@ -410,8 +423,11 @@ impl Engine {
             KickStep::Ipi(ilb, flags) => {
                 // __smp_call_single_queue(): llist_add (a cmpxchg) to the ILB's queue, then the
                 // IPI itself (the queue was empty: nohz_csd is the ILB's only csd in the model)
+                self.kaccess(c, n.csq_lines[ilb as usize], Op::Atomic, 0, Sym::SchedTick);
+                Some(KickStep::Send(ilb, flags))
+            }
+            KickStep::Send(ilb, flags) => {
                 let i = ilb as usize;
-                self.kaccess(c, n.csq_lines[i], Op::Atomic, 0, Sym::SchedTick);
                 self.kcharge(c, Sym::SchedTick, IPI_SEND_NS);
                 self.metrics.count(Counter::IlbKicks);
                 self.trace_instant(c, "kick_ilb IPI");
@@ -551,6 +567,7 @@ mod tests {
             if matches!(st, KickStep::Ipi(..)) {
                 break;
             }
+            e.settle_request(0);
             e.now = e.now.max(e.cpus[0].exec.cursor);
             s = e.step_nohz_kick(0, st);
         }
@@ -679,8 +696,13 @@ mod tests {
         let tick = Sym::SchedTick as usize;
         let (kicker0, ilb0) = (e.metrics.cpu_sym[0][tick], e.metrics.cpu_sym[1]);
         let kicks = e.metrics.counters[Counter::IlbKicks as usize];
+        e.settle_request(0);
         e.now = e.now.max(e.cpus[0].exec.cursor);
-        assert_eq!(e.step_nohz_kick(0, *path.last().unwrap()), None);
+        let send = e.step_nohz_kick(0, *path.last().unwrap());
+        assert!(matches!(send, Some(Send(1, _))), "{send:?}");
+        e.settle_request(0);
+        e.now = e.now.max(e.cpus[0].exec.cursor);
+        assert_eq!(e.step_nohz_kick(0, send.unwrap()), None);
         assert!(e.metrics.cpu_sym[0][tick] - kicker0 >= IPI_SEND_NS);
         assert_eq!(e.metrics.counters[Counter::IlbKicks as usize], kicks + 1);
         let sent = e.cpus[0].exec.cursor;

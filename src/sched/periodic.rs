@@ -210,8 +210,8 @@ impl Engine {
                     } else {
                         Sym::SchedBalanceDomains
                     };
-                    let a = self.kaccess(c, self.line_sbr, Op::Store, 0, sym);
-                    self.sbr.release(a.visible);
+                    let visible = self.kstore(c, self.line_sbr, 0, sym);
+                    self.sbr.release(visible);
                     w.held = false;
                     w.phase = Phase::Track;
                 }

@@ -23,13 +23,15 @@ pub(crate) struct RqLines {
 
 impl RqLines {
     pub(crate) fn new(lines: &mut Coherence, c: usize) -> Self {
-        RqLines {
-            rq: lines.add_line(format!("rq(cpu{c})"), &[(0, "__lock"), (4, "nr_running")]),
-            avg: lines.add_line(
-                format!("rq(cpu{c}).cfs.avg"),
-                &[(0, "load/runnable/util_avg")],
-            ),
-        }
+        // runqueues are per-CPU data: on the CPU's node
+        let rq = lines.add_line(format!("rq(cpu{c})"), &[(0, "__lock"), (4, "nr_running")]);
+        let avg = lines.add_line(
+            format!("rq(cpu{c}).cfs.avg"),
+            &[(0, "load/runnable/util_avg")],
+        );
+        lines.set_home_near(rq, c);
+        lines.set_home_near(avg, c);
+        RqLines { rq, avg }
     }
 }
 

@@ -31,6 +31,13 @@ impl Engine {
 
     /// Runs task `t`'s script on CPU `c` (in the kernel) until it has CPU work or blocks.
     pub(super) fn advance_script(&mut self, c: usize, t: TaskId, now: u64) {
+        if let Some(ns) = self.user_arrived(c, t) {
+            // its access reached the line: the rest of it is the next burst
+            let ns = ns.max(1);
+            self.metrics.loc[loc_stat::BURST_NS] += ns;
+            self.tasks[t as usize].remaining = ns;
+            return;
+        }
         loop {
             self.user_served(t);
             match self.workload.next(t, now, &mut self.rng) {

@@ -606,7 +606,11 @@ impl Engine {
         // Close what is open: each CPU's mode up to now (kernel work up to its cursor).
         for c in 0..tr.cpus.len() {
             let end = match self.cpus[c].exec.mode {
-                Mode::Kernel => self.cpus[c].exec.cursor.max(self.now),
+                // (a load or atomic in flight: its wait so far)
+                Mode::Kernel => match self.cpus[c].exec.charged_until() {
+                    Some(t) => t.max(self.now),
+                    None => self.cpus[c].exec.cursor.max(self.now),
+                },
                 _ => self.now.max(self.cpus[c].exec.since),
             };
             tr.switch(c, Name::Kernel, end);

@@ -163,6 +163,18 @@ impl<E> EventQueue<E> {
         e
     }
 
+    /// The next event if it is due at `t` (the time of the last pop) and `pred` accepts it: ties
+    /// of one kind can then be taken together and ordered by their own key.
+    pub fn pop_tie(&mut self, t: u64, pred: impl Fn(&E) -> bool) -> Option<E> {
+        match self.ready.last() {
+            Some((tt, e)) if *tt == t && pred(e) => {
+                self.len -= 1;
+                self.ready.pop().map(|(_, e)| e)
+            }
+            _ => None,
+        }
+    }
+
     /// Makes the next non-empty slot the ready one; false when the queue is empty.
     fn next_slot(&mut self) -> bool {
         if let Some(s) = self.l0_bits.first_from(self.cur_slot + 1) {

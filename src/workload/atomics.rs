@@ -17,6 +17,11 @@ const MODES: &[&str] = &["add", "cmpxchg", "read-mostly", "tas-lock", "pingpong"
 const PAIRS: &[&str] = &[
     "none", "smt", "cluster", "llc", "node", "node-far", "socket",
 ];
+/// Where the threads run (without `pair`): in CPU order, alternating sockets, or a fixed shuffle.
+const PLACEMENTS: &[&str] = &["packed", "interleaved", "random"];
+/// The shuffle of `placement=random`: one fixed permutation per machine, the same for every
+/// seed, so that runs with different seeds differ only in what the seed drives.
+const SHUFFLE_SEED: u64 = 0x5eed_a70c;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     name: "atomics",
@@ -49,6 +54,13 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             ..KnobInfo::INT
         },
         KnobInfo {
+            name: "placement",
+            what: "without pair: threads on CPUs in order (packed), alternating sockets (interleaved), or a fixed shuffle (random)",
+            values: PLACEMENTS,
+            default: KnobDefault::Choice("packed"),
+            ..KnobInfo::ENUM
+        },
+        KnobInfo {
             name: "pair",
             what: "two threads, on CPU 0 and the first CPU of this latency class from it",
             values: PAIRS,
@@ -59,12 +71,18 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         super::mem_knob(0),
     ],
     build: |k| {
-        Box::new(Atomics::new(
+        let mut a = Atomics::new(
             threads(k.int("threads"), k.choice("pair")) as usize,
             k.choice("mode"),
             k.int("critical_ns"),
             k.choice("pair"),
-        ))
+        );
+        a.placement = PLACEMENTS
+            .iter()
+            .copied()
+            .find(|&p| p == k.choice("placement"))
+            .unwrap_or("packed");
+        Box::new(a)
     },
     tasks: |k| threads(k.int("threads"), k.choice("pair")),
 };
@@ -127,6 +145,7 @@ pub struct Atomics {
     mode_name: &'static str,
     critical_ns: u64,
     pair: &'static str,
+    placement: &'static str,
     lines: [UserLine; 1],
     threads: Vec<Thread>,
     /// read-mostly: the writer's next value.
@@ -150,6 +169,7 @@ impl Atomics {
             mode_name: name(MODES, mode).unwrap_or("add"),
             critical_ns,
             pair: name(PAIRS, pair).unwrap_or("none"),
+            placement: "packed",
             lines: [UserLine {
                 name: line,
                 field: "value",
@@ -169,6 +189,31 @@ impl Atomics {
             "socket" => LatencyClass::Socket,
             _ => return None,
         })
+    }
+
+    /// The CPU of thread `task` under `placement` (None: packed, the engine's CPU order).
+    fn placed_cpu(&self, task: TaskId, topo: &Topology) -> Option<u32> {
+        let n = topo.nr_cpus();
+        match self.placement {
+            "interleaved" => {
+                // thread k on socket k mod S, the (k div S)-th CPU of that socket
+                let sockets = topo.cpus.iter().map(|c| c.socket).max().unwrap_or(0) as usize + 1;
+                let (s, k) = (task as usize % sockets, task as usize / sockets);
+                let mine: Vec<usize> = (0..n)
+                    .filter(|&c| topo.cpus[c].socket as usize == s)
+                    .collect();
+                Some(mine[k % mine.len()] as u32)
+            }
+            "random" => {
+                let mut perm: Vec<u32> = (0..n as u32).collect();
+                let mut rng = SimRng::new(SHUFFLE_SEED);
+                for i in (1..n).rev() {
+                    perm.swap(i, rng.below(i as u64 + 1) as usize);
+                }
+                Some(perm[task as usize % n])
+            }
+            _ => None,
+        }
     }
 
     /// The first CPU of the pair's class from CPU 0.
@@ -204,6 +249,7 @@ impl Workload for Atomics {
             ("mode", self.mode_name.to_string()),
             ("critical_ns", self.critical_ns.to_string()),
             ("pair", self.pair.to_string()),
+            ("placement", self.placement.to_string()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -216,8 +262,11 @@ impl Workload for Atomics {
         self.threads[task as usize].seen = value;
     }
     fn initial_cpu(&self, task: TaskId, topo: &Topology) -> Option<u32> {
+        if self.class().is_none() {
+            return self.placed_cpu(task, topo);
+        }
         match task {
-            0 if self.class().is_some() => Some(0),
+            0 => Some(0),
             1 => self.pair_cpu(topo),
             _ => None,
         }

@@ -47,10 +47,14 @@ fn with_25_28_exceed_llc_nr_lifts_the_lb_veto() {
 fn drain(e: &mut Engine, c: usize) {
     while let Some(Job::CacheAware(mut job)) = e.cpus[c].exec.jobs.pop_front() {
         loop {
+            e.settle_request(c);
             e.now = e.now.max(e.cpus[c].exec.cursor);
             match e.step_cache_aware(c, job) {
                 Some(j) => job = j,
-                None => break,
+                None => {
+                    e.settle_request(c);
+                    break;
+                }
             }
         }
     }
@@ -143,10 +147,14 @@ fn tick(e: &mut Engine, c: usize, epoch: u64) {
         panic!("no task_tick_cache job")
     };
     loop {
+        e.settle_request(c);
         e.now = e.now.max(e.cpus[c].exec.cursor);
         match e.step_cache_aware(c, job) {
             Some(j) => job = j,
-            None => break,
+            None => {
+                e.settle_request(c);
+                break;
+            }
         }
     }
 }
