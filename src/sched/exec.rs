@@ -332,17 +332,18 @@ impl Engine {
                 self.resume_user(c, t);
                 return Exit::Left;
             }
-            // schedule(): pick_task_fair with prev still current (it may be picked again, and
-            // is then put back and set again, which renews its protection), then the switch.
+            // schedule(): pick_next_task_fair with prev still current; prev picked again is
+            // neither put nor set (no protection renewal) and needs no switch.
             self.sched_count(c);
             self.cpus[c].rq.need_resched = false;
             self.update_curr(c);
-            let next = self.pick_task_fair(c);
-            self.put_prev(c, t);
-            if let Some(next) = next {
-                self.set_next_entity(c, next);
-                self.kcharge(c, Sym::Schedule, SWITCH_NS);
-                return Exit::Again;
+            match self.pick_next_task_fair(c, t) {
+                rq::Picked::Prev => return Exit::Again,
+                rq::Picked::Next => {
+                    self.kcharge(c, Sym::Schedule, SWITCH_NS);
+                    return Exit::Again;
+                }
+                rq::Picked::Idle => {}
             }
         }
         self.cpus[c].rq.need_resched = false;
