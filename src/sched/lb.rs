@@ -364,7 +364,7 @@ impl Engine {
             self.charge_loads(exec, Sym::UpdateSdLbStats, sum, max);
             if first {
                 self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);
-                self.update_idle_cpu_scan(dst, dom_id, it, sum_util);
+                self.update_idle_cpu_scan(exec, dst, dom_id, it, sum_util);
                 first = false;
             }
             // Cache-aware llc_balance(): at the first level above the LLC, group_llc_balance ranks
@@ -474,8 +474,16 @@ impl Engine {
         }
     }
 
-    /// update_idle_cpu_scan() (SIS_UTIL): balancing inside the LLC refreshes its nr_idle_scan.
-    fn update_idle_cpu_scan(&mut self, dst: usize, dom_id: usize, it: IdleType, sum_util: u64) {
+    /// update_idle_cpu_scan() (SIS_UTIL) run by `exec`: balancing inside the LLC refreshes its
+    /// nr_idle_scan.
+    fn update_idle_cpu_scan(
+        &mut self,
+        exec: usize,
+        dst: usize,
+        dom_id: usize,
+        it: IdleType,
+        sum_util: u64,
+    ) {
         let dom = &self.sd.domains[dom_id];
         let llc_size = self.sd.llc_size[dst] as usize;
         if it != IdleType::NewlyIdle && dom.cpus.len() == llc_size && dom.has(SD_SHARE_LLC) {
@@ -483,7 +491,10 @@ impl Engine {
             let pct = dom.imbalance_pct as u64;
             let tmp = (x * x * pct * pct / (10_000 * 1024)).min(1024);
             let llc = self.topo.cpus[dst].llc as usize;
-            self.llc_nr_idle_scan[llc] = ((1024 - tmp) * llc_size as u64 / 1024) as u32;
+            let y = ((1024 - tmp) * llc_size as u64 / 1024) as u32;
+            // on the sd_llc_shared line: read, written when it changed
+            let ns = self.set_nr_idle_scan(exec, llc, y);
+            self.charge_loads(exec, Sym::UpdateSdLbStats, ns, ns);
         }
     }
 

@@ -24,6 +24,7 @@ mod exec;
 mod idle;
 mod ilb;
 mod lb;
+mod llc_shared;
 mod locality;
 mod metrics;
 mod newidle;

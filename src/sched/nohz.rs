@@ -9,6 +9,7 @@
 //! kernels) the struct holds a pointer to separately allocated bits, which every mask update loads
 //! first; without it the 1 KiB of bits sit inline and the other fields start at offset 0x400.
 
+use super::llc_shared::NR_BUSY_CPUS;
 use super::*;
 use crate::coherence::{Coherence, Op};
 
@@ -64,8 +65,9 @@ pub(crate) struct NohzState {
     pub(super) next_blocked: u64,
     /// nohz.ilb_cpu_last (patch 2/2 of "Reduce nohz_idle_balance CPU overhead").
     ilb_cpu_last: usize,
-    /// Per LLC: the `sd_llc_shared` line and its `nr_busy_cpus` (CPUs whose tick is not stopped).
-    llc_shared_lines: Vec<LineId>,
+    /// Per LLC: the `sd_llc_shared` line (`llc_shared.rs`) and its `nr_busy_cpus` (CPUs whose
+    /// tick is not stopped).
+    pub(super) llc_shared_lines: Vec<LineId>,
     nr_busy_cpus: Vec<u32>,
     /// Per CPU, `sd_llc->nohz_idle`: already subtracted from its LLC's nr_busy_cpus.
     sd_nohz_idle: Vec<bool>,
@@ -118,7 +120,7 @@ impl NohzState {
         let llc_shared_lines = (0..topo.nr_llcs)
             .map(|l| {
                 let name = format!("sd_llc_shared(llc{l})");
-                lines.add_line(name, &[(0, "nr_busy_cpus")])
+                lines.add_line(name, super::llc_shared::FIELDS)
             })
             .collect();
         // sd_init(): nr_busy_cpus starts at the LLC's weight
@@ -299,7 +301,7 @@ impl Engine {
                     return next;
                 }
                 let llc = self.topo.cpus[c].llc as usize;
-                self.kaccess(c, n.llc_shared_lines[llc], Op::Atomic, 0, sym);
+                self.kaccess(c, n.llc_shared_lines[llc], Op::Atomic, NR_BUSY_CPUS, sym);
                 let nohz = &mut self.nohz;
                 nohz.sd_nohz_idle[c] = enter;
                 let busy = &mut nohz.nr_busy_cpus[llc];
@@ -379,7 +381,13 @@ impl Engine {
             }),
             KickStep::LlcBusy(flags) => {
                 let llc = self.topo.cpus[c].llc as usize;
-                self.kaccess(c, n.llc_shared_lines[llc], Op::Load, 0, Sym::SchedTick);
+                self.kaccess(
+                    c,
+                    n.llc_shared_lines[llc],
+                    Op::Load,
+                    NR_BUSY_CPUS,
+                    Sym::SchedTick,
+                );
                 Some(KickStep::Kick(if self.nohz.nr_busy_cpus[llc] > 1 {
                     BOTH
                 } else {

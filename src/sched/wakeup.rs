@@ -1,6 +1,7 @@
 //! Wakeup placement: try_to_wake_up → select_task_rq_fair (record_wakee, wake_wide, wake_affine)
 //! → select_idle_sibling → select_idle_cpu with the SIS_UTIL scan limit.
 
+use super::llc_shared::{HAS_IDLE_CORES, NR_IDLE_SCAN};
 use super::rq::RqLine;
 use super::*;
 use crate::machine::domains::SD_WAKE_AFFINE;
@@ -213,6 +214,12 @@ impl Engine {
         }
         let llc = self.topo.cpus[target].llc as usize;
         let smt = self.topo.spec.smt > 1;
+        // test_idle_cores() (SMT), then select_idle_cpu's READ_ONCE(nr_idle_scan): both on the
+        // LLC's sd_llc_shared line, before the scan (its length depends on them)
+        let mut pre = 0u64;
+        if smt {
+            pre += self.llc_shared_load(waker, llc, HAS_IDLE_CORES);
+        }
         let has_idle_core = smt && self.llc_has_idle_cores[llc];
         let (mut sum, mut max) = (0u64, 0u64);
         let mut load = |e: &mut Engine, c: usize| {
@@ -228,14 +235,15 @@ impl Engine {
             for s in sibs {
                 cost = load(self, s);
                 if s != prev && self.cpus[s].is_idle() {
-                    return (s, cost);
+                    return (s, pre + cost);
                 }
             }
         }
         // select_idle_cpu(): scan the LLC from target+1; SIS_UTIL bounds the number of CPUs tried.
+        pre += self.llc_shared_load(waker, llc, NR_IDLE_SCAN);
         let mut nr = self.llc_nr_idle_scan[llc] as i64 + 1;
         if !has_idle_core && nr == 1 {
-            return (target, cost);
+            return (target, pre + cost);
         }
         let (len, start) = (self.llc_list[llc].len(), self.llc_pos[target] as usize);
         for k in 1..=len {
@@ -243,7 +251,7 @@ impl Engine {
             cost = load(self, c);
             if has_idle_core {
                 if self.topo.smt_siblings(c).all(|s| self.cpus[s].is_idle()) {
-                    return (c, cost);
+                    return (c, pre + cost);
                 }
             } else {
                 nr -= 1;
@@ -251,13 +259,13 @@ impl Engine {
                     break;
                 }
                 if self.cpus[c].is_idle() {
-                    return (c, cost);
+                    return (c, pre + cost);
                 }
             }
         }
         if has_idle_core {
-            self.llc_has_idle_cores[llc] = false;
+            self.clear_idle_cores(waker, llc);
         }
-        (target, cost)
+        (target, pre + cost)
     }
 }
