@@ -119,6 +119,8 @@ pub(crate) struct Task {
     /// Transfer time owed by a task that starts running with no burst left (paid by its next burst).
     pending_extra: u64,
     wakee_flips: u32,
+    /// `p->recent_used_cpu`: the prev of its last select_idle_sibling (its first CPU before).
+    recent_used_cpu: u32,
     wakee_flip_decay_ts: u64,
     last_wakee: u32,
     pub sum_exec: u64,
@@ -280,6 +282,7 @@ impl Engine {
                 handoff: None,
                 pending_extra: 0,
                 wakee_flips: 0,
+                recent_used_cpu: (i % n) as u32,
                 wakee_flip_decay_ts: 0,
                 last_wakee: u32::MAX,
                 sum_exec: 0,
@@ -349,7 +352,9 @@ impl Engine {
         e.init_cache_aware();
         for t in 0..e.tasks.len() {
             if let Some(c) = e.workload.initial_cpu(t as TaskId, &e.topo) {
+                // wake_up_new_task(): p->recent_used_cpu = task_cpu(p)
                 (e.tasks[t].cpu, e.tasks[t].last_ran_cpu) = (c, c);
+                e.tasks[t].recent_used_cpu = c;
             }
         }
         for t in 0..e.tasks.len() {
