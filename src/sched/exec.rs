@@ -305,6 +305,7 @@ impl Engine {
             }
             Job::Balance(w) => self.step_balance(c, w).map(Job::Balance),
             Job::Ilb(s) => self.step_ilb(c, s).map(Job::Ilb),
+            Job::TtwuPending(t, ipi) => self.sched_ttwu_pending(c, t, ipi),
             Job::Newidle(w) => self.step_newidle(c, w).map(Job::Newidle),
             Job::NohzEnter(k) => self.step_nohz(c, k, true).map(Job::NohzEnter),
             Job::NohzExit(k) => self.step_nohz(c, k, false).map(Job::NohzExit),

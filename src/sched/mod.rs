@@ -121,6 +121,8 @@ pub(crate) struct Task {
     wakee_flips: u32,
     /// `p->recent_used_cpu`: the prev of its last select_idle_sibling (its first CPU before).
     recent_used_cpu: u32,
+    /// TASK_WAKING on a wake list: woken, not yet enqueued by its target CPU.
+    waking: bool,
     wakee_flip_decay_ts: u64,
     last_wakee: u32,
     pub sum_exec: u64,
@@ -147,6 +149,8 @@ pub(crate) enum Job {
     CacheAware(CasJob),
     /// active_load_balance_cpu_stop() on the busiest CPU, pushing a task to this CPU.
     ActiveBalance(u32),
+    /// sched_ttwu_pending(): a task on this CPU's wake list (with whether an IPI brought it).
+    TtwuPending(TaskId, bool),
 }
 
 /// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its
@@ -283,6 +287,7 @@ impl Engine {
                 pending_extra: 0,
                 wakee_flips: 0,
                 recent_used_cpu: (i % n) as u32,
+                waking: false,
                 wakee_flip_decay_ts: 0,
                 last_wakee: u32::MAX,
                 sum_exec: 0,

@@ -75,7 +75,7 @@ pub(crate) struct NohzState {
     /// Per CPU: `rq->nohz_flags` (its line and value) and the `call_single_queue` line.
     flags_lines: Vec<LineId>,
     pub(super) nohz_flags: Vec<u8>,
-    csq_lines: Vec<LineId>,
+    pub(super) csq_lines: Vec<LineId>,
 }
 
 impl NohzState {

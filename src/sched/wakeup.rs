@@ -2,8 +2,10 @@
 //! → select_idle_sibling → select_idle_cpu with the SIS_UTIL scan limit.
 
 use super::llc_shared::{HAS_IDLE_CORES, NR_IDLE_SCAN};
+use super::nohz::{IPI_DELIVERY_NS, IPI_RECV_NS, IPI_SEND_NS};
 use super::rq::RqLine;
 use super::*;
+use crate::coherence::Op;
 use crate::machine::domains::SD_WAKE_AFFINE;
 
 /// `WF_SYNC` (kernel/sched/sched.h): the waker is about to sleep, a hint to `wake_affine`. The
@@ -34,6 +36,11 @@ impl Engine {
                 return;
             }
         }
+        if self.tasks[t as usize].waking {
+            // TASK_WAKING (on a wake list): this wakeup finds it awake
+            self.tasks[t as usize].pending_wakeups += 1;
+            return;
+        }
         self.metrics.count(Counter::Wakeups);
         if self.tasks[t as usize].se.sched_delayed {
             self.ttwu_runnable(t, waker_cpu, waker);
@@ -61,6 +68,10 @@ impl Engine {
         }
         self.trace_flow(waker_cpu, t, "wakeup");
         self.trace_waking(waker_cpu, t, prev, target);
+        if self.ttwu_queue_cond(waker_cpu, target) {
+            self.ttwu_queue_wakelist(t, waker_cpu, target, sis_ns);
+            return;
+        }
         // Remote enqueue: the waker takes the target rq's lock, in its first line.
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
@@ -93,6 +104,74 @@ impl Engine {
         }
         self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
         self.run_cpu(waker_cpu);
+    }
+
+    /// ttwu_queue_cond() (TTWU_QUEUE): a target in another LLC, or an idle one other than this
+    /// CPU, gets the task on its wake list instead of the waker taking its rq lock.
+    fn ttwu_queue_cond(&self, this: usize, target: usize) -> bool {
+        if !self.share_cache(this, target) {
+            return true;
+        }
+        target != this && self.cpus[target].nr_running() == 0
+    }
+
+    /// __ttwu_queue_wakelist(): `WRITE_ONCE(rq->ttwu_pending, 1)` (a store to the target's rq
+    /// line), llist_add on its `call_single_queue` line (a cmpxchg), and the IPI unless the target
+    /// polls (an idle CPU in mwait has TIF_POLLING_NRFLAG set: the store to its flags wakes it)
+    /// [A]. The target enqueues the task itself (`sched_ttwu_pending`), when the IPI arrives or
+    /// right after the waker's work for a polling one.
+    fn ttwu_queue_wakelist(&mut self, t: TaskId, waker_cpu: usize, target: usize, sis_ns: u64) {
+        let rq_line = self.cpus[target].rq.lines.rq;
+        self.lines
+            .access(&self.topo, rq_line, waker_cpu, Op::Store, 1, self.now);
+        let csq = self.nohz.csq_lines[target];
+        let a = self
+            .lines
+            .access(&self.topo, csq, waker_cpu, Op::Atomic, 0, self.now);
+        let stall = a.done - self.now;
+        self.metrics.stall(waker_cpu, stall);
+        let polling = self.cpus[target].exec.mode == Mode::Idle;
+        let ipi = if polling { 0 } else { IPI_SEND_NS };
+        let ttwu_ns = TTWU_NS + stall + ipi;
+        self.tasks[t as usize].waking = true;
+        let was_kernel = self.cpus[waker_cpu].exec.mode == Mode::Kernel;
+        let at = if was_kernel {
+            let jobs = &mut self.cpus[waker_cpu].exec.jobs;
+            if sis_ns > 0 {
+                jobs.push_back(Job::Compute(Sym::SelectIdleSibling, sis_ns));
+            }
+            jobs.push_back(Job::Compute(Sym::TryToWakeUp, ttwu_ns));
+            self.cpus[waker_cpu].exec.cursor.max(self.now) + sis_ns + ttwu_ns
+        } else {
+            self.enter_kernel(waker_cpu);
+            if sis_ns > 0 {
+                self.kcharge(waker_cpu, Sym::SelectIdleSibling, sis_ns);
+            }
+            self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
+            self.cpus[waker_cpu].exec.cursor
+        };
+        let at = at + if polling { 0 } else { IPI_DELIVERY_NS };
+        self.push_job_at(target, Job::TtwuPending(t, !polling), at);
+        if !was_kernel {
+            self.run_cpu(waker_cpu);
+        }
+    }
+
+    /// sched_ttwu_pending() on `c`: llist_del_all of its queue (an atomic on the line), the IPI's
+    /// receipt if one was sent, then ttwu_do_activate under its own rq lock.
+    pub(super) fn sched_ttwu_pending(&mut self, c: usize, t: TaskId, ipi: bool) -> Option<Job> {
+        self.drain_store_buffer(c, Sym::TryToWakeUp);
+        if self.must_wait(c) {
+            return Some(Job::TtwuPending(t, ipi));
+        }
+        let csq = self.nohz.csq_lines[c];
+        self.kaccess(c, csq, Op::Atomic, 0, Sym::TryToWakeUp);
+        if ipi {
+            self.kcharge(c, Sym::TryToWakeUp, IPI_RECV_NS);
+        }
+        self.tasks[t as usize].waking = false;
+        self.enqueue(c, t, c);
+        None
     }
 
     /// ttwu_runnable(): the task is still queued (DELAY_DEQUEUE), so it wakes where it is: no

@@ -88,3 +88,52 @@ fn an_idle_recently_used_cpu_is_taken() {
     assert_eq!((cpu, cost), (6, 0));
     assert_eq!(e.tasks[0].recent_used_cpu, 0);
 }
+
+/// ttwu_queue_wakelist(): a wakeup into another LLC puts the task on the target's wake list (a
+/// store to its rq line for ttwu_pending, llist_add on its call_single_queue line) instead of
+/// taking the target's rq lock; the target enqueues it itself, and until then a second wakeup
+/// finds it waking.
+#[test]
+fn a_wakeup_into_another_llc_goes_through_the_wake_list() {
+    use crate::experiment::scenario::Experiment;
+    let mut x = Experiment::default();
+    x.machine.preset = "custom".into();
+    x.machine.overrides.sockets = Some(2);
+    x.machine.overrides.cores_per_socket = Some(2);
+    x.machine.overrides.nodes_per_socket = Some(1);
+    x.machine.overrides.smt = Some(1);
+    x.workload.name = "spin".into();
+    x.workload.knobs.insert("threads".into(), "4".into());
+    let mut e = crate::sched::test_engine(&x);
+    e.run_until(1_500_000, u64::MAX);
+    let far = (0..4).find(|&c| !e.share_cache(0, c)).unwrap();
+    let t = e.cpus[far].rq.curr.unwrap();
+    e.cpus[far].exec.mode = Mode::Kernel;
+    e.dequeue_curr_sleep(far, t);
+    e.cpus[far].exec.mode = Mode::Idle;
+    assert!(e.cpus[far].is_idle());
+    let lock = |e: &Engine| e.lines.lines[e.cpus[far].rq.lines.rq].stats.atomics;
+    let csq = |e: &Engine| e.lines.lines[e.nohz.csq_lines[far]].stats.atomics;
+    let (lock0, csq0) = (lock(&e), csq(&e));
+    e.try_to_wake_up(t, 0, None, 0); // an interrupt on CPU 0 wakes it: target = prev
+    assert!(e.tasks[t as usize].waking, "on the wake list");
+    assert_eq!(e.tasks[t as usize].state, TaskState::Sleeping);
+    assert_eq!(csq(&e), csq0 + 1, "llist_add by the waker");
+    assert_eq!(lock(&e), lock0, "no remote rq lock");
+    let pending = e.tasks[t as usize].pending_wakeups;
+    e.try_to_wake_up(t, 0, None, 0);
+    assert_eq!(
+        e.tasks[t as usize].pending_wakeups,
+        pending + 1,
+        "TASK_WAKING"
+    );
+    e.run_until(e.now + 50_000, u64::MAX);
+    let task = &e.tasks[t as usize];
+    assert!(!task.waking && task.cpu as usize == far);
+    assert!(matches!(
+        task.state,
+        TaskState::Running | TaskState::Runnable
+    ));
+    assert_eq!(csq(&e), csq0 + 2, "llist_del_all by the target");
+    e.check_invariants().unwrap();
+}
