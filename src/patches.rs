@@ -24,13 +24,13 @@ pub const PATCHES: &[PatchInfo] = &[
     PatchInfo {
         name: "skip-not-due",
         description: "sched_balance_domains: check the balance interval before the sched_balance_running cmpxchg (seed 000, v2)",
-        commit: "3324b2180c17",
+        commit: "LKML v2 2025-10-28 (unmerged)",
         flag: |p| &mut p.skip_not_due,
     },
     PatchInfo {
         name: "serialize-after-swb",
         description: "move the SD_SERIALIZE cmpxchg into sched_balance_rq after should_we_balance (PeterZ's suggestion, v3/v4)",
-        commit: "2265c5d4deef",
+        commit: "3324b2180c17 (tip 2265c5d4deef)",
         flag: |p| &mut p.serialize_after_swb,
     },
     PatchInfo {

@@ -38,7 +38,7 @@ pub fn stories() -> Vec<Story> {
             title: "sched_balance_running on 2S GNR SNC3",
             claim: "an OLTP load spent 7.8% of all cycles in sched_balance_domains() contending on the global sched_balance_running flag; checking the balance interval first removed it: +8% throughput (A: v6.18, B: skip-not-due)",
             look_at: "sched_balance_domains in A's profile and the sched_balance_running line in the c2c table; B's throughput change",
-            source: "LKML 2025-10-28, Re: [PATCH v2] sched/fair: Skip sched_balance_running cmpxchg when balance is not due (Tim Chen; merged as 3324b2180c17)",
+            source: "LKML 2025-10-28, Re: [PATCH v2] sched/fair: Skip sched_balance_running cmpxchg when balance is not due (Tim Chen; unmerged: mainline took the serialize-after-swb form, 3324b2180c17)",
             reported: "7.8% of cycles in sched_balance_domains before, gone after; +8% throughput",
             symbol: "sched_balance_domains",
             details_side: "a",

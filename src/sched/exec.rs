@@ -483,6 +483,12 @@ impl Engine {
             }
             Job::Balance(w) => self.step_balance(c, w).map(Job::Balance),
             Job::Ilb(s) => self.step_ilb(c, s).map(Job::Ilb),
+            Job::TtwuPending(t, ipi) => self.sched_ttwu_pending(c, t, ipi),
+            Job::TtwuActivate(t) => {
+                self.tasks[t as usize].waking = false;
+                self.enqueue(c, t, c);
+                None
+            }
             Job::Newidle(w) => self.step_newidle(c, w).map(Job::Newidle),
             Job::NohzEnter(k) => self.step_nohz(c, k, true).map(Job::NohzEnter),
             Job::NohzExit(k) => self.step_nohz(c, k, false).map(Job::NohzExit),
@@ -510,17 +516,18 @@ impl Engine {
                 self.resume_user(c, t);
                 return Exit::Left;
             }
-            // schedule(): pick_task_fair with prev still current (it may be picked again, and
-            // is then put back and set again, which renews its protection), then the switch.
+            // schedule(): pick_next_task_fair with prev still current; prev picked again is
+            // neither put nor set (no protection renewal) and needs no switch.
             self.sched_count(c);
             self.cpus[c].rq.need_resched = false;
             self.update_curr(c);
-            let next = self.pick_task_fair(c);
-            self.put_prev(c, t);
-            if let Some(next) = next {
-                self.set_next_entity(c, next);
-                self.kcharge(c, Sym::Schedule, SWITCH_NS);
-                return Exit::Again;
+            match self.pick_next_task_fair(c, t) {
+                rq::Picked::Prev => return Exit::Again,
+                rq::Picked::Next => {
+                    self.kcharge(c, Sym::Schedule, SWITCH_NS);
+                    return Exit::Again;
+                }
+                rq::Picked::Idle => {}
             }
         }
         self.cpus[c].rq.need_resched = false;

@@ -1,6 +1,6 @@
 //! Idle entry and exit (kernel/sched/core.c, fair.c, idle.c): newidle balancing before going idle,
 //! the idle stamp, `avg_idle` (update_rq_avg_idle) and the cpuidle governor's prediction
-//! `pred_idle`, and the per-LLC idle-core hint (has_idle_cores).
+//! `pred_idle`; the idle-core hint it sets is priced in `llc_shared.rs`.
 
 use super::*;
 
@@ -49,8 +49,17 @@ impl Engine {
         if !cpu.idle.idle_entered {
             cpu.idle.idle_entered = true;
             cpu.idle.idle_stamp = now;
-            self.idle_core_update(c);
-            return self.tick_nohz_idle_stop_tick(c);
+            // pick_next_task_idle(): update_idle_core() reads the sd_llc_shared line
+            let ns = self.update_idle_core(c);
+            let stop = self.tick_nohz_idle_stop_tick(c);
+            if ns > 0 {
+                self.metrics.stall(c, ns);
+                if let Some(job) = stop {
+                    self.cpus[c].exec.jobs.push_back(job);
+                }
+                return Some(Job::Compute(Sym::Schedule, ns));
+            }
+            return stop;
         }
         None
     }
@@ -73,14 +82,5 @@ impl Engine {
             self.tick_nohz_idle_restart_tick(c, now);
         }
         self.cpus[c].idle.newidle_done = false;
-    }
-
-    /// set_idle_cores(): a CPU whose SMT siblings are all idle marks its LLC as having an idle core.
-    fn idle_core_update(&mut self, c: usize) {
-        let all_idle = self.topo.smt_siblings(c).all(|s| self.cpus[s].is_idle());
-        if all_idle {
-            let llc = self.topo.cpus[c].llc as usize;
-            self.llc_has_idle_cores[llc] = true;
-        }
     }
 }

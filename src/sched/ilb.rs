@@ -4,10 +4,13 @@
 //! `nohz` state are `nohz.rs`.
 
 use super::nohz::{
-    CsdStep, NOHZ_BALANCE_KICK, NOHZ_NEWILB_KICK, NOHZ_NEXT_KICK, NOHZ_STATS_KICK, NohzField,
+    CPUS_PER_MASK_LINE, CsdStep, NOHZ_BALANCE_KICK, NOHZ_NEWILB_KICK, NOHZ_NEXT_KICK,
+    NOHZ_STATS_KICK, NohzField,
 };
 use super::periodic::Walk;
+use super::rq::RqLine;
 use super::*;
+use crate::coherence::LineId;
 
 /// What the idle load balancer does next: receive the kick (nohz_csd_func), or for the newidle
 /// path flag and take NOHZ_NEWILB_KICK; then _nohz_idle_balance().
@@ -50,6 +53,8 @@ pub(crate) struct IlbState {
     /// The CPU whose sched_balance_domains is `walk`.
     walking: u32,
     walk: Option<Walk>,
+    /// The idle mask's line the walk read last.
+    mask_line: Option<u32>,
 }
 
 impl IlbState {
@@ -64,6 +69,7 @@ impl IlbState {
             has_blocked_load: false,
             walking: 0,
             walk: None,
+            mask_line: None,
         }
     }
 
@@ -166,10 +172,30 @@ impl Engine {
                         let b = s.walking as usize;
                         self.ilb_collate(&mut s, b);
                     }
+                    // for_each_cpu_wrap(balance_cpu, nohz.idle_cpus_mask, this_cpu + 1)
                     while s.k as usize <= n {
                         let b = (c + s.k as usize) % n;
+                        if !self.nohz.idle[b] {
+                            s.k += 1;
+                            continue;
+                        }
+                        if self.must_wait(c) {
+                            return Some(s);
+                        }
                         s.k += 1;
-                        if !self.nohz.idle[b] || !self.cpus[b].is_idle() {
+                        // the mask's words, one line per CPUS_PER_MASK_LINE CPUs, then
+                        // idle_cpu(balance_cpu): its rq line
+                        let m = b / CPUS_PER_MASK_LINE;
+                        let mut ns = 0;
+                        if s.mask_line != Some(m as u32) {
+                            s.mask_line = Some(m as u32);
+                            let line = self.nohz.mask_lines[m];
+                            ns += self.ilb_load(c, line);
+                        }
+                        ns += self.rq_line_load(c, b, RqLine::Rq);
+                        self.metrics.stall(c, ns);
+                        self.kcharge(c, Sym::NohzIdleBalance, ns);
+                        if !self.cpus[b].is_idle() {
                             continue;
                         }
                         if !self.cpus[c].is_idle() {
@@ -182,9 +208,13 @@ impl Engine {
                         if has(NOHZ_STATS_KICK) {
                             s.has_blocked_load |= self.update_nohz_stats(c, b);
                         }
-                        if has(NOHZ_BALANCE_KICK)
-                            && self.jiffies() >= self.cpus[b].balance.next_balance
-                        {
+                        let due = self.jiffies() >= self.cpus[b].balance.next_balance;
+                        if due {
+                            // rq_lock_irqsave(rq) + update_rq_clock(rq), stats-only kick too
+                            let lock = if b != c { self.rq_lock_remote(c, b) } else { 0 };
+                            self.kcharge(c, Sym::NohzIdleBalance, lock);
+                        }
+                        if has(NOHZ_BALANCE_KICK) && due {
                             s.walking = b as u32;
                             s.walk = Some(Walk::new(self, b, true));
                             return Some(s);
@@ -227,6 +257,17 @@ impl Engine {
         }
     }
 
+    /// A load of a line by the ILB CPU at now (its cursor is now); returns the stall.
+    fn ilb_load(&mut self, c: usize, line: LineId) -> u64 {
+        if self.lines.load_hit(line, c, 0) {
+            return crate::coherence::HIT_NS;
+        }
+        let a = self
+            .lines
+            .access(&self.topo, line, c, Op::Load, 0, self.now);
+        a.done - self.now
+    }
+
     /// `next_balance = min(next_balance, rq->next_balance)` for a visited idle CPU.
     fn ilb_collate(&self, s: &mut IlbState, b: usize) {
         let nb = self.cpus[b].balance.next_balance;
@@ -236,3 +277,6 @@ impl Engine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -50,8 +50,10 @@ pub(super) struct GroupStats {
     pub group_weight: u64,
     pub cores: u64,
     pub ty: GroupType,
-    /// The group's flags (its child domain's) include SD_SHARE_CPUCAPACITY.
+    /// `sg->flags` (the child domain's it was built from) include SD_SHARE_CPUCAPACITY.
     pub smt: bool,
+    /// `sg->flags` include SD_PREFER_SIBLING.
+    pub prefer_sibling: bool,
     /// A CPU of the group runs more than one task (sg_overloaded, read at the root domain).
     pub overloaded_cpu: bool,
 }
@@ -102,8 +104,8 @@ pub(super) fn update_sd_pick_busiest(busiest: Option<&GroupStats>, sg: &GroupSta
     if sg.ty != b.ty {
         return sg.ty > b.ty;
     }
+    // the `has_spare:` label
     let has_spare_rule = |b: &GroupStats| {
-        // (smt_vs_nonsmt_groups is false: all groups of a domain have the same flags here)
         !(sg.idle_cpus > b.idle_cpus
             || (sg.idle_cpus == b.idle_cpus && sg.sum_nr_running <= b.sum_nr_running))
     };
@@ -115,7 +117,15 @@ pub(super) fn update_sd_pick_busiest(busiest: Option<&GroupStats>, sg: &GroupSta
             !(sg.avg_load < b.avg_load
                 || (sg.avg_load == b.avg_load && busiest.is_some_and(|b| b.smt)))
         }
-        GroupType::HasSpare => has_spare_rule(b),
+        GroupType::HasSpare => {
+            // smt_vs_nonsmt_groups(): an SMT group with at most one task does not replace a
+            // non-SMT one, otherwise the other kind wins (groups of one domain differ in flags
+            // when some were built through find_descended_sibling)
+            if busiest.is_some_and(|b| b.smt != sg.smt) {
+                return !(sg.smt && sg.sum_h_nr_running <= 1);
+            }
+            has_spare_rule(b)
+        }
     }
 }
 
@@ -171,14 +181,18 @@ pub(super) fn sched_balance_find_src_group(
     let sib_force = sds.prefer_sibling
         && local.ty == GroupType::HasSpare
         && sibling_imbalance(idle, busiest, local) > 1;
-    // (an smt_balance busiest is forced only against a group of other flags: never here)
-    if !sib_force
-        && busiest.ty != GroupType::Overloaded
-        && (!idle
-            || (busiest.group_weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1)
-            || busiest.sum_h_nr_running == 1)
-    {
-        return None;
+    if !sib_force && busiest.ty != GroupType::Overloaded {
+        if !idle {
+            return None;
+        }
+        // an smt_balance busiest against a local group of the other kind (smt_vs_nonsmt_groups)
+        let smt_force = busiest.ty == GroupType::SmtBalance && local.smt != busiest.smt;
+        if !smt_force
+            && ((busiest.group_weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1)
+                || busiest.sum_h_nr_running == 1)
+        {
+            return None;
+        }
     }
     calculate_imbalance(sds, local, busiest, idle)
 }
@@ -240,12 +254,12 @@ impl Engine {
         gi: usize,
         excluded: &[usize],
         idle: bool,
-        child_flags: u32,
     ) -> GroupStats {
         let d = &self.sd.domains[dom_id];
         let g = &d.groups[gi];
         let mut s = GroupStats {
-            smt: child_flags & SD_SHARE_CPUCAPACITY != 0,
+            smt: g.flags & SD_SHARE_CPUCAPACITY != 0,
+            prefer_sibling: g.flags & SD_PREFER_SIBLING != 0,
             ..Default::default()
         };
         for &cpu in &g.cpus {
@@ -318,7 +332,7 @@ impl Engine {
             let mut sum_util = 0u64;
             let mut sg_overloaded = false;
             for gi in 0..ngroups {
-                let s = self.update_sg_lb_stats(dom_id, gi, &excluded, idle, child_flags);
+                let s = self.update_sg_lb_stats(dom_id, gi, &excluded, idle);
                 sds.total_load += s.group_load;
                 sds.total_capacity += s.group_capacity;
                 sum_util += s.group_util;
@@ -329,7 +343,8 @@ impl Engine {
                     busiest = Some((gi, s));
                 }
             }
-            sds.prefer_sibling = busiest.is_some() && child_flags & SD_PREFER_SIBLING != 0;
+            // the busiest group's own flags (a descended group's are a lower level's)
+            sds.prefer_sibling = busiest.is_some_and(|(_, b)| b.prefer_sibling);
             if level + 1 == self.sd.per_cpu[dst].len() {
                 // the root domain: set_rd_overloaded(rd, sg_overloaded), the only place it clears
                 self.rd_overloaded = sg_overloaded;
@@ -349,7 +364,7 @@ impl Engine {
             self.charge_loads(exec, Sym::UpdateSdLbStats, sum, max);
             if first {
                 self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);
-                self.update_idle_cpu_scan(dst, dom_id, it, sum_util);
+                self.update_idle_cpu_scan(exec, dst, dom_id, it, sum_util);
                 first = false;
             }
             // Cache-aware llc_balance(): at the first level above the LLC, group_llc_balance ranks
@@ -459,8 +474,16 @@ impl Engine {
         }
     }
 
-    /// update_idle_cpu_scan() (SIS_UTIL): balancing inside the LLC refreshes its nr_idle_scan.
-    fn update_idle_cpu_scan(&mut self, dst: usize, dom_id: usize, it: IdleType, sum_util: u64) {
+    /// update_idle_cpu_scan() (SIS_UTIL) run by `exec`: balancing inside the LLC refreshes its
+    /// nr_idle_scan.
+    fn update_idle_cpu_scan(
+        &mut self,
+        exec: usize,
+        dst: usize,
+        dom_id: usize,
+        it: IdleType,
+        sum_util: u64,
+    ) {
         let dom = &self.sd.domains[dom_id];
         let llc_size = self.sd.llc_size[dst] as usize;
         if it != IdleType::NewlyIdle && dom.cpus.len() == llc_size && dom.has(SD_SHARE_LLC) {
@@ -468,7 +491,10 @@ impl Engine {
             let pct = dom.imbalance_pct as u64;
             let tmp = (x * x * pct * pct / (10_000 * 1024)).min(1024);
             let llc = self.topo.cpus[dst].llc as usize;
-            self.llc_nr_idle_scan[llc] = ((1024 - tmp) * llc_size as u64 / 1024) as u32;
+            let y = ((1024 - tmp) * llc_size as u64 / 1024) as u32;
+            // on the sd_llc_shared line: read, written when it changed
+            let ns = self.set_nr_idle_scan(exec, llc, y);
+            self.charge_loads(exec, Sym::UpdateSdLbStats, ns, ns);
         }
     }
 

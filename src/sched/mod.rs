@@ -24,6 +24,7 @@ mod exec;
 mod idle;
 mod ilb;
 mod lb;
+mod llc_shared;
 mod locality;
 pub mod metrics;
 mod newidle;
@@ -118,6 +119,10 @@ pub(crate) struct Task {
     /// Transfer time owed by a task that starts running with no burst left (paid by its next burst).
     pending_extra: u64,
     wakee_flips: u32,
+    /// `p->recent_used_cpu`: the prev of its last select_idle_sibling (its first CPU before).
+    recent_used_cpu: u32,
+    /// TASK_WAKING on a wake list: woken, not yet enqueued by its target CPU.
+    waking: bool,
     wakee_flip_decay_ts: u64,
     last_wakee: u32,
     pub sum_exec: u64,
@@ -144,6 +149,10 @@ pub(crate) enum Job {
     CacheAware(CasJob),
     /// active_load_balance_cpu_stop() on the busiest CPU, pushing a task to this CPU.
     ActiveBalance(u32),
+    /// sched_ttwu_pending(): a task on this CPU's wake list (with whether an IPI brought it).
+    TtwuPending(TaskId, bool),
+    /// Then ttwu_do_activate under the CPU's own rq lock, once the llist_del_all is served.
+    TtwuActivate(TaskId),
 }
 
 /// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its
@@ -281,6 +290,8 @@ impl Engine {
                 handoff: None,
                 pending_extra: 0,
                 wakee_flips: 0,
+                recent_used_cpu: (i % n) as u32,
+                waking: false,
                 wakee_flip_decay_ts: 0,
                 last_wakee: u32::MAX,
                 sum_exec: 0,
@@ -350,7 +361,9 @@ impl Engine {
         e.init_cache_aware();
         for t in 0..e.tasks.len() {
             if let Some(c) = e.workload.initial_cpu(t as TaskId, &e.topo) {
+                // wake_up_new_task(): p->recent_used_cpu = task_cpu(p)
                 (e.tasks[t].cpu, e.tasks[t].last_ran_cpu) = (c, c);
+                e.tasks[t].recent_used_cpu = c;
             }
         }
         for t in 0..e.tasks.len() {

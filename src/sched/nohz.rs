@@ -9,11 +9,13 @@
 //! kernels) the struct holds a pointer to separately allocated bits, which every mask update loads
 //! first; without it the 1 KiB of bits sit inline and the other fields start at offset 0x400.
 
+use super::llc_shared::NR_BUSY_CPUS;
+use super::rq::RqLine;
 use super::*;
 use crate::coherence::{Coherence, Op};
 
 /// CPUs per line of mask bits (64 bytes of bits).
-const CPUS_PER_MASK_LINE: usize = 512;
+pub(super) const CPUS_PER_MASK_LINE: usize = 512;
 
 /// The kick flags of `rq->nohz_flags` (sched.h): balance, blocked-load update, next_balance
 /// collation; NOHZ_KICK_MASK is the three.
@@ -42,7 +44,7 @@ pub(crate) struct NohzState {
     /// off-stack, the mask pointer).
     line: LineId,
     /// idle_cpus_mask's bits, one line per 512 CPUs.
-    mask_lines: Vec<LineId>,
+    pub(super) mask_lines: Vec<LineId>,
     /// Field indexes in `line` (`None`: the field is not there in this configuration / patch set).
     f_mask_ptr: Option<usize>,
     f_nr_cpus: Option<usize>,
@@ -53,7 +55,7 @@ pub(crate) struct NohzState {
     f_ilb_cpu_last: Option<usize>,
     /// The mask's bits, and how many are set (what nr_cpus counts, or cpumask_empty tests).
     pub(super) idle: Vec<bool>,
-    nr_idle: usize,
+    pub(super) nr_idle: usize,
     /// nohz.next_balance (jiffies).
     pub(super) next_balance: u64,
     /// nohz.has_blocked: an idle CPU may still have blocked load to decay.
@@ -64,15 +66,16 @@ pub(crate) struct NohzState {
     pub(super) next_blocked: u64,
     /// nohz.ilb_cpu_last (patch 2/2 of "Reduce nohz_idle_balance CPU overhead").
     ilb_cpu_last: usize,
-    /// Per LLC: the `sd_llc_shared` line and its `nr_busy_cpus` (CPUs whose tick is not stopped).
-    llc_shared_lines: Vec<LineId>,
+    /// Per LLC: the `sd_llc_shared` line (`llc_shared.rs`) and its `nr_busy_cpus` (CPUs whose
+    /// tick is not stopped).
+    pub(super) llc_shared_lines: Vec<LineId>,
     nr_busy_cpus: Vec<u32>,
     /// Per CPU, `sd_llc->nohz_idle`: already subtracted from its LLC's nr_busy_cpus.
     sd_nohz_idle: Vec<bool>,
     /// Per CPU: `rq->nohz_flags` (its line and value) and the `call_single_queue` line.
     flags_lines: Vec<LineId>,
     pub(super) nohz_flags: Vec<u8>,
-    csq_lines: Vec<LineId>,
+    pub(super) csq_lines: Vec<LineId>,
 }
 
 impl NohzState {
@@ -118,7 +121,7 @@ impl NohzState {
         let llc_shared_lines = (0..topo.nr_llcs)
             .map(|l| {
                 let name = format!("sd_llc_shared(llc{l})");
-                let id = lines.add_line(name, &[(0, "nr_busy_cpus")]);
+                let id = lines.add_line(name, super::llc_shared::FIELDS);
                 // build_sched_domains() uses the sds of the span's first CPU, which __sdt_alloc()
                 // allocated on that CPU's node
                 let first = topo.llc_cpus[l].iter().next().unwrap_or(0);
@@ -312,7 +315,7 @@ impl Engine {
                     return next;
                 }
                 let llc = self.topo.cpus[c].llc as usize;
-                self.kaccess(c, n.llc_shared_lines[llc], Op::Atomic, 0, sym);
+                self.kaccess(c, n.llc_shared_lines[llc], Op::Atomic, NR_BUSY_CPUS, sym);
                 let nohz = &mut self.nohz;
                 nohz.sd_nohz_idle[c] = enter;
                 let busy = &mut nohz.nr_busy_cpus[llc];
@@ -392,7 +395,13 @@ impl Engine {
             }),
             KickStep::LlcBusy(flags) => {
                 let llc = self.topo.cpus[c].llc as usize;
-                self.kaccess(c, n.llc_shared_lines[llc], Op::Load, 0, Sym::SchedTick);
+                self.kaccess(
+                    c,
+                    n.llc_shared_lines[llc],
+                    Op::Load,
+                    NR_BUSY_CPUS,
+                    Sym::SchedTick,
+                );
                 Some(KickStep::Kick(if self.nohz.nr_busy_cpus[llc] > 1 {
                     BOTH
                 } else {
@@ -441,16 +450,27 @@ impl Engine {
 
     /// kick_ilb(): `nohz.next_balance = jiffies + 1` for a balance kick, then find_new_ilb(): the
     /// first CPU of the mask in ascending order (with `nohz-ilb-round-robin` the first after
-    /// `nohz.ilb_cpu_last`) other than this one that is still idle (idle_cpu()).
+    /// `nohz.ilb_cpu_last`) other than this one that is still idle (idle_cpu(), a load of each
+    /// candidate's rq line).
     fn kick_ilb(&mut self, c: usize, flags: u8) -> Option<KickStep> {
         let n = self.cpus.len();
         let from = match self.nohz.f_ilb_cpu_last {
             Some(_) => self.nohz.ilb_cpu_last + 1,
             None => 0,
         };
-        let ilb = (0..n)
-            .map(|k| (from + k) % n)
-            .find(|&k| k != c && self.nohz.idle[k] && self.cpus[k].is_idle());
+        // each candidate's idle_cpu() reads its rq line (dependent loads, one after the other)
+        let mut probe_ns = 0u64;
+        let mut ilb = None;
+        for k in (0..n).map(|k| (from + k) % n) {
+            if k == c || !self.nohz.idle[k] {
+                continue;
+            }
+            probe_ns += self.rq_line_load(c, k, RqLine::Rq);
+            if self.cpus[k].is_idle() {
+                ilb = Some(k);
+                break;
+            }
+        }
         // the stores to the nohz line (next_balance; with round robin ilb_cpu_last) are committed
         // by one read-for-ownership (priced as one store, to the last)
         let balance = flags & NOHZ_BALANCE_KICK != 0;
@@ -462,6 +482,10 @@ impl Engine {
         }
         if balance {
             self.nohz.next_balance = self.jiffies() + 1;
+        }
+        if probe_ns > 0 {
+            self.metrics.stall(c, probe_ns);
+            self.kcharge(c, Sym::SchedTick, probe_ns);
         }
         let ilb = ilb?;
         if rr.is_some() {

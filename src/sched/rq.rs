@@ -95,6 +95,17 @@ impl RunQueue {
     }
 }
 
+/// What schedule()'s pick did with a running prev.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Picked {
+    /// prev again: nothing put, nothing set, no switch.
+    Prev,
+    /// another task was set running.
+    Next,
+    /// prev was put and nothing is runnable.
+    Idle,
+}
+
 /// Enqueue flags that change placement.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Enq {
@@ -334,7 +345,12 @@ impl Engine {
         self.update_load_avg(c, t, false, true, false);
         self.place_entity(c, t, how == Enq::Initial);
         let task = &mut self.tasks[t as usize];
-        task.state = TaskState::Runnable;
+        if task.se.sched_delayed {
+            // a delayed task moved by load balancing: still asleep, still delayed, here now
+            self.cpus[c].rq.nr_delayed += 1;
+        } else {
+            task.state = TaskState::Runnable;
+        }
         task.cpu = c as u32;
         if migrated || how == Enq::Migrated {
             task.exec_start = 0; // ENQUEUE_MIGRATED: never cache hot
@@ -344,29 +360,42 @@ impl Engine {
         resched
     }
 
-    /// dequeue_entity() of a queued (not running) entity: a migration (no sleep) keeps its lag
-    /// and its deadline relative to its vruntime (PLACE_REL_DEADLINE); a delayed entity finishes
-    /// its sleep (DELAY_ZERO: positive lag is dropped).
+    /// dequeue_entity() of a queued (not running) entity for a migration (detach_task, no
+    /// DEQUEUE_SLEEP): its PELT load is detached (DO_DETACH, the task is migrating), it keeps
+    /// its lag and its deadline relative to its vruntime (PLACE_REL_DEADLINE). A delayed entity
+    /// stays delayed (no DEQUEUE_DELAYED: finish_delayed_dequeue_entity is not called); it
+    /// leaves this queue's delayed count and `enqueue_entity` brings it to the destination's.
     pub(super) fn dequeue_entity(&mut self, c: usize, t: TaskId, exec: usize) {
         // (a reschedule it would ask of a busy source is left to that CPU's next tick)
         self.update_curr_by(c, exec);
         let before = self.cpus[c].nr_running();
-        let delayed = self.se(t).sched_delayed;
-        self.update_load_avg(c, t, true, false, !delayed);
+        self.update_load_avg(c, t, true, false, true);
         self.update_entity_lag(c, t);
-        if !delayed {
-            let se = &mut self.tasks[t as usize].se;
-            se.deadline = se.deadline.wrapping_sub(se.vruntime);
-            se.rel_deadline = true;
+        let se = &mut self.tasks[t as usize].se;
+        se.deadline = se.deadline.wrapping_sub(se.vruntime);
+        se.rel_deadline = true;
+        if se.sched_delayed {
+            self.cpus[c].rq.nr_delayed -= 1;
         }
         self.__dequeue_entity(c, t);
         self.update_min_vruntime(c);
-        if delayed {
-            let se = &mut self.tasks[t as usize].se;
-            se.sched_delayed = false;
-            se.vlag = se.vlag.min(0);
-            self.cpus[c].rq.nr_delayed -= 1;
-        }
+        self.update_overload(c, before);
+    }
+
+    /// dequeue_entities(DEQUEUE_SLEEP | DEQUEUE_DELAYED) of a delayed entity the pick found: it
+    /// finishes its sleep on this CPU (no detach: it is not migrating), its lag saved and a
+    /// positive one dropped (finish_delayed_dequeue_entity, DELAY_ZERO).
+    fn dequeue_delayed(&mut self, c: usize, t: TaskId) {
+        self.update_curr(c);
+        let before = self.cpus[c].nr_running();
+        self.update_load_avg(c, t, true, false, false);
+        self.update_entity_lag(c, t);
+        self.__dequeue_entity(c, t);
+        self.update_min_vruntime(c);
+        let se = &mut self.tasks[t as usize].se;
+        se.sched_delayed = false;
+        se.vlag = se.vlag.min(0);
+        self.cpus[c].rq.nr_delayed -= 1;
         self.update_overload(c, before);
     }
 
@@ -453,7 +482,25 @@ impl Engine {
             if !self.se(t).sched_delayed {
                 return Some(t);
             }
-            self.dequeue_entity(c, t, c);
+            self.dequeue_delayed(c, t);
+        }
+    }
+
+    /// pick_next_task_fair() with `prev` still running (update_curr done), then
+    /// put_prev_set_next_task(): when the pick is prev again there is no put and no set (its
+    /// protection is not renewed, no switch: __schedule() skips context_switch).
+    pub(super) fn pick_next_task_fair(&mut self, c: usize, prev: TaskId) -> Picked {
+        let next = self.pick_task_fair(c);
+        if next == Some(prev) {
+            return Picked::Prev;
+        }
+        self.put_prev(c, prev);
+        match next {
+            Some(n) => {
+                self.set_next_entity(c, n);
+                Picked::Next
+            }
+            None => Picked::Idle,
         }
     }
 

@@ -1,13 +1,15 @@
 //! Wakeup placement: try_to_wake_up → select_task_rq_fair (record_wakee, wake_wide, wake_affine)
 //! → select_idle_sibling → select_idle_cpu with the SIS_UTIL scan limit.
 
+use super::llc_shared::{HAS_IDLE_CORES, NR_IDLE_SCAN};
+use super::nohz::{IPI_DELIVERY_NS, IPI_RECV_NS, IPI_SEND_NS};
 use super::rq::RqLine;
 use super::*;
+use crate::coherence::Op;
 use crate::machine::domains::SD_WAKE_AFFINE;
 
 /// `WF_SYNC` (kernel/sched/sched.h): the waker is about to sleep, a hint to `wake_affine`. The
-/// workloads say which of their wakeups the kernel makes sync (`Step::Wake::sync`); the placement
-/// path does not read it yet (issue 25).
+/// workloads say which of their wakeups the kernel makes sync (`Step::Wake::sync`).
 pub(crate) const WF_SYNC: u32 = 0x10;
 
 impl Engine {
@@ -25,7 +27,6 @@ impl Engine {
         waker: Option<(TaskId, u32)>,
         wake_flags: u32,
     ) {
-        let _ = wake_flags; // read by select_task_rq_fair once WF_SYNC is modelled (issue 25)
         match self.tasks[t as usize].state {
             TaskState::Sleeping => {}
             TaskState::Exited => return,
@@ -34,6 +35,11 @@ impl Engine {
                 self.tasks[t as usize].pending_wakeups += 1;
                 return;
             }
+        }
+        if self.tasks[t as usize].waking {
+            // TASK_WAKING (on a wake list): this wakeup finds it awake
+            self.tasks[t as usize].pending_wakeups += 1;
+            return;
         }
         self.metrics.count(Counter::Wakeups);
         if self.tasks[t as usize].se.sched_delayed {
@@ -48,7 +54,10 @@ impl Engine {
         }
         self.tasks[t as usize].woken_at = Some(self.now);
         let prev = self.tasks[t as usize].cpu as usize;
-        let (target, sis_ns) = self.select_task_rq_fair(t, prev, waker_cpu, waker.map(|w| w.0));
+        // sync = (wake_flags & WF_SYNC) && !(current->flags & PF_EXITING): a waking task is alive
+        let sync = wake_flags & WF_SYNC != 0;
+        let (target, sis_ns) =
+            self.select_task_rq_fair(t, prev, waker_cpu, waker.map(|w| w.0), sync);
         self.ttwu_stat(waker_cpu, target);
         self.metrics.stall(waker_cpu, sis_ns);
         if target != prev {
@@ -59,6 +68,10 @@ impl Engine {
         }
         self.trace_flow(waker_cpu, t, "wakeup");
         self.trace_waking(waker_cpu, t, prev, target);
+        if self.ttwu_queue_cond(waker_cpu, target) {
+            self.ttwu_queue_wakelist(t, waker_cpu, target, sis_ns);
+            return;
+        }
         // Remote enqueue: the waker takes the target rq's lock, in its first line.
         let ttwu_ns = TTWU_NS
             + if target != waker_cpu {
@@ -91,6 +104,72 @@ impl Engine {
         }
         self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
         self.run_cpu(waker_cpu);
+    }
+
+    /// ttwu_queue_cond() (TTWU_QUEUE): a target in another LLC, or an idle one other than this
+    /// CPU, gets the task on its wake list instead of the waker taking its rq lock.
+    fn ttwu_queue_cond(&self, this: usize, target: usize) -> bool {
+        if !self.share_cache(this, target) {
+            return true;
+        }
+        target != this && self.cpus[target].nr_running() == 0
+    }
+
+    /// __ttwu_queue_wakelist(): `WRITE_ONCE(rq->ttwu_pending, 1)` (a store to the target's rq
+    /// line), llist_add on its `call_single_queue` line (a cmpxchg), and the IPI unless the target
+    /// polls (an idle CPU in mwait has TIF_POLLING_NRFLAG set: the store to its flags wakes it)
+    /// [A]. The target enqueues the task itself (`sched_ttwu_pending`), when the IPI arrives or
+    /// right after the waker's work for a polling one.
+    fn ttwu_queue_wakelist(&mut self, t: TaskId, waker_cpu: usize, target: usize, sis_ns: u64) {
+        let rq_line = self.cpus[target].rq.lines.rq;
+        self.lines
+            .access(&self.topo, rq_line, waker_cpu, Op::Store, 1, self.now);
+        let csq = self.nohz.csq_lines[target];
+        let a = self
+            .lines
+            .access(&self.topo, csq, waker_cpu, Op::Atomic, 0, self.now);
+        let stall = a.done - self.now;
+        self.metrics.stall(waker_cpu, stall);
+        let polling = self.cpus[target].exec.mode == Mode::Idle;
+        let ipi = if polling { 0 } else { IPI_SEND_NS };
+        let ttwu_ns = TTWU_NS + stall + ipi;
+        self.tasks[t as usize].waking = true;
+        let was_kernel = self.cpus[waker_cpu].exec.mode == Mode::Kernel;
+        let at = if was_kernel {
+            let jobs = &mut self.cpus[waker_cpu].exec.jobs;
+            if sis_ns > 0 {
+                jobs.push_back(Job::Compute(Sym::SelectIdleSibling, sis_ns));
+            }
+            jobs.push_back(Job::Compute(Sym::TryToWakeUp, ttwu_ns));
+            self.cpus[waker_cpu].exec.cursor.max(self.now) + sis_ns + ttwu_ns
+        } else {
+            self.enter_kernel(waker_cpu);
+            if sis_ns > 0 {
+                self.kcharge(waker_cpu, Sym::SelectIdleSibling, sis_ns);
+            }
+            self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
+            self.cpus[waker_cpu].exec.cursor
+        };
+        let at = at + if polling { 0 } else { IPI_DELIVERY_NS };
+        self.push_job_at(target, Job::TtwuPending(t, !polling), at);
+        if !was_kernel {
+            self.run_cpu(waker_cpu);
+        }
+    }
+
+    /// sched_ttwu_pending() on `c`: llist_del_all of its queue (an atomic on the line), the IPI's
+    /// receipt if one was sent, then ttwu_do_activate under its own rq lock.
+    pub(super) fn sched_ttwu_pending(&mut self, c: usize, t: TaskId, ipi: bool) -> Option<Job> {
+        self.drain_store_buffer(c, Sym::TryToWakeUp);
+        if self.must_wait(c) {
+            return Some(Job::TtwuPending(t, ipi));
+        }
+        let csq = self.nohz.csq_lines[c];
+        self.kaccess(c, csq, Op::Atomic, 0, Sym::TryToWakeUp);
+        if ipi {
+            self.kcharge(c, Sym::TryToWakeUp, IPI_RECV_NS);
+        }
+        Some(Job::TtwuActivate(t))
     }
 
     /// ttwu_runnable(): the task is still queued (DELAY_DEQUEUE), so it wakes where it is: no
@@ -161,6 +240,7 @@ impl Engine {
         prev: usize,
         cpu: usize,
         waker: Option<TaskId>,
+        sync: bool,
     ) -> (usize, u64) {
         let mut target = prev;
         if let Some(w) = waker {
@@ -174,45 +254,114 @@ impl Engine {
                     && cpu != prev
                 {
                     let pct = self.sd.domains[self.sd.per_cpu[cpu][level] as usize].imbalance_pct;
-                    target = self.wake_affine(cpu, prev, pct);
+                    target = self.wake_affine(t, w, cpu, prev, pct, sync);
                     if target == cpu {
                         self.sd_stat(cpu, level).ttwu_move_affine += 1;
                     }
                 }
             }
         }
-        self.select_idle_sibling(cpu, prev, target)
+        self.select_idle_sibling(t, cpu, prev, target)
     }
 
-    /// wake_affine(): WA_IDLE, then WA_WEIGHT on run-queue load.
-    fn wake_affine(&self, this: usize, prev: usize, imbalance_pct: u32) -> usize {
+    /// wake_affine(): WA_IDLE, then WA_WEIGHT; `this` when either picks it, else `prev`.
+    fn wake_affine(
+        &self,
+        p: TaskId,
+        current: TaskId,
+        this: usize,
+        prev: usize,
+        imbalance_pct: u32,
+        sync: bool,
+    ) -> usize {
+        let target = self
+            .wake_affine_idle(this, prev, sync)
+            .or_else(|| self.wake_affine_weight(p, current, this, prev, imbalance_pct, sync));
+        if target == Some(this) { this } else { prev }
+    }
+
+    /// wake_affine_idle(): an idle waker CPU sharing the cache (an interrupt), a sync waker
+    /// alone on its CPU, or an idle prev.
+    fn wake_affine_idle(&self, this: usize, prev: usize, sync: bool) -> Option<usize> {
         if self.cpus[this].is_idle() && self.share_cache(this, prev) {
-            return if self.cpus[prev].is_idle() {
+            return Some(if self.cpus[prev].is_idle() {
                 prev
             } else {
                 this
-            };
+            });
         }
-        if self.cpus[prev].is_idle() {
-            return prev;
+        // rq->nr_running - cfs_h_nr_delayed(rq) == 1: the waker about to sleep is all there is
+        if sync && self.cpus[this].nr_running() - self.cpus[this].rq.nr_delayed == 1 {
+            return Some(this);
         }
-        let this_eff = (self.cpus[this].nr_running() as u64 + 1) * 100;
-        let prev_eff =
-            (self.cpus[prev].nr_running() as u64).max(1) * (100 + (imbalance_pct as u64 - 100) / 2);
-        if this_eff < prev_eff { this } else { prev }
+        self.cpus[prev].is_idle().then_some(prev)
     }
 
-    /// select_idle_sibling() run by `waker`: the rq lines it scans are loads through the line
-    /// model (overlapping, see `charge_loads`); returns the CPU and the scan's cost.
-    fn select_idle_sibling(&mut self, waker: usize, prev: usize, target: usize) -> (usize, u64) {
+    /// wake_affine_weight() on PELT load (cpu_load, task_h_load = se load_avg: no groups), with
+    /// WA_BIAS; under sync the waker's own load leaves this CPU, and a tie goes to this CPU.
+    fn wake_affine_weight(
+        &self,
+        p: TaskId,
+        current: TaskId,
+        this: usize,
+        prev: usize,
+        imbalance_pct: u32,
+        sync: bool,
+    ) -> Option<usize> {
+        const CAP: i64 = 1024; // capacity_of(): every CPU at full capacity
+        let mut this_eff = self.cpus[this].rq.avg.load_avg as i64;
+        if sync {
+            let current_load = self.tasks[current as usize].se.avg.load_avg as i64;
+            if current_load > this_eff {
+                return Some(this);
+            }
+            this_eff -= current_load;
+        }
+        let task_load = self.tasks[p as usize].se.avg.load_avg as i64;
+        this_eff = (this_eff + task_load) * 100 * CAP;
+        let mut prev_eff = (self.cpus[prev].rq.avg.load_avg as i64 - task_load)
+            * (100 + (imbalance_pct as i64 - 100) / 2)
+            * CAP;
+        if sync {
+            prev_eff += 1;
+        }
+        (this_eff < prev_eff).then_some(this)
+    }
+
+    /// select_idle_sibling() run by `waker` for task `p`: the rq lines it scans are loads
+    /// through the line model (overlapping, see `charge_loads`); returns the CPU and the scan's
+    /// cost.
+    fn select_idle_sibling(
+        &mut self,
+        p: TaskId,
+        waker: usize,
+        prev: usize,
+        target: usize,
+    ) -> (usize, u64) {
         if self.cpus[target].is_idle() {
             return (target, 0);
         }
         if prev != target && self.share_cache(prev, target) && self.cpus[prev].is_idle() {
             return (prev, 0);
         }
+        // a recently used CPU, idle and in target's LLC (p->recent_used_cpu becomes prev)
+        let recent = self.tasks[p as usize].recent_used_cpu as usize;
+        self.tasks[p as usize].recent_used_cpu = prev as u32;
+        if recent != prev
+            && recent != target
+            && self.share_cache(recent, target)
+            && self.cpus[recent].is_idle()
+        {
+            return (recent, 0);
+        }
         let llc = self.topo.cpus[target].llc as usize;
         let smt = self.topo.spec.smt > 1;
+        // test_idle_cores() (SMT), then select_idle_cpu's READ_ONCE(nr_idle_scan): both on the
+        // LLC's sd_llc_shared line, before the scan (its length depends on them)
+        let mut pre = 0u64;
+        if smt {
+            pre += self.llc_shared_load(waker, llc, HAS_IDLE_CORES);
+        }
         let has_idle_core = smt && self.llc_has_idle_cores[llc];
         let (mut sum, mut max) = (0u64, 0u64);
         let mut load = |e: &mut Engine, c: usize| {
@@ -223,41 +372,79 @@ impl Engine {
         };
         let mut cost = 0u64;
         if smt && !has_idle_core && self.share_cache(prev, target) {
-            // select_idle_smt(): prev's siblings
-            let sibs: Vec<usize> = self.topo.smt_siblings(prev).collect();
+            // select_idle_smt(prev): prev's siblings, not prev itself
+            let sibs: Vec<usize> = self
+                .topo
+                .smt_siblings(prev)
+                .filter(|&s| s != prev)
+                .collect();
             for s in sibs {
                 cost = load(self, s);
-                if s != prev && self.cpus[s].is_idle() {
-                    return (s, cost);
+                if self.cpus[s].is_idle() {
+                    return (s, pre + cost);
                 }
             }
         }
-        // select_idle_cpu(): scan the LLC from target+1; SIS_UTIL bounds the number of CPUs tried.
+        // select_idle_cpu(): scan the LLC from target+1; SIS_UTIL bounds the number of CPUs
+        // tried; an overloaded LLC (nr_idle_scan 0) is not scanned at all.
+        pre += self.llc_shared_load(waker, llc, NR_IDLE_SCAN);
         let mut nr = self.llc_nr_idle_scan[llc] as i64 + 1;
-        if !has_idle_core && nr == 1 {
-            return (target, cost);
+        if nr == 1 {
+            return (target, pre + cost);
         }
         let (len, start) = (self.llc_list[llc].len(), self.llc_pos[target] as usize);
+        let mut idle_cpu: Option<usize> = None;
+        // select_idle_core() takes a busy core's siblings out of the scan mask
+        let mut scanned = vec![false; if has_idle_core { len } else { 0 }];
         for k in 1..=len {
-            let c = self.llc_list[llc][(start + k) % len] as usize;
-            cost = load(self, c);
+            let pos = (start + k) % len;
+            let c = self.llc_list[llc][pos] as usize;
             if has_idle_core {
-                if self.topo.smt_siblings(c).all(|s| self.cpus[s].is_idle()) {
-                    return (c, cost);
+                if scanned[pos] {
+                    continue;
+                }
+                // select_idle_core(c): every sibling's line; the first idle CPU passed is
+                // remembered in case no core turns out idle (a stale hint)
+                let mut idle = true;
+                let sibs: Vec<usize> = self.topo.smt_siblings(c).collect();
+                for &s in &sibs {
+                    cost = load(self, s);
+                    if !self.cpus[s].is_idle() {
+                        idle = false;
+                        if idle_cpu.is_none() {
+                            continue;
+                        }
+                        break;
+                    }
+                    idle_cpu.get_or_insert(s);
+                }
+                if idle {
+                    return (c, pre + cost);
+                }
+                for s in sibs {
+                    if self.topo.cpus[s].llc as usize == llc {
+                        scanned[self.llc_pos[s] as usize] = true;
+                    }
                 }
             } else {
+                // the budget is checked before the CPU is looked at
                 nr -= 1;
                 if nr <= 0 {
-                    break;
+                    return (target, pre + cost);
                 }
+                cost = load(self, c);
                 if self.cpus[c].is_idle() {
-                    return (c, cost);
+                    idle_cpu = Some(c);
+                    break;
                 }
             }
         }
         if has_idle_core {
-            self.llc_has_idle_cores[llc] = false;
+            self.clear_idle_cores(waker, llc);
         }
-        (target, cost)
+        (idle_cpu.unwrap_or(target), pre + cost)
     }
 }
+
+#[cfg(test)]
+mod tests;

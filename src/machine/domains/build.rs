@@ -112,16 +112,28 @@ impl SchedDomains {
         let mut shape_ids: HashMap<(usize, u32, u32), u32> = HashMap::new();
         let mut groups = GroupCache::default();
         let mut per_cpu = vec![Vec::new(); n];
-        for cpu in 0..n {
-            let mut kept: Vec<(usize, u32)> = Vec::new();
-            for (li, &sid) in raw[cpu].iter().enumerate() {
-                let w = spans[sid as usize].weight();
-                if w <= 1 || kept.last().is_some_and(|&(_, c)| c == sid) {
-                    continue; // sd_degenerate / sd_parent_degenerate: equal spans, one group
+        let kept_all: Vec<Vec<(usize, u32)>> = (0..n)
+            .map(|cpu| {
+                let mut kept: Vec<(usize, u32)> = Vec::new();
+                for (li, &sid) in raw[cpu].iter().enumerate() {
+                    let w = spans[sid as usize].weight();
+                    if w <= 1 || kept.last().is_some_and(|&(_, c)| c == sid) {
+                        continue; // sd_degenerate / sd_parent_degenerate: equal spans, one group
+                    }
+                    kept.push((li, sid));
                 }
-                kept.push((li, sid));
-            }
-            for &(li, sid) in &kept {
+                kept
+            })
+            .collect();
+        let tree = Tree {
+            spans: &spans,
+            raw: &raw,
+            kept: &kept_all,
+            levels: &levels,
+            reclaim,
+        };
+        for (cpu, kept) in kept_all.iter().enumerate() {
+            for &(li, sid) in kept {
                 // The local group (groups[0]) is this CPU's child span, or the CPU itself at the
                 // lowest level: CPUs sharing a span but not a local group need their own shape.
                 let local = if li > 0 {
@@ -131,8 +143,7 @@ impl SchedDomains {
                 };
                 let key = (li, sid, local);
                 let id = *shape_ids.entry(key).or_insert_with(|| {
-                    let lv = &levels[li];
-                    let d = make_domain(topo, &spans, &raw, lv, li, sid, cpu, reclaim, &mut groups);
+                    let d = make_domain(topo, &tree, li, sid, cpu, &mut groups);
                     domains.push(d);
                     domains.len() as u32 - 1
                 });
@@ -198,39 +209,33 @@ impl SchedDomains {
 struct GroupCache {
     /// Non-overlapping levels: the groups of a span in ascending CPU order.
     by_span: HashMap<(usize, u32), Vec<Rc<Group>>>,
-    interned: HashMap<(Vec<u32>, Vec<u32>), Rc<Group>>,
+    interned: HashMap<(Vec<u32>, Vec<u32>, u32), Rc<Group>>,
 }
 
 impl GroupCache {
-    fn intern(&mut self, span: CpuSet, cpus: Vec<u32>, balance_cpus: Vec<u32>) -> Rc<Group> {
+    fn intern(
+        &mut self,
+        span: CpuSet,
+        cpus: Vec<u32>,
+        balance_cpus: Vec<u32>,
+        flags: u32,
+    ) -> Rc<Group> {
         self.interned
-            .entry((cpus.clone(), balance_cpus.clone()))
+            .entry((cpus.clone(), balance_cpus.clone(), flags))
             .or_insert_with(|| {
                 Rc::new(Group {
                     span,
                     cpus,
                     balance_cpus,
+                    flags,
                 })
             })
             .clone()
     }
 }
 
-/// `sd_init()` plus the groups (`build_sched_groups` / `build_overlap_sched_groups`).
-#[allow(clippy::too_many_arguments)]
-fn make_domain(
-    topo: &Topology,
-    spans: &[CpuSet],
-    raw: &[Vec<u32>],
-    lv: &Level,
-    li: usize,
-    sid: u32,
-    cpu: usize,
-    reclaim: u32,
-    cache: &mut GroupCache,
-) -> Domain {
-    let span = spans[sid as usize].clone();
-    let weight = span.weight() as u32;
+/// `sd_init()`: a level's flags, imbalance_pct and cache_nice_tries.
+fn sd_init(lv: &Level, reclaim: u32) -> (u32, u32, u32) {
     let mut flags = SD_BALANCE_NEWIDLE
         | SD_BALANCE_EXEC
         | SD_BALANCE_FORK
@@ -252,6 +257,50 @@ fn make_domain(
     } else {
         cache_nice_tries = 1;
     }
+    (flags, imbalance_pct, cache_nice_tries)
+}
+
+/// What every domain's construction reads: the spans per (CPU, level) before degenerate removal,
+/// the levels each CPU keeps, the topology levels and node_reclaim_distance.
+struct Tree<'a> {
+    spans: &'a [CpuSet],
+    raw: &'a [Vec<u32>],
+    kept: &'a [Vec<(usize, u32)>],
+    levels: &'a [Level],
+    reclaim: u32,
+}
+
+impl Tree<'_> {
+    /// The flags cpu_attach_domain leaves in a group that is the local group of `cpu`'s domain at
+    /// level `li`: its child's as built if that child survives; `tmp->flags` of the surviving
+    /// child when the child degenerated as a parent (`parent->parent->groups->flags =
+    /// tmp->flags`); none when every level below degenerated (the `sg->flags = 0` after
+    /// sd_degenerate of the lowest domain). SD_PREFER_SIBLING moving down from a degenerate
+    /// parent never changes a flag here: only NUMA levels lack it, and their parents too.
+    fn local_group_flags(&self, cpu: usize, li: usize) -> u32 {
+        self.kept[cpu]
+            .iter()
+            .rev()
+            .find(|&&(l, _)| l < li)
+            .map_or(0, |&(l, _)| sd_init(&self.levels[l], self.reclaim).0)
+    }
+}
+
+/// `sd_init()` plus the groups (`build_sched_groups` / `build_overlap_sched_groups`).
+#[allow(clippy::too_many_arguments)]
+fn make_domain(
+    topo: &Topology,
+    tree: &Tree,
+    li: usize,
+    sid: u32,
+    cpu: usize,
+    cache: &mut GroupCache,
+) -> Domain {
+    let (spans, raw, levels, reclaim) = (tree.spans, tree.raw, tree.levels, tree.reclaim);
+    let span = spans[sid as usize].clone();
+    let weight = span.weight() as u32;
+    let lv = &levels[li];
+    let (flags, imbalance_pct, cache_nice_tries) = sd_init(lv, reclaim);
     let n = topo.nr_cpus();
     let single = |i: usize| {
         let mut s = CpuSet::new(n);
@@ -320,6 +369,18 @@ fn make_domain(
                 let gspan = child_span(i, sl);
                 covered.union_with(&gspan);
                 let cpus: Vec<u32> = gspan.iter().map(|c| c as u32).collect();
+                // sg->flags = the flags of the (descended) sibling's child domain as built
+                // (get_group, build_group_from_child_sched_domain), then cpu_attach_domain's
+                // fix of each CPU's local group: a non-overlapping group is shared by the
+                // domains of its CPUs and local to them, so every one is fixed; of the
+                // overlapping groups (one copy per domain) only the local one.
+                let gflags = if !overlap || gspan.contains(cpu) {
+                    tree.local_group_flags(i, li)
+                } else if sl == 0 {
+                    0
+                } else {
+                    sd_init(&levels[sl - 1], reclaim).0
+                };
                 let balance_cpus = if overlap {
                     // build_balance_mask: CPUs whose own child domain at that level is exactly this group.
                     gspan
@@ -330,7 +391,7 @@ fn make_domain(
                 } else {
                     cpus.clone()
                 };
-                groups.push(cache.intern(gspan, cpus, balance_cpus));
+                groups.push(cache.intern(gspan, cpus, balance_cpus, gflags));
             }
             if !overlap {
                 cache.by_span.insert((li, sid), groups.clone());

@@ -61,6 +61,9 @@ pub struct Group {
     pub cpus: Vec<u32>,
     /// `group_balance_mask`: the CPUs that may balance on behalf of this group.
     pub balance_cpus: Vec<u32>,
+    /// `sg->flags`: the flags of the child domain the group was built from, a lower level's for
+    /// a group built through find_descended_sibling (0 for a group of one CPU).
+    pub flags: u32,
 }
 
 /// One sched domain as seen by the CPUs that share it (spans, groups and parameters are shared;

@@ -116,7 +116,7 @@ impl SchedDomains {
                     .collect::<String>()
             };
             // sched groups carry their child domain's flags; none for the lowest domain
-            let groups_flags = if k > 0 { doms[k - 1].flags } else { 0 };
+            let groups_flags = d.groups[0].flags; // sd->groups->flags
             for (file, v) in [
                 ("busy_factor", d.busy_factor.to_string()),
                 ("cache_nice_tries", d.cache_nice_tries.to_string()),

@@ -414,3 +414,37 @@ fn eight_socket_slit_gives_the_numa_levels_sched_init_numa_derives() {
     // the SLIT is the firmware's, the same for every preset build (symmetric, 10 on the diagonal)
     assert!((0..8).all(|i| (0..8).all(|j| t.slit[i][j] == t.slit[j][i])));
 }
+
+/// sg->flags are the flags of the child domain a group was built from (get_group,
+/// build_group_from_child_sched_domain): at CPU 0's domains 4 and 5 of the seed machine the
+/// single-node groups come through find_descended_sibling and carry the NODE level's flags
+/// (SD_PREFER_SIBLING, no SD_NUMA), while the local group carries the NUMA child's.
+#[test]
+fn a_descended_group_carries_the_flags_of_the_level_it_was_built_from() {
+    let (_, d) = doms("gnr-2s-96c-snc3", false);
+    let v: Vec<_> = d.of(0).collect();
+    for k in [4, 5] {
+        let (local, node) = (&v[k].groups[0], &v[k].groups[1]);
+        assert_eq!(
+            local.flags,
+            v[k - 1].flags,
+            "domain {k}: the local group is the child"
+        );
+        assert!(local.flags & SD_NUMA != 0 && local.flags & SD_PREFER_SIBLING == 0);
+        assert_eq!(node.span.weight(), 64, "domain {k}: one node");
+        assert!(
+            node.flags & SD_PREFER_SIBLING != 0 && node.flags & SD_NUMA == 0,
+            "domain {k}: {:?}",
+            flag_names(node.flags)
+        );
+    }
+    assert_eq!(v[4].groups[1].span.to_string(), "96-127,288-319");
+    assert_eq!(v[5].groups[1].span.to_string(), "160-191,352-383");
+    // below: the MC groups are SMT cores, the SMT groups single CPUs without flags
+    assert!(
+        v[1].groups
+            .iter()
+            .all(|g| g.flags & SD_SHARE_CPUCAPACITY != 0)
+    );
+    assert!(v[0].groups.iter().all(|g| g.flags == 0));
+}

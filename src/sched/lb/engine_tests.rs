@@ -82,3 +82,78 @@ fn active_balance_moves_a_running_task_when_balancing_keeps_failing() {
     assert_eq!(e.cpus[1].balance.doms[mc].nr_balance_failed, 0);
     e.check_invariants().unwrap();
 }
+
+/// fair.c update_sd_lb_stats(): prefer_sibling is the busiest group's own SD_PREFER_SIBLING.
+/// On gnr-2s-96c-snc3, CPU 0's domain 4 has node 3 alone as a group, built through
+/// find_descended_sibling from the NODE level: it prefers siblings although CPU 0's child (a
+/// NUMA level) does not. An idle CPU 0 whose local group has one idle CPU facing a node with
+/// 100 short sleepers on its 64 CPUs (has_spare, no idle CPU) is balanced by the idle-CPU rule
+/// without it, and by sibling_imbalance (tasks per core) with it.
+#[test]
+fn prefer_sibling_comes_from_the_busiest_groups_own_flags() {
+    use super::*;
+    use crate::experiment::scenario::Experiment;
+    use crate::machine::domains::SD_PREFER_SIBLING;
+    let mut x = Experiment::default();
+    x.machine.preset = "gnr-2s-96c-snc3".into();
+    x.workload.name = "spin".into();
+    x.workload.knobs.insert("threads".into(), "1".into());
+    let e = crate::sched::test_engine(&x);
+    let (d3, d4) = (e.sd.per_cpu[0][3] as usize, e.sd.per_cpu[0][4] as usize);
+    assert_eq!(e.sd.domains[d3].flags & SD_PREFER_SIBLING, 0);
+    let node3 = e.update_sg_lb_stats(d4, 1, &[], true);
+    assert!(node3.prefer_sibling && !node3.smt);
+    assert_eq!((node3.group_weight, node3.cores), (64, 32));
+    let local0 = e.update_sg_lb_stats(d4, 0, &[], true);
+    assert!(!local0.prefer_sibling);
+    assert_eq!((local0.group_weight, local0.cores), (192, 96));
+    // the decision on the loads described above
+    let dom = &e.sd.domains[d4];
+    let mut local = GroupStats {
+        sum_nr_running: 191,
+        sum_h_nr_running: 191,
+        idle_cpus: 1,
+        group_util: 191 * 300,
+        group_runnable: 191 * 300,
+        ..local0
+    };
+    let busiest = GroupStats {
+        sum_nr_running: 100,
+        sum_h_nr_running: 100,
+        idle_cpus: 0,
+        group_util: 64 * 300,
+        group_runnable: 64 * 400,
+        ..node3
+    };
+    local.ty = group_classify(dom.imbalance_pct as u64, &local, false);
+    let busiest = GroupStats {
+        ty: group_classify(dom.imbalance_pct as u64, &busiest, false),
+        ..busiest
+    };
+    assert_eq!(
+        (local.ty, busiest.ty),
+        (GroupType::HasSpare, GroupType::HasSpare)
+    );
+    let sds = SdStats {
+        total_capacity: 256 * CAPACITY,
+        prefer_sibling: busiest.prefer_sibling,
+        flags: dom.flags,
+        imbalance_pct: dom.imbalance_pct as u64,
+        imb_numa_nr: dom.imb_numa_nr as u64,
+        ..Default::default()
+    };
+    // sibling_imbalance: (2·(96·100 − 32·191) + 128) / 128 = 55, halved
+    assert_eq!(
+        sched_balance_find_src_group(&sds, &mut local.clone(), &busiest, true),
+        Some((MigrationType::Task, 27))
+    );
+    // with CPU 0's child flags (the model before): balanced
+    let child = SdStats {
+        prefer_sibling: false,
+        ..sds
+    };
+    assert_eq!(
+        sched_balance_find_src_group(&child, &mut local, &busiest, true),
+        None
+    );
+}

@@ -203,3 +203,56 @@ fn nice_0_and_nice_5_share_a_cpu_by_their_weights() {
         "nice 0 got {share:.4} of the CPU, weights say {want:.4}"
     );
 }
+
+/// put_prev_set_next_task(): schedule() picking prev again neither puts nor sets it, so an
+/// expired protection stays expired (set_protect_slice is not run again).
+#[test]
+fn prev_picked_again_keeps_its_expired_protection() {
+    let mut e = engine(2, 8);
+    // V = (0 + 500)/2: both eligible, prev (task 0) has the earlier deadline
+    hand_queue(&mut e, &[(0, 1_000), (500, 2_000)]);
+    e.set_next_entity(0, 0);
+    assert_eq!(e.tasks[0].se.vprot, 1_000);
+    e.tasks[0].se.vprot = 0; // protection over (vprot reached)
+    assert!(!e.tasks[0].se.protect_slice());
+    assert_eq!(e.pick_next_task_fair(0, 0), Picked::Prev);
+    assert_eq!(e.cpus[0].rq.curr, Some(0));
+    assert_eq!(e.tasks[0].se.vprot, 0, "not renewed");
+    assert_eq!(e.cpus[0].rq.queued, vec![1]);
+    // once prev has run past V, task 1 is set and prev put back
+    e.tasks[0].se.vruntime = 1_000;
+    e.tasks[0].se.deadline = 3_000;
+    assert_eq!(e.pick_next_task_fair(0, 0), Picked::Next);
+    assert_eq!(e.cpus[0].rq.curr, Some(1));
+    assert_eq!(e.cpus[0].rq.queued, vec![0]);
+    e.check_invariants().unwrap();
+}
+
+/// detach_task() of a delayed task (migrate_load, or the active balance): dequeued without
+/// DEQUEUE_DELAYED it stays delayed, its PELT load detached from the source and attached to the
+/// destination; the destination's pick later finishes its dequeue there.
+#[test]
+fn a_delayed_task_moved_by_load_balancing_stays_delayed() {
+    let mut e = engine(2, 8);
+    hand_queue(&mut e, &[(0, 2_800_000), (5_000_000, 7_000_000)]);
+    e.set_next_entity(0, 1);
+    e.tasks[1].exec_start = e.now;
+    e.dequeue_curr_sleep(0, 1);
+    assert!(e.tasks[1].se.sched_delayed);
+    let load = e.tasks[1].se.avg.load_avg;
+    assert!(load > 0);
+    let (src0, dst0) = (e.cpus[0].rq.avg.load_avg, e.cpus[1].rq.avg.load_avg);
+    let i = e.cpus[0].rq.queued.iter().position(|&q| q == 1).unwrap();
+    e.migrate_task(0, 0, 1, i);
+    let t = &e.tasks[1];
+    assert!(t.se.sched_delayed, "still delayed");
+    assert_eq!((t.state, t.cpu), (TaskState::Sleeping, 1));
+    assert_eq!((e.cpus[0].rq.nr_delayed, e.cpus[1].rq.nr_delayed), (0, 1));
+    assert_eq!(e.cpus[0].rq.avg.load_avg, src0.saturating_sub(load));
+    assert_eq!(e.cpus[1].rq.avg.load_avg, dst0 + load);
+    e.check_invariants().unwrap();
+    // CPU 1's pick finds it delayed and finishes its sleep there
+    assert_eq!(e.pick_task_fair(1), e.cpus[1].rq.curr);
+    assert!(!e.tasks[1].se.sched_delayed && e.cpus[1].rq.nr_delayed == 0);
+    e.check_invariants().unwrap();
+}
