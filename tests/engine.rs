@@ -511,9 +511,10 @@ fn locality_block_adds_up() {
     }
 }
 
-/// A communicating pair (hackbench, one sender and one receiver) in one LLC finishes more
-/// messages than on a machine where every core has its own LLC across two sockets: each message
-/// and each refill comes from another LLC there. Both machines have 4 CPUs (SMT off).
+/// A communicating pair (hackbench, one sender and one receiver, one message a round: a ping-pong,
+/// so the handoff is on the critical path) in one LLC finishes more messages than on a machine
+/// where every core has its own LLC across two sockets: each message and each refill comes from
+/// another LLC there. Both machines have 4 CPUs (SMT off).
 #[test]
 fn a_pair_in_one_llc_does_more_work_than_across_sockets() {
     let pair = |sockets: u32, cores: u32, per_llc: u32| {
@@ -521,7 +522,7 @@ fn a_pair_in_one_llc_does_more_work_than_across_sockets() {
         custom(&mut e, sockets, cores, 1);
         e.machine.overrides.smt = Some(1);
         e.machine.overrides.cores_per_llc = Some(per_llc);
-        for (k, v) in [("groups", "1"), ("fds", "1")] {
+        for (k, v) in [("groups", "1"), ("fds", "1"), ("loops", "1")] {
             e.workload.knobs.insert(k.into(), v.into());
         }
         run(&e, Side::A).unwrap()
@@ -538,7 +539,9 @@ fn a_pair_in_one_llc_does_more_work_than_across_sockets() {
     assert!(w.values().sum::<u64>() > 0);
     assert!(far(&split) > 0, "{:?}", split.locality);
     assert!(
-        one.throughput_per_sec > split.throughput_per_sec * 1.02,
+        // a round is a 1.6 µs write, a 1.3 µs read and two wakeups: the two line fetches across
+        // sockets are about 1% of it
+        one.throughput_per_sec > split.throughput_per_sec * 1.005,
         "one LLC {} vs split {}",
         one.throughput_per_sec,
         split.throughput_per_sec
