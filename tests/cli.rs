@@ -313,7 +313,7 @@ fn hackbench_text_is_perf_bench_messaging_and_fairness_counts_receivers() {
     assert_eq!(
         v["workload_knobs"],
         serde_json::json!({"groups": 3, "fds": 2, "loops": 5, "mode": "thread", "ws_kib": 16,
-            "mem_bound_pct": 0})
+            "mem_bound_pct": 0, "transport": "socket"})
     );
     assert_eq!(
         (v["tasks"].as_u64(), v["counted_tasks"].as_u64()),

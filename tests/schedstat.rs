@@ -50,6 +50,11 @@ fn check_totals(e: &Experiment) {
     }
     // __schedule: a switch to a task is a timeslice; every switch is inside a counted schedule()
     assert!(cpu(|x| x.pcount) <= cpu(|x| x.nr_switches));
+    // vmstat's cs is rq->nr_switches summed, and its per-CPU rate is that over CPUs and seconds
+    assert!(c("context_switches") > 0);
+    assert_eq!(c("context_switches"), cpu(|x| x.nr_switches));
+    let rate = c("context_switches") as f64 / r.measured_seconds() / r.machine.cpus as f64;
+    assert!((r.context_switches_per_cpu_sec - rate).abs() <= 1e-9 * rate.max(1.0));
     assert!(cpu(|x| x.sched_goidle) <= cpu(|x| x.sched_count));
     assert!(cpu(|x| x.nr_switches) <= 2 * cpu(|x| x.sched_count));
     // the text: version 17, a cpu line of 9 fields and domain lines of name, mask and 45 fields

@@ -188,6 +188,21 @@ const LAT_KUNPENG920: LatencyTable = LatencyTable {
     cas_measured: ALL_CAS,
 };
 
+/// Hygon C86 (Dhyana, a Zen 1 derivative): no Hygon core-to-core measurement exists
+/// (HARDWARE-2.md §1); the closest measured Zen parts are taken instead and said so: in a CCX Zen+
+/// (Ryzen 7 2700X, 24 ns), across dies Zen 1 (Threadripper 1950X, 154 ns median), SMT and across
+/// sockets Milan's (10, 197: no 2-socket Zen 1 matrix was found).
+const LAT_HYGON_C86: LatencyTable = LatencyTable {
+    smt: 10,
+    cluster: 24,
+    llc: 24,
+    node_near: 154,
+    node_far: 154,
+    socket: 197,
+    source: "placeholder from the closest measured Zen parts (no Hygon c2c): CCX 24 (Zen+ 2700X), cross-die 154 (Zen 1 1950X median), SMT 10 and cross-socket 197 (Milan 7R13)",
+    cas_measured: ALL_CAS,
+};
+
 /// A machine preset: the fields of a `MachineSpec`, as constants.
 #[derive(Clone, Copy, Debug)]
 pub struct Preset {
@@ -489,6 +504,22 @@ pub const MACHINES: &[Preset] = &[
         llc_mib: 32,
         latency: LAT_KUNPENG920,
         map: Some(crate::machine::arch_presets::kunpeng920_2s),
+    },
+    // The seed-002 reporter's class ("256 cores", host "hygon"): docs/MODEL.md §1a
+    Preset {
+        name: "hygon-2s",
+        description: "2S Hygon C86-7490 (C86-4G, Zen-derived Dhyana), 2x64 cores, SMT2, a node per IO die (2 per socket), 8-core CCX with 16 MB L3; latencies from the closest measured Zen parts",
+        vendor: Vendor::Amd,
+        sockets: 2,
+        cores_per_socket: 64,
+        smt: 2,
+        nodes_per_socket: 2,
+        cores_per_llc: 8,
+        cores_per_cluster: 1,
+        slit: None,
+        llc_mib: 16,
+        latency: LAT_HYGON_C86,
+        map: None,
     },
 ];
 

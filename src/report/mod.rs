@@ -162,11 +162,15 @@ pub struct Report {
     /// starts and handoffs by distance (docs/MODEL.md §21). Since schema 4.
     #[serde(default)]
     pub locality: LocalityReport,
+    /// `counters.context_switches` per CPU per measured second (vmstat's `cs` over the CPU count).
+    /// Since schema 6.
+    #[serde(default)]
+    pub context_switches_per_cpu_sec: f64,
 }
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
-pub const REPORT_SCHEMA: u32 = 5;
+pub const REPORT_SCHEMA: u32 = 6;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -423,6 +427,11 @@ impl Report {
             warmup_s: start_ns as f64 / 1e9,
             not_settled: settled::not_settled(&metrics.series, metrics.sample_ns, start_ns),
             locality: LocalityReport::new(&m.loc, m.total(Sym::User), e.locality_in_flight()),
+            context_switches_per_cpu_sec: if measured_secs > 0.0 {
+                m.counters[Counter::ContextSwitches as usize] as f64 / measured_secs / n as f64
+            } else {
+                0.0
+            },
         };
         r.report_hash = fnv1a(&serde_json::to_string(&r).unwrap_or_default());
         r
@@ -431,6 +440,12 @@ impl Report {
     /// Simulated seconds the figures cover: the run after its warm-up.
     pub fn measured_seconds(&self) -> f64 {
         self.sim_seconds - self.warmup_s
+    }
+
+    /// Kernel share of all CPU time, % (vmstat's `sy`): non-idle time outside user code.
+    pub fn kernel_pct(&self) -> f64 {
+        let user = self.symbol_percent("[user]");
+        self.utilization * (100.0 - user)
     }
 
     pub fn symbol_percent(&self, sym: &str) -> f64 {

@@ -115,6 +115,18 @@ impl Report {
             self.idle_pct,
             self.contention_pct
         );
+        // vmstat's columns: cs (context switches per second), us / sy / id shares of CPU time.
+        let cs = self.counters.get("context_switches").copied().unwrap_or(0);
+        let secs = self.measured_seconds().max(f64::MIN_POSITIVE);
+        let _ = writeln!(
+            s,
+            "vmstat: cs {:.0}/s ({:.0} per CPU per s)  us {:.1}%  sy {:.1}%  id {:.1}%",
+            cs as f64 / secs,
+            self.context_switches_per_cpu_sec,
+            self.utilization * 100.0 - self.kernel_pct(),
+            self.kernel_pct(),
+            self.idle_pct
+        );
         let _ = writeln!(
             s,
             "\n# perf report (cycles, non-idle)\n# Overhead  Command  Shared Object      Symbol"

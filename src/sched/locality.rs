@@ -139,6 +139,8 @@ pub const MACHINE_FIGURES: &[(&str, Figures)] = &[
     ("grace-2s", NEOVERSE_V2),
     ("graviton4-2s", NEOVERSE_V2),
     ("kunpeng920-2s", KUNPENG920),
+    // placeholder: Milan's (the closest measured Zen server part; Zen 1's L2 is 512 KiB too)
+    ("hygon-2s", MILAN),
 ];
 
 /// The figures of a machine: its preset's row; a machine of another name (an imported one) takes

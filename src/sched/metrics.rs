@@ -96,10 +96,13 @@ pub enum Counter {
     SerializeDueVisits,
     MmSchedCpuRedundantStores,
     ActiveBalances,
+    /// rq->nr_switches summed over CPUs: `__schedule()` switching to a different task, the idle
+    /// task included (vmstat's `cs`, /proc/stat `ctxt`).
+    ContextSwitches,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 15] = [
+    pub const ALL: [Counter; 16] = [
         Counter::Ticks,
         Counter::Softirqs,
         Counter::SbrCmpxchg,
@@ -115,6 +118,7 @@ impl Counter {
         Counter::SerializeDueVisits,
         Counter::MmSchedCpuRedundantStores,
         Counter::ActiveBalances,
+        Counter::ContextSwitches,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -133,6 +137,7 @@ impl Counter {
             Counter::SerializeDueVisits => "sd_serialize_level_visits_due",
             Counter::MmSchedCpuRedundantStores => "mm_sched_cpu_stores_of_unchanged_value",
             Counter::ActiveBalances => "active_balance_moves",
+            Counter::ContextSwitches => "context_switches",
         }
     }
 }

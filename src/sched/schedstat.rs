@@ -293,6 +293,7 @@ impl Engine {
         self.sched_info.cur[c] = next;
         let st = &mut self.schedstat.cpus[c];
         st.nr_switches += 1;
+        self.metrics.count(Counter::ContextSwitches);
         // sched_info_switch(): depart prev (still runnable: queued again), arrive next
         if let Some(p) = prev {
             let ran = t.saturating_sub(self.sched_info.last_arrival[p as usize]);

@@ -1,15 +1,21 @@
-//! `hackbench`: per group, `fds` senders each write `loops` messages to each of the group's `fds`
-//! receivers over pipes. A write wakes the reader; a full pipe (64 KiB of 100-byte messages) blocks
-//! the writer until the reader drains it. When a group's receivers have read everything, the round
-//! ends and its senders start the next one (hackbench run again, for as long as the run lasts).
+//! `hackbench` as hackbench (rt-tests) and `perf bench sched messaging` run it: per group, `fds`
+//! senders each write `loops` 100-byte messages to each of the group's `fds` receivers, round
+//! robin, over one channel per receiver that all the group's senders share: an AF_UNIX SOCK_STREAM
+//! socketpair (the default) or a pipe (`-p`). The channel's kernel rules decide who blocks and who
+//! is woken (`channel.rs`); every such wakeup is `WF_SYNC`. When a group's receivers have read
+//! everything, the round ends and its senders start the next one (hackbench run again, for as long
+//! as the run lasts). Constants and their sources: docs/MODEL.md §18.
+
+mod channel;
 
 use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
 use crate::sim::rng::SimRng;
+use channel::{Channel, Transport};
 use std::collections::VecDeque;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     name: "hackbench",
-    description: "groups of senders and receivers passing messages over pipes",
+    description: "groups of senders and receivers passing 100-byte messages over unix sockets or pipes",
     unit: "messages",
     knobs: &[
         KnobInfo {
@@ -48,13 +54,26 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         },
         super::ws_knob(16),
         super::mem_knob(0),
+        KnobInfo {
+            name: "transport",
+            what: "socket: an AF_UNIX SOCK_STREAM socketpair per receiver; pipe: a pipe per receiver (hackbench -p)",
+            values: &["socket", "pipe"],
+            default: KnobDefault::Choice("socket"),
+            ..KnobInfo::ENUM
+        },
     ],
     build: |k| {
+        let transport = if k.choice("transport") == "pipe" {
+            Transport::Pipe
+        } else {
+            Transport::Socket
+        };
         Box::new(Hackbench::new(
             k.int("groups") as usize,
             k.int("fds") as usize,
             k.int("loops"),
             k.choice("mode") == "thread",
+            transport,
         ))
     },
     tasks: |k| {
@@ -64,20 +83,9 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     },
 };
 
-/// CPU for one 100-byte pipe write or read (syscall + copy), ns.
-const WRITE_NS: u64 = 2_000;
-const READ_NS: u64 = 2_000;
-/// A 100-byte message plus the pipe buffer bookkeeping: 2 cache lines handed to the reader.
+/// A 100-byte message plus the channel's bookkeeping: 2 cache lines the reader fetches from the
+/// writer's CPU [A].
 const MSG_LINES: u32 = 2;
-/// 64 KiB pipe / 100-byte messages.
-const PIPE_MSGS: usize = 655;
-
-struct Pipe {
-    /// Messages in the pipe: when and by whom each was written.
-    queue: VecDeque<(u64, TaskId)>,
-    reader: TaskId,
-    waiting_writers: Vec<TaskId>,
-}
 
 #[derive(Clone, Copy)]
 enum Role {
@@ -85,13 +93,14 @@ enum Role {
         group: usize,
         next_rx: usize,
         sent: u64,
-        pending_run: bool,
+        /// The write's CPU burst is running: its message is committed when it ends.
+        writing: bool,
     },
     Receiver {
-        pipe: usize,
+        chan: usize,
         group: usize,
-        pending_run: bool,
-        wrote_back: bool,
+        /// The read's CPU burst is running: its message is consumed when it ends.
+        reading: bool,
         /// The next message's lines were fetched from its writer (`Step::Read`).
         fetched: bool,
     },
@@ -101,8 +110,6 @@ struct Group {
     senders: Vec<TaskId>,
     /// Messages still to be read this round.
     pending_reads: u64,
-    /// Senders to wake for the next round.
-    to_wake: Vec<TaskId>,
 }
 
 pub struct Hackbench {
@@ -112,23 +119,31 @@ pub struct Hackbench {
     tasks: Vec<TaskSpec>,
     procs: Vec<String>,
     roles: Vec<Role>,
-    pipes: Vec<Pipe>,
+    chans: Vec<Channel>,
+    /// Per task: wakeups it issues before its next step (the kernel's wake-ups inside one syscall).
+    outbox: Vec<VecDeque<(TaskId, bool)>>,
     fds: usize,
     thread_mode: bool,
+    transport: Transport,
 }
 
 impl Hackbench {
-    pub fn new(groups: usize, fds: usize, loops: u64, thread_mode: bool) -> Self {
+    pub fn new(
+        groups: usize,
+        fds: usize,
+        loops: u64,
+        thread_mode: bool,
+        transport: Transport,
+    ) -> Self {
         let mut tasks = Vec::new();
         let mut group_list = Vec::new();
         let mut roles = Vec::new();
-        let mut pipes = Vec::new();
+        let mut chans = Vec::new();
         let mut procs = Vec::new();
         for g in 0..groups {
             group_list.push(Group {
                 senders: (0..fds).map(|k| (tasks.len() + k) as TaskId).collect(),
                 pending_reads: (fds * fds) as u64 * loops,
-                to_wake: Vec::new(),
             });
             for _ in 0..fds {
                 let process = if thread_mode { 0 } else { procs.len() as u32 };
@@ -140,7 +155,7 @@ impl Hackbench {
                     group: g,
                     next_rx: 0,
                     sent: 0,
-                    pending_run: false,
+                    writing: false,
                 });
             }
             for _ in 0..fds {
@@ -148,17 +163,12 @@ impl Hackbench {
                 if !thread_mode {
                     procs.push(format!("hackbench-g{g}-rx{}", tasks.len()));
                 }
-                pipes.push(Pipe {
-                    queue: VecDeque::new(),
-                    reader: tasks.len() as TaskId,
-                    waiting_writers: Vec::new(),
-                });
+                chans.push(Channel::new(transport, tasks.len() as TaskId));
                 tasks.push(TaskSpec { process });
                 roles.push(Role::Receiver {
-                    pipe: pipes.len() - 1,
+                    chan: chans.len() - 1,
                     group: g,
-                    pending_run: false,
-                    wrote_back: false,
+                    reading: false,
                     fetched: false,
                 });
             }
@@ -169,13 +179,113 @@ impl Hackbench {
         Hackbench {
             groups: group_list,
             per_sender: loops * fds as u64,
+            outbox: vec![VecDeque::new(); tasks.len()],
             tasks,
             procs,
             roles,
-            pipes,
+            chans,
             fds,
             thread_mode,
+            transport,
         }
+    }
+
+    fn next_sender(&mut self, task: TaskId, now: u64) -> Step {
+        let fds = self.fds;
+        let Role::Sender {
+            group,
+            next_rx,
+            sent,
+            writing,
+        } = &mut self.roles[task as usize]
+        else {
+            unreachable!()
+        };
+        let chan = &mut self.chans[*group * fds + *next_rx];
+        if *writing {
+            // write() copied the message in: the reader can read it; wake it if it sleeps.
+            *writing = false;
+            *sent += 1;
+            *next_rx = (*next_rx + 1) % fds;
+            let out = &mut self.outbox[task as usize];
+            chan.commit(now, task, out);
+            if let Some(w) = out.pop_front() {
+                return wake(w);
+            }
+            return self.next_sender(task, now);
+        }
+        if *sent >= self.per_sender {
+            return Step::Block; // this round's messages are out: wait for the next round
+        }
+        if !chan.reserve(task) {
+            return Step::Block; // full: queued on the channel's write wait queue
+        }
+        *writing = true;
+        Step::Run {
+            ns: self.transport.write_ns(),
+            shared_lines: 0,
+        }
+    }
+
+    fn next_receiver(&mut self, task: TaskId, now: u64) -> Step {
+        let fds = self.fds;
+        let Role::Receiver {
+            chan,
+            group,
+            reading,
+            fetched,
+        } = &mut self.roles[task as usize]
+        else {
+            unreachable!()
+        };
+        let (ci, gi) = (*chan, *group);
+        if *reading {
+            *reading = false;
+            *fetched = false;
+            let out = &mut self.outbox[task as usize];
+            let written = self.chans[ci].consume(out).unwrap_or(now);
+            let g = &mut self.groups[gi];
+            g.pending_reads = g.pending_reads.saturating_sub(1);
+            if g.pending_reads == 0 {
+                // Round over: every sender of the group starts again (not a kernel wakeup).
+                g.pending_reads = (fds * fds) as u64 * (self.per_sender / fds as u64);
+                for &t in &g.senders {
+                    out.push_back((t, false));
+                    if let Role::Sender { sent, .. } = &mut self.roles[t as usize] {
+                        *sent = 0;
+                    }
+                }
+            }
+            return Step::Complete {
+                latency_ns: now - written,
+            };
+        }
+        let c = &mut self.chans[ci];
+        let Some(writer) = c.front_writer() else {
+            c.wait_reader();
+            return Step::Block;
+        };
+        if !*fetched {
+            *fetched = true;
+            return Step::Read {
+                from: writer,
+                lines: MSG_LINES,
+            };
+        }
+        *reading = true;
+        Step::Run {
+            ns: self.transport.read_ns(),
+            shared_lines: 0,
+        }
+    }
+}
+
+/// A wakeup from the outbox as a step.
+fn wake((task, sync): (TaskId, bool)) -> Step {
+    Step::Wake {
+        task,
+        lines: 0, // the message's lines travel with the read (Step::Read), not the wakeup
+        sync,
     }
 }
 
@@ -194,6 +304,7 @@ impl Workload for Hackbench {
             ("fds", self.fds.to_string()),
             ("loops", (self.per_sender / self.fds as u64).to_string()),
             ("mode", mode.to_string()),
+            ("transport", self.transport.name().to_string()),
         ]
         .map(|(k, v)| (k.to_string(), v))
         .into()
@@ -205,105 +316,15 @@ impl Workload for Hackbench {
         &self.procs
     }
     fn next(&mut self, task: TaskId, now: u64, _rng: &mut SimRng) -> Step {
-        let fds = self.fds;
-        match &mut self.roles[task as usize] {
-            Role::Sender {
-                group,
-                next_rx,
-                sent,
-                pending_run,
-            } => {
-                let pipe = &mut self.pipes[*group * fds + *next_rx];
-                if *pending_run {
-                    // The write's CPU time is done: the message is in the pipe; wake the reader.
-                    *pending_run = false;
-                    pipe.queue.push_back((now, task));
-                    *sent += 1;
-                    *next_rx = (*next_rx + 1) % fds;
-                    // the message's lines travel with the read (Step::Read), not the wakeup
-                    return Step::Wake {
-                        task: pipe.reader,
-                        lines: 0,
-                        sync: false,
-                    };
-                }
-                if *sent >= self.per_sender {
-                    return Step::Block; // this round's messages are out: wait for the next round
-                }
-                if pipe.queue.len() >= PIPE_MSGS {
-                    pipe.waiting_writers.push(task);
-                    return Step::Block;
-                }
-                *pending_run = true;
-                Step::Run {
-                    ns: WRITE_NS,
-                    shared_lines: 0,
-                }
-            }
-            Role::Receiver {
-                pipe,
-                group,
-                pending_run,
-                wrote_back,
-                fetched,
-            } => {
-                let (pipe, group) = (*pipe, *group);
-                if *pending_run {
-                    *pending_run = false;
-                    *wrote_back = false;
-                    let written = self.pipes[pipe].queue.pop_front().map_or(now, |m| m.0);
-                    let g = &mut self.groups[group];
-                    g.pending_reads = g.pending_reads.saturating_sub(1);
-                    if g.pending_reads == 0 {
-                        // Round over: every sender of the group starts again.
-                        g.pending_reads = (fds * fds) as u64 * (self.per_sender / fds as u64);
-                        g.to_wake = g.senders.clone();
-                        for &t in &g.senders {
-                            if let Role::Sender { sent, .. } = &mut self.roles[t as usize] {
-                                *sent = 0;
-                            }
-                        }
-                    }
-                    return Step::Complete {
-                        latency_ns: now - written,
-                    };
-                }
-                if let Some(t) = self.groups[group].to_wake.pop() {
-                    return Step::Wake {
-                        task: t,
-                        lines: 0,
-                        sync: false,
-                    };
-                }
-                let p = &mut self.pipes[pipe];
-                if !*wrote_back {
-                    // A read frees pipe space: wake a writer blocked on this pipe.
-                    *wrote_back = true;
-                    if let Some(w) = p.waiting_writers.pop() {
-                        return Step::Wake {
-                            task: w,
-                            lines: 0,
-                            sync: false,
-                        };
-                    }
-                }
-                let Some(&(_, writer)) = p.queue.front() else {
-                    return Step::Block;
-                };
-                if !*fetched {
-                    *fetched = true;
-                    return Step::Read {
-                        from: writer,
-                        lines: MSG_LINES,
-                    };
-                }
-                *fetched = false;
-                *pending_run = true;
-                Step::Run {
-                    ns: READ_NS,
-                    shared_lines: 0,
-                }
-            }
+        if let Some(w) = self.outbox[task as usize].pop_front() {
+            return wake(w);
+        }
+        match self.roles[task as usize] {
+            Role::Sender { .. } => self.next_sender(task, now),
+            Role::Receiver { .. } => self.next_receiver(task, now),
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

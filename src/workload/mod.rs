@@ -153,6 +153,8 @@ pub enum KnobDefault {
     NrCpus,
     /// The number of CPUs divided by another knob's value, at least 1.
     NrCpusPer(&'static str),
+    /// A multiple of the number of CPUs (oltp's clients at the throughput peak).
+    NrCpusTimes(u64),
 }
 
 impl KnobDefault {
@@ -163,6 +165,7 @@ impl KnobDefault {
             KnobDefault::Choice(v) => format!("(default {v})"),
             KnobDefault::NrCpus => "(default: number of CPUs)".to_string(),
             KnobDefault::NrCpusPer(k) => format!("(default: CPUs / {})", k.replace('_', " ")),
+            KnobDefault::NrCpusTimes(n) => format!("(default: {n} × number of CPUs)"),
         }
     }
 }
@@ -340,6 +343,7 @@ impl KnobValues<'_> {
             KnobDefault::Fixed(n) => n,
             KnobDefault::NrCpus => self.nr_cpus,
             KnobDefault::NrCpusPer(k) => (self.nr_cpus / self.int(k).max(1)).max(1),
+            KnobDefault::NrCpusTimes(n) => self.nr_cpus.saturating_mul(n),
             KnobDefault::Choice(_) => 0,
         }
     }
@@ -556,6 +560,9 @@ mod tests {
         }
         assert!(w["knobs"][0].get("default").is_none());
         assert_eq!(w["knobs"][0]["description"], "groups (default 10)");
-        assert_eq!(v[0]["knobs"][0]["default_rule"], "nr_cpus");
+        assert_eq!(
+            v[0]["knobs"][0]["default_rule"],
+            serde_json::json!({"nr_cpus_times": 2})
+        );
     }
 }

@@ -94,7 +94,8 @@ fn errors_name_line_and_column() {
     // with the map, the summary gives the vendor: the closest preset is an AMD one
     let p = parse(&format!("{summary}{BOX}")).unwrap();
     assert_eq!(p.vendor, Some(Vendor::Amd));
-    assert_eq!(p.map.closest_preset(p.vendor), "milan-2s");
+    // (two nodes in its socket: the AMD-family preset with two nodes per socket is hygon-2s)
+    assert_eq!(p.map.closest_preset(p.vendor), "hygon-2s");
     let intel = parse(&format!("Vendor ID: GenuineIntel\n{BOX}")).unwrap();
     let name = intel.map.closest_preset(intel.vendor);
     assert_eq!(
@@ -104,12 +105,12 @@ fn errors_name_line_and_column() {
     );
     assert_eq!(
         intel.map.closest_preset_of(None, Some(Arch::X86)),
-        "milan-2s"
+        "hygon-2s"
     );
     // without a summary the shape decides the architecture: SMT2 is x86
     let bare = parse(BOX).unwrap();
     let (name, why) = bare.hardware();
-    assert_eq!(name, "milan-2s");
+    assert_eq!(name, "hygon-2s");
     assert!(why.contains("no lscpu summary"), "{why}");
     let e = parse("hello\n").unwrap_err();
     assert!(

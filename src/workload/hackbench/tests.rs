@@ -1,0 +1,99 @@
+//! The channels' kernel rules, driven step by step: one sender, one receiver.
+
+use super::channel::{Channel, MSG_TRUESIZE, PIPE_MSGS_PER_PAGE, Transport, WMEM_DEFAULT};
+use super::*;
+
+fn pair(t: Transport) -> (Hackbench, SimRng) {
+    (Hackbench::new(1, 1, 1_000_000, false, t), SimRng::new(1))
+}
+
+/// Steps task 0 (the sender) until it blocks: (messages written, wakeups issued).
+fn write_until_block(h: &mut Hackbench, rng: &mut SimRng) -> (u32, Vec<Step>) {
+    let (mut writes, mut wakes) = (0, Vec::new());
+    loop {
+        match h.next(0, 10, rng) {
+            Step::Run { .. } => writes += 1,
+            w @ Step::Wake { .. } => wakes.push(w),
+            Step::Block => return (writes, wakes),
+            s => panic!("sender step {s:?}"),
+        }
+    }
+}
+
+/// Steps task 1 (the receiver) until it wakes someone: messages read before.
+fn read_until_wake(h: &mut Hackbench, rng: &mut SimRng) -> (u32, Step) {
+    let mut reads = 0;
+    loop {
+        match h.next(1, 20, rng) {
+            Step::Complete { .. } => reads += 1,
+            w @ Step::Wake { .. } => return (reads, w),
+            Step::Block => panic!("receiver blocked after {reads} reads, no wakeup"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_unix_socket_sender_blocks_at_wmem_default_and_wakes_at_a_quarter() {
+    let (mut h, mut rng) = pair(Transport::Socket);
+    let (written, wakes) = write_until_block(&mut h, &mut rng);
+    // sock_alloc_send_pskb: a send goes while sk_wmem_alloc < sk_sndbuf
+    assert_eq!(written, WMEM_DEFAULT.div_ceil(MSG_TRUESIZE));
+    assert_eq!(written, Channel::capacity(Transport::Socket));
+    assert!(wakes.is_empty(), "the reader was not asleep: {wakes:?}");
+    // unix_write_space: the writer wakes once (wmem << 2) <= sndbuf, with WF_SYNC
+    let (reads, w) = read_until_wake(&mut h, &mut rng);
+    let left = written - reads;
+    assert!((left * MSG_TRUESIZE) << 2 <= WMEM_DEFAULT);
+    assert!(((left + 1) * MSG_TRUESIZE) << 2 > WMEM_DEFAULT);
+    assert_eq!(
+        w,
+        Step::Wake {
+            task: 0,
+            lines: 0,
+            sync: true
+        }
+    );
+}
+
+#[test]
+fn a_pipe_holds_sixteen_merged_pages_and_a_freed_page_wakes_one_writer() {
+    let (mut h, mut rng) = pair(Transport::Pipe);
+    let (written, _) = write_until_block(&mut h, &mut rng);
+    assert_eq!(written, 16 * PIPE_MSGS_PER_PAGE);
+    let (reads, w) = read_until_wake(&mut h, &mut rng);
+    assert_eq!(reads, PIPE_MSGS_PER_PAGE, "one page emptied");
+    assert_eq!(
+        w,
+        Step::Wake {
+            task: 0,
+            lines: 0,
+            sync: true
+        }
+    );
+}
+
+#[test]
+fn a_write_to_an_empty_channel_wakes_its_sleeping_reader_with_wf_sync() {
+    for t in [Transport::Socket, Transport::Pipe] {
+        let (mut h, mut rng) = pair(t);
+        assert_eq!(
+            h.next(1, 0, &mut rng),
+            Step::Block,
+            "{t:?}: nothing to read"
+        );
+        assert!(matches!(h.next(0, 0, &mut rng), Step::Run { .. }));
+        assert_eq!(
+            h.next(0, 5, &mut rng),
+            Step::Wake {
+                task: 1,
+                lines: 0,
+                sync: true
+            },
+            "{t:?}"
+        );
+        // the reader is awake now: the next write wakes nobody
+        assert!(matches!(h.next(0, 5, &mut rng), Step::Run { .. }));
+        assert!(matches!(h.next(0, 6, &mut rng), Step::Run { .. }), "{t:?}");
+    }
+}

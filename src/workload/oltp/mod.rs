@@ -1,0 +1,254 @@
+//! `oltp`: sysbench oltp_read_write against one mysqld (InnoDB) on the same box. Each client
+//! connection is one mysqld thread (one-thread-per-connection) and, with `client=local` (the
+//! default), one sysbench thread in a process of its own: it runs its Lua and client-library CPU,
+//! sends the statement over loopback TCP (a sync wakeup of the mysqld thread) and blocks on the
+//! reply (a sync wakeup back). A transaction is oltp_read_write's 20 statements by type
+//! (`statements.rs`), each with its own mysqld CPU; COMMIT waits on a futex for InnoDB's log
+//! threads (log writer, flusher, flush notifier: group commit), and InnoDB's background threads
+//! run their duty cycles (`innodb.rs`). `client=remote` keeps the client on another machine: a
+//! round trip is a timer. Constants and their sources: docs/MODEL.md §18.
+
+mod innodb;
+mod statements;
+
+use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
+use crate::sim::rng::SimRng;
+use innodb::Innodb;
+use statements::{Stmt, TXN};
+
+pub(super) const INFO: WorkloadInfo = WorkloadInfo {
+    name: "oltp",
+    description: "sysbench oltp_read_write against one mysqld: a thread per client, 20 statements per transaction by type, COMMIT waiting on InnoDB's log threads, InnoDB background threads",
+    unit: "transactions",
+    knobs: &[
+        KnobInfo {
+            name: "clients",
+            what: "client connections = mysqld threads",
+            unit: "connections",
+            min: 1,
+            max: 16384,
+            // sysbench is reported at its throughput peak: 2 connections per CPU (docs/MODEL.md §18)
+            default: KnobDefault::NrCpusTimes(2),
+            ..KnobInfo::INT
+        },
+        KnobInfo {
+            name: "client",
+            what: "local: sysbench on this box, a thread per connection in its own process, loopback TCP; remote: sysbench on another machine (a round-trip timer)",
+            values: &["remote", "local"],
+            default: KnobDefault::Choice("local"),
+            ..KnobInfo::ENUM
+        },
+        // hot per-thread set: stack, THD, per-connection buffers (128 KiB [A]); the buffer pool is
+        // spread over the nodes whatever the placement, so only the thread's own memory follows it
+        super::ws_knob(128),
+        super::mem_knob(10),
+    ],
+    build: |k| {
+        Box::new(Oltp::new(
+            k.int("clients") as usize,
+            k.choice("client") == "local",
+        ))
+    },
+    tasks: |k| {
+        k.int("clients")
+            .saturating_mul(if k.choice("client") == "local" { 2 } else { 1 })
+            .saturating_add(innodb::THREADS as u64)
+    },
+};
+
+/// `client=remote`: mean round trip to the client on another machine per statement, ns [A].
+pub const ROUND_TRIP_NS: u64 = 40_000;
+/// Cache lines of shared server state (buffer-pool pages, locks, log) each statement touches that
+/// another mysqld thread wrote last [A].
+pub const SHARED_LINES: u32 = 24;
+/// `client=local`: sysbench's CPU per statement (Lua event(), building the query, libmysqlclient,
+/// the socket send and receive), ns [A].
+pub const CLIENT_CPU_NS: u64 = 10_000;
+/// A query sent to mysqld and a reply sent back (a few hundred bytes each over the loopback
+/// socket), cache lines [A].
+pub const REQUEST_LINES: u32 = 4;
+pub const REPLY_LINES: u32 = 4;
+
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+enum Server {
+    /// Wait for the next statement (local) or start it (remote).
+    #[default]
+    Wait,
+    /// The statement's CPU burst is running.
+    Running,
+    /// COMMIT: asleep on the log flush.
+    Committing,
+    /// The statement is done: reply.
+    Reply,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Conn {
+    stmt: usize,
+    txn_start: u64,
+    server: Server,
+    /// The transaction's completion was counted (its COMMIT reply is next).
+    counted: bool,
+    /// `client=local`, the sysbench thread: 0 run (Lua), 1 send the request, 2 wait for the reply.
+    client_phase: u8,
+}
+
+pub struct Oltp {
+    tasks: Vec<TaskSpec>,
+    procs: Vec<String>,
+    conns: Vec<Conn>,
+    /// sysbench runs here: tasks `clients..2*clients` are its threads, connection i's is `clients + i`.
+    local: bool,
+    /// InnoDB's log and background threads: tasks from `bg_base` on.
+    innodb: Innodb,
+    bg_base: usize,
+}
+
+impl Oltp {
+    pub fn new(clients: usize, local: bool) -> Self {
+        let mut tasks = vec![TaskSpec { process: 0 }; clients];
+        let mut procs = vec!["mysqld".to_string()];
+        if local {
+            tasks.extend(vec![TaskSpec { process: 1 }; clients]);
+            procs.push("sysbench".into());
+        }
+        let bg_base = tasks.len();
+        tasks.extend(vec![TaskSpec { process: 0 }; innodb::THREADS]);
+        Oltp {
+            tasks,
+            procs,
+            conns: vec![Conn::default(); clients],
+            local,
+            innodb: Innodb::new(bg_base as TaskId),
+            bg_base,
+        }
+    }
+
+    fn client_of(&self, conn: usize) -> TaskId {
+        (self.conns.len() + conn) as TaskId
+    }
+
+    /// The mysqld thread of connection `task`.
+    fn next_server(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step {
+        let local = self.local;
+        let client = self.client_of(task as usize);
+        let c = &mut self.conns[task as usize];
+        match c.server {
+            Server::Wait => {
+                if local && c.client_phase != 2 {
+                    return Step::Block; // no request yet: asleep in recv()
+                }
+                if c.stmt == 0 {
+                    c.txn_start = now.max(1);
+                }
+                c.server = Server::Running;
+                let st = TXN[c.stmt];
+                Step::Run {
+                    ns: rng.exp_ns(st.cpu_ns()),
+                    shared_lines: SHARED_LINES,
+                }
+            }
+            Server::Running => {
+                if TXN[c.stmt] == Stmt::Commit {
+                    c.server = Server::Committing;
+                    if let Some(w) = self.innodb.commit(task) {
+                        return w;
+                    }
+                    return self.next_server(task, now, rng);
+                }
+                c.server = Server::Reply;
+                self.next_server(task, now, rng)
+            }
+            Server::Committing => {
+                if !self.innodb.flushed(task) {
+                    return Step::Block; // os_event_wait on the flush
+                }
+                c.server = Server::Reply;
+                self.next_server(task, now, rng)
+            }
+            Server::Reply => {
+                if c.stmt == TXN.len() - 1 && !c.counted {
+                    // COMMIT is done: the transaction counts before its reply goes out
+                    c.counted = true;
+                    return Step::Complete {
+                        latency_ns: now - c.txn_start,
+                    };
+                }
+                c.counted = false;
+                c.stmt = (c.stmt + 1) % TXN.len();
+                c.server = Server::Wait;
+                if local {
+                    c.client_phase = 0;
+                    Step::Wake {
+                        task: client,
+                        lines: REPLY_LINES,
+                        sync: true, // loopback TCP: tcp_data_ready → sock_def_readable, sync
+                    }
+                } else {
+                    Step::Sleep {
+                        ns: rng.exp_ns(ROUND_TRIP_NS),
+                    }
+                }
+            }
+        }
+    }
+
+    /// `client=local`: sysbench thread `task` sends its connection's next request.
+    fn next_client(&mut self, task: TaskId, rng: &mut SimRng) -> Step {
+        let conn = task as usize - self.conns.len();
+        let c = &mut self.conns[conn];
+        match c.client_phase {
+            0 => {
+                c.client_phase = 1;
+                Step::Run {
+                    ns: rng.exp_ns(CLIENT_CPU_NS),
+                    shared_lines: 0,
+                }
+            }
+            1 => {
+                c.client_phase = 2;
+                Step::Wake {
+                    task: conn as TaskId,
+                    lines: REQUEST_LINES,
+                    sync: true, // loopback TCP: the server's socket is woken sync
+                }
+            }
+            _ => Step::Block, // asleep in recv() until the reply
+        }
+    }
+}
+
+impl Workload for Oltp {
+    fn tasks(&self) -> &[TaskSpec] {
+        &self.tasks
+    }
+    fn knobs(&self) -> super::Knobs {
+        let client = if self.local { "local" } else { "remote" };
+        [
+            ("clients".to_string(), self.conns.len().to_string()),
+            ("client".to_string(), client.to_string()),
+        ]
+        .into()
+    }
+    fn counts_units(&self, task: TaskId) -> bool {
+        (task as usize) < self.conns.len()
+    }
+    fn processes(&self) -> &[String] {
+        &self.procs
+    }
+    fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step {
+        let t = task as usize;
+        if t >= self.bg_base {
+            let role = innodb::ROLES[t - self.bg_base];
+            return self.innodb.next(task, role, rng);
+        }
+        if t < self.conns.len() {
+            self.next_server(task, now, rng)
+        } else {
+            self.next_client(task, rng)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
