@@ -517,12 +517,13 @@ fn locality_block_adds_up() {
     }
 }
 
-/// A communicating pair (hackbench, one sender and one receiver, one message a round: a ping-pong,
-/// so the handoff is on the critical path) in one LLC finishes more messages than on a machine
-/// where every core has its own LLC across two sockets: each message and each refill comes from
-/// another LLC there. Both machines have 4 CPUs (SMT off).
+/// A communicating pair (hackbench, one sender and one receiver, one message a round: a ping-pong)
+/// wakes its partner with WF_SYNC (a socket write): wake_affine's sync rules keep the wakee in the
+/// waker's LLC (an idle sibling there, or the waker's own CPU where every core has its own LLC
+/// across two sockets), so no wakeup and no message crosses an LLC on either machine.
+/// (Before the kernel read WF_SYNC the pair spread, and the split machine paid the distance.)
 #[test]
-fn a_pair_in_one_llc_does_more_work_than_across_sockets() {
+fn a_sync_pair_stays_in_the_wakers_llc_whatever_the_llcs() {
     let pair = |sockets: u32, cores: u32, per_llc: u32| {
         let mut e = exp("custom", "hackbench", 0.1);
         custom(&mut e, sockets, cores, 1);
@@ -533,27 +534,14 @@ fn a_pair_in_one_llc_does_more_work_than_across_sockets() {
         }
         run(&e, Side::A).unwrap()
     };
-    let one = pair(1, 4, 4);
-    let split = pair(2, 2, 1);
-    let far = |r: &Report| {
+    for r in [pair(1, 4, 4), pair(2, 2, 1)] {
+        let w = &r.locality.wakeups_by_class;
+        let all: u64 = w.values().sum();
+        assert!(all > 0);
+        assert_eq!(w["node_near"] + w["node_far"] + w["socket"], 0, "{w:?}");
         let h = &r.locality.handoffs_by_class;
-        h["node_near"] + h["node_far"] + h["socket"]
-    };
-    assert_eq!(far(&one), 0);
-    let w = &one.locality.wakeups_by_class;
-    assert_eq!(w["node_near"] + w["node_far"] + w["socket"], 0);
-    assert!(w.values().sum::<u64>() > 0);
-    assert!(far(&split) > 0, "{:?}", split.locality);
-    assert!(
-        // a round is a 1.6 µs write, a 1.3 µs read and two wakeups: the two line fetches across
-        // sockets are about 1% of it
-        one.throughput_per_sec > split.throughput_per_sec * 1.005,
-        "one LLC {} vs split {}",
-        one.throughput_per_sec,
-        split.throughput_per_sec
-    );
-    let per_msg = |r: &Report| r.locality.comm_ns as f64 / r.throughput_per_sec;
-    assert!(per_msg(&split) > per_msg(&one));
+        assert_eq!(h["node_near"] + h["node_far"] + h["socket"], 0, "{h:?}");
+    }
 }
 
 /// `client=local`: sysbench is a process of its own on the box, one thread per connection that
