@@ -40,8 +40,9 @@ perfetto_check() {
     $py -m venv target/pfenv >/dev/null 2>&1 && target/pfenv/bin/pip install -q perfetto protobuf >/dev/null 2>&1 \
       && py=target/pfenv/bin/python || { echo "[test] perfetto package not installable: check skipped" >&2; return 0; }
   fi
+  # the remote (timer) client: 64 connection threads (2 per CPU) and InnoDB's 13, one sched_wakeup_new each
   ./target/release/schedplay run --machine custom --sockets 2 --cores-per-socket 8 --workload oltp \
-    --seconds 0.05 --trace "$f" 2>/dev/null >/dev/null && $py scripts/perfetto-check.py "$f" sched_wakeup_new=32
+    --set client=remote --seconds 0.05 --trace "$f" 2>/dev/null >/dev/null && $py scripts/perfetto-check.py "$f" sched_wakeup_new=77
 }
 step perfetto-schema perfetto_check
 # long-run invariants over 10^8 simulated events (release only)
