@@ -269,7 +269,7 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     await page.close();
   });
 
-  test('i30.10 locality on oltp (remote client): task wakeups 0, the timer wakeups in their own row', async () => {
+  test('i30.10 locality on oltp (remote client): the timer wakeups in their own row, every wakeup in one row', async () => {
     const { page, problems } = await openPage('?v=1&machine=milan-2s&workload=oltp&client=remote&seconds=0.02&seed=3');
     await runAB(page);
     const rows = await page.evaluate(() => [...document.querySelectorAll('#locality-moves tbody tr')].map((r) => [...r.cells].map((c) => c.textContent)));
