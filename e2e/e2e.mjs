@@ -287,7 +287,7 @@ test('a story during a run cancels the run first; its results are the story\'s',
   await page.waitForSelector('body[data-state="done"]', { timeout: RUN_TIMEOUT });
   // the address bar carries the story (issue 30); the results' link is its experiment
   const link = await linkOf(page);
-  assert.match(link, /machine=milan-2s/);
+  assert.match(link, /machine=hygon-2s/);
   assert.match(link, /&story=cache-aware-false-sharing$/);
   assert.equal(await page.textContent('#results-link'), link.replace(/&story=[^&]*$/, ''));
   assert.equal(await page.textContent('#summary-b-patches'), '(cache-aware, cas-skip-many-threads)');
@@ -765,19 +765,19 @@ test('worker crash: page says so, restarts the workers, keeps the form', async (
 });
 
 const NEW_PATCHES = ['cache-aware', 'cas-skip-many-threads', 'cas-nr-running-avg-own-line', 'cas-write-if-changed'];
-const MILAN_STORY = 'cache-aware false sharing on Milan';
+const STORY_002 = 'cache-aware false sharing on a 2S Hygon';
 
 test('presets: every patch of src/patches.rs and 2 stories in the page', async () => {
   const { page, problems } = await openPage();
   const stories = await page.locator('#stories button.story').allTextContents();
   assert.equal(stories.length, 2, `stories: ${JSON.stringify(stories)}`);
-  assert.equal(stories[1].trim(), MILAN_STORY);
+  assert.equal(stories[1].trim(), STORY_002);
   await page.locator('#stories button.story').nth(1).click();
-  await page.waitForFunction(() => /machine=milan/.test(location.search), null, { timeout: 5000 });
+  await page.waitForFunction(() => /machine=hygon-2s/.test(location.search), null, { timeout: 5000 });
   const checked = (cls) => page.evaluate((c) => [...document.querySelectorAll(`input.${c}:checked`)].map((e) => e.dataset.patch).sort(), cls);
   assert.deepEqual(await checked('patch-a'), ['cache-aware']);
   assert.deepEqual(await checked('patch-b'), ['cache-aware', 'cas-skip-many-threads']);
-  assert.match(await page.textContent('#story-claim'), /cache-aware false sharing on Milan/);
+  assert.match(await page.textContent('#story-claim'), /cache-aware false sharing on a 2S Hygon/);
   const listed = await page.evaluate(() => [...document.querySelectorAll('#patches tbody tr:not([data-extra])')].map((r) => r.dataset.patch));
   // the engine's table is the one source: the page lists exactly its entries
   const table = [...readFileSync(new URL('../src/patches.rs', import.meta.url), 'utf8').matchAll(/^\s+name: "([^"]+)",$/gm)].map((m) => m[1]);
@@ -789,9 +789,9 @@ test('presets: every patch of src/patches.rs and 2 stories in the page', async (
 
 test('second story: cache-aware false sharing, B slower, HITM on mm_struct(mysqld)', async () => {
   const { page, problems } = await openPage();
-  state.milan = { page, problems };
+  state.story002 = { page, problems };
   await page.click('[data-testid="story-cache-aware-false-sharing"]');
-  await page.waitForFunction(() => /machine=milan/.test(location.search), null, { timeout: 5000 });
+  await page.waitForFunction(() => /machine=hygon-2s/.test(location.search), null, { timeout: 5000 });
   await page.fill('#seconds', SECONDS);
   await page.waitForFunction((s) => new URLSearchParams(location.search).get('seconds') === s, SECONDS, { timeout: 5000 });
   await runAB(page);
@@ -813,15 +813,15 @@ test('second story: cache-aware false sharing, B slower, HITM on mm_struct(mysql
   assert.deepEqual(problems, []);
 });
 
-test('c2c on milan-2s: the shared lines, the 8 per-CPU lines with most HITMs, one sum row; show all; the CSV keeps every line', async () => {
-  assert.ok(state.milan, 'needs the second-story test');
-  const { page, problems } = state.milan;
+test('c2c on hygon-2s (the second story): the shared lines, the 8 per-CPU lines with most HITMs, one sum row; show all; the CSV keeps every line', async () => {
+  assert.ok(state.story002, 'needs the second-story test');
+  const { page, problems } = state.story002;
   const report = await page.evaluate(() => window.schedplay.lastReport('b'));
   const isCpu = (n) => /\(cpu\d+\)/.test(n);
   const all = report.cachelines;
   const perCpu = all.filter((l) => isCpu(l.name));
   const shared = all.length - perCpu.length;
-  assert.ok(perCpu.length > 8, `milan-2s has per-CPU lines: ${perCpu.length} of ${all.length}`);
+  assert.ok(perCpu.length > 8, `hygon-2s has per-CPU lines: ${perCpu.length} of ${all.length}`);
   const shown = () => page.evaluate(() => [...document.querySelectorAll('#c2c tbody tr.cl-row')].filter((r) => !r.hidden).map((r) => r.dataset.line));
   const rows = await page.locator('#c2c tbody tr:not(.off-row)').count();
   assert.ok(rows <= shared + 8 + 1, `at most shared ${shared} + 8 + 1 rows by default, got ${rows}`);
@@ -852,8 +852,8 @@ test('c2c on milan-2s: the shared lines, the 8 per-CPU lines with most HITMs, on
 });
 
 test('scaling sweep: 64,128 CPUs, chart and table, light and dark', async () => {
-  assert.ok(state.milan, 'needs the second-story test');
-  const { page, problems } = state.milan;
+  assert.ok(state.story002, 'needs the second-story test');
+  const { page, problems } = state.story002;
   // the story's 0.3 s is capped at 0.1 s per point, and the panel says so
   await page.fill('#seconds', '0.3');
   assert.match(await page.textContent('#sweep-note'), /0\.1 s simulated: the experiment's 0\.3 s capped at 0\.1 s per point/);

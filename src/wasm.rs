@@ -357,6 +357,8 @@ pub fn story_check(name: &str, a: JsValue, b: JsValue) -> Result<JsValue, JsValu
 fn validation_settings(seconds: f64, repeats: u32) -> crate::experiment::validation::Settings {
     crate::experiment::validation::Settings {
         seconds,
+        // the steady state, as `schedplay validate` by default
+        warmup: crate::experiment::validation::Warmup::Auto,
         repeats,
         seed: 1,
         threads: 1,

@@ -8,9 +8,18 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub(crate) struct ValidateArgs {
-    /// Simulated seconds per run, 0.001..=60 (default 0.3, as the calibration tables).
-    #[arg(long, default_value = "0.3", allow_hyphen_values = true)]
+    /// Simulated seconds per run, 0.001..=60 (default 1: the steady-state rows of docs/MODEL.md).
+    #[arg(long, default_value = "1", allow_hyphen_values = true)]
     pub(crate) seconds: String,
+    /// Simulated seconds excluded at the start of each run, or `auto` (default: auto, the steady
+    /// state of docs/MODEL.md; 0 gives the cold-start figures).
+    #[arg(
+        long,
+        value_name = "S|auto",
+        default_value = "auto",
+        allow_hyphen_values = true
+    )]
+    pub(crate) warmup: String,
     /// Runs per side, 1..=100 (default 3).
     #[arg(
         long = "repeat",
@@ -39,6 +48,7 @@ pub(crate) struct ValidateArgs {
 pub(crate) fn main(args: ValidateArgs) -> ExitCode {
     let ValidateArgs {
         seconds,
+        warmup,
         repeat,
         seed,
         jobs,
@@ -50,6 +60,10 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
     let seconds = number::<f64>("seconds", &Some(seconds), &mut errs);
     let repeats = number::<u32>("repeats", &Some(repeat), &mut errs);
     let seed = number::<u64>("seed", &Some(seed), &mut errs);
+    let warmup = match warmup.trim() {
+        "auto" => Some(validation::Warmup::Auto),
+        _ => number::<f64>("warmup", &Some(warmup), &mut errs).map(validation::Warmup::Seconds),
+    };
     let scen = ScenarioArgs {
         machine: None,
         machine_file: None,
@@ -65,13 +79,14 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         jobs,
     };
     let threads = scen.threads().map_err(|e| errs.extend(e.0)).ok();
-    let (Some(seconds), Some(repeats), Some(seed), Some(threads), true) =
-        (seconds, repeats, seed, threads, errs.is_empty())
+    let (Some(seconds), Some(warmup), Some(repeats), Some(seed), Some(threads), true) =
+        (seconds, warmup, repeats, seed, threads, errs.is_empty())
     else {
         return fail(Invalid(errs));
     };
     let s = validation::Settings {
         seconds,
+        warmup,
         repeats,
         seed,
         threads,

@@ -6,6 +6,33 @@ use crate::error::Invalid;
 use crate::experiment::scenario::{Experiment, Side};
 use crate::machine::domains::SchedDomains;
 
+/// How much of a run is warm-up: a fixed number of simulated seconds, or `auto_warmup`'s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Warmup {
+    Seconds(f64),
+    Auto,
+}
+
+impl Warmup {
+    /// Sets `exp.warmup` (seconds) for this rule, on an experiment whose other fields are final.
+    pub fn apply(self, exp: &mut Experiment) -> Result<(), Invalid> {
+        exp.warmup = match self {
+            Warmup::Seconds(s) => s,
+            Warmup::Auto => auto_warmup(exp)?,
+        };
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for Warmup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warmup::Seconds(s) => write!(f, "{s}"),
+            Warmup::Auto => f.write_str("auto"),
+        }
+    }
+}
+
 /// The warm-up docs/MODEL.md recommends: until every sched domain of every CPU, the widest NUMA
 /// level included, has come due once at its initial interval (`balance_interval` starts at
 /// `min_interval` = the domain's weight in ms, `sd_init`), i.e. the largest `min_interval` on the
@@ -33,5 +60,14 @@ mod tests {
         assert_eq!(auto_warmup(&e).unwrap(), 0.512);
         e.machine.preset = "milan-2s".into(); // 256 CPUs
         assert_eq!(auto_warmup(&e).unwrap(), 0.256);
+    }
+
+    #[test]
+    fn warmup_rules_set_the_experiments_seconds() {
+        let mut e = Experiment::default();
+        Warmup::Auto.apply(&mut e).unwrap();
+        assert_eq!(e.warmup, 0.5);
+        Warmup::Seconds(0.1).apply(&mut e).unwrap();
+        assert_eq!(e.warmup, 0.1);
     }
 }

@@ -27,11 +27,12 @@ pub fn stories() -> Vec<Story> {
     gnr.machine.preset = "gnr-2s-96c-snc3".into();
     gnr.seconds = 0.3;
     gnr.b = vec!["skip-not-due".into()];
-    let mut milan = Experiment::default();
-    milan.machine.preset = "milan-2s".into();
-    milan.seconds = 0.3;
-    milan.a = vec!["cache-aware".into()];
-    milan.b = vec!["cache-aware".into(), "cas-skip-many-threads".into()];
+    // the reporter's class of machine (the mail came from a host named "hygon", "256 cores")
+    let mut hygon = Experiment::default();
+    hygon.machine.preset = "hygon-2s".into();
+    hygon.seconds = 0.3;
+    hygon.a = vec!["cache-aware".into()];
+    hygon.b = vec!["cache-aware".into(), "cas-skip-many-threads".into()];
     vec![
         Story {
             name: "sched-balance-running",
@@ -47,7 +48,7 @@ pub fn stories() -> Vec<Story> {
         },
         Story {
             name: "cache-aware-false-sharing",
-            title: "cache-aware false sharing on Milan",
+            title: "cache-aware false sharing on a 2S Hygon",
             claim: "cache-aware scheduling made mysql+sysbench about 10% slower on 256 cores: mm->nr_running_avg shared a line with mm->mm_sched_cpu, rewritten to -1 on every tick (A: cache-aware, B: with patch 25/28)",
             look_at: "account_mm_sched and exceed_llc_nr in B's profile, HITM on mm_struct(mysqld) in the c2c table, B's throughput change",
             source: "LKML 2025-09, Re: [RFC PATCH v4 25/28] sched: Skip cache aware scheduling if the process has many active threads (Tingyin Duan's report, Chen Yu's analysis)",
@@ -55,7 +56,7 @@ pub fn stories() -> Vec<Story> {
             symbol: "account_mm_sched",
             details_side: "b",
             rows: &["002-regression"],
-            experiment: milan,
+            experiment: hygon,
         },
     ]
 }
