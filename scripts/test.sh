@@ -45,6 +45,8 @@ perfetto_check() {
     --set client=remote --seconds 0.05 --trace "$f" 2>/dev/null >/dev/null && $py scripts/perfetto-check.py "$f" sched_wakeup_new=77
 }
 step perfetto-schema perfetto_check
+# the README's Slurm job array on a real single-node Slurm, started and stopped by the script
+step slurm-array bash scripts/slurm-check.sh
 # long-run invariants over 10^8 simulated events (release only)
 step long-run cargo test --locked --release --test long_run -- --ignored --nocapture
 # wasm in Node.js: test binaries without a configure macro (browser-only binaries are skipped)
