@@ -136,12 +136,14 @@ export function registerKernelTools({ test, openPage, runAB, OUT, context }) {
   });
 
   test('i29 rt-app: a pasted file is the workload; every refusal named with its JSON path, as text; the text is kept; the link carries the file', async () => {
-    const { page, problems } = await openPage('?v=1&machine=custom&sockets=1&cores_per_socket=4&seconds=0.05&seed=2');
+    const { page, problems } = await openPage('?v=1&machine=custom&sockets=1&cores_per_socket=4&seconds=0.35&seed=2');
     await page.click('#rtapp-box summary');
     const bad = '{ "global": { "bogus": 1 },\n  "tasks": { "t": { "run": 1000, "fork": "x", "policy": "SCHED_FIFO", "<img src=x onerror=alert(1)>": 1 } } }';
     await page.fill('#rtapp-text', bad);
     await page.click('#rtapp-apply');
     await page.waitForFunction(() => /refused: 4 problems/.test(document.getElementById('rtapp-status').textContent), null, { timeout: 10000 });
+    // the same refusals under the box, from the form's own check
+    await page.waitForFunction(() => document.querySelectorAll('[data-error-for="workload_file"] .msg-text').length === 4, null, { timeout: 10000 });
     const msgs = await page.locator('[data-error-for="workload_file"] .msg-text').allTextContents();
     for (const path of ['global.bogus: ', 'tasks.t.fork: ', 'tasks.t.policy: SCHED_FIFO', 'tasks.t.<img src=x onerror=alert(1)>: ']) {
       assert.ok(msgs.some((m) => m.startsWith(path)), `${path} in ${msgs.join(' | ')}`);
