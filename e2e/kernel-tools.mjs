@@ -108,7 +108,7 @@ export function registerKernelTools({ test, openPage, runAB, OUT, context }) {
       name: d.dataset.domain,
       rows: [...d.querySelectorAll('tr[data-field]')].map((r) => [r.dataset.field, ...[...r.cells].slice(1).map((c) => c.textContent)]),
       zero: [...d.querySelectorAll('tr[data-zero]')].flatMap((r) => r.dataset.zero.split(' ')),
-      groups: [...d.querySelectorAll('th.group')].map((x) => x.textContent),
+      groups: [...d.querySelectorAll('th.ss-group')].map((x) => x.textContent),
     })));
     const n = (x) => Number(x.replace(/,/g, ''));
     for (const d of per) {
@@ -130,7 +130,7 @@ export function registerKernelTools({ test, openPage, runAB, OUT, context }) {
     const lb = (i) => per.flatMap((d) => d.rows).filter((r) => r[0] === 'lb_count[busy]' || r[0] === 'lb_count[idle]').reduce((s, r) => s + n(r[i]), 0);
     assert.deepEqual([lb(1), lb(2)], [rep[0].sched_balance_rq_calls, rep[1].sched_balance_rq_calls]);
     await shots(page, OUT, 'schedstat', '#schedstat-box');
-    await assertContrast(page, ['#schedstat td.zero', '#schedstat th.group', '#schedstat td.moved']);
+    await assertContrast(page, ['#schedstat td.zero', '#schedstat th.ss-group', '#schedstat td.moved']);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -153,7 +153,8 @@ export function registerKernelTools({ test, openPage, runAB, OUT, context }) {
     await page.click('#run');
     await page.waitForSelector('body[data-state="error"]');
     assert.equal(await page.inputValue('#rtapp-text'), bad, 'still kept after a refused run');
-    await shots(page, OUT, 'rtapp-refused', '#scenario');
+    await shots(page, OUT, 'rtapp-refused', '#rtapp-box');
+    await shots(page, OUT, 'rtapp-refusals', '[data-error-for="workload_file"]');
     await assertContrast(page, ['[data-error-for="workload_file"] .msg-text', '#rtapp-status']);
     // rt-app's tutorial load: 2 threads, 10 ms every 100 ms, with a comment
     const good = '{ /* 10% load */\n  "tasks": { "thread0": { "instance": 2, "loop": -1, "run": 10000,\n    "timer": { "ref": "unique", "period": 100000 } } },\n  "global": { "duration": 6, "default_policy": "SCHED_OTHER" }\n}\n';
@@ -189,7 +190,7 @@ export function registerKernelTools({ test, openPage, runAB, OUT, context }) {
     await p2.waitForFunction(() => !document.getElementById('share-note').hidden, null, { timeout: 5000 });
     assert.match(await p2.textContent('#share-note'), /characters long: it carries the whole rt-app file .* send the rt-app file along with it/);
     await shots(p2, OUT, 'rtapp-long-link', '#share-box');
-    await shots(page, OUT, 'rtapp-ok', '#scenario');
+    await shots(page, OUT, 'rtapp-ok', '#rtapp-box');
     assert.deepEqual(problems, []);
     assert.deepEqual(pr2, []);
     await page.close();

@@ -18,6 +18,9 @@ function groupOf(name) {
   return 'fields';
 }
 
+/** A field name that may wrap after its underscores on a narrow screen (never inside a word). */
+const breakable = (name) => name.split('_').flatMap((part, i) => (i ? ['_', h('wbr'), part] : [part]));
+
 const change = (c) => (c === 'new' ? 'new' : `${c}%`);
 
 /** One table: rows [{name, a, b, change}] in groups (`group(name)`), zero-on-both folded. */
@@ -30,13 +33,13 @@ function table(rows, group, label) {
     groups.get(g).push(r);
   }
   for (const [g, rs] of groups) {
-    if (groups.size > 1) tbody.append(h('tr', {}, h('th', { scope: 'colgroup', colspan: '4', class: 'group' }, g)));
+    if (groups.size > 1) tbody.append(h('tr', {}, h('th', { scope: 'colgroup', colspan: '4', class: 'ss-group' }, g)));
     const zero = rs.filter((r) => r.a === 0 && r.b === 0);
     for (const r of rs) {
       if (r.a === 0 && r.b === 0) continue;
       const short = r.name.replace(/\[\w+\]$/, '');
       tbody.append(h('tr', { dataset: { field: r.name } },
-        h('td', { class: 'field' }, h('code', { title: r.name }, short)),
+        h('td', { class: 'field' }, h('code', { title: r.name }, breakable(short))),
         h('td', { class: 'num' }, fmtInt(r.a)),
         h('td', { class: 'num' }, fmtInt(r.b)),
         h('td', { class: `num${r.a !== r.b ? ' moved' : ''}` }, change(r.change))));

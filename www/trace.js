@@ -54,7 +54,9 @@ export function setupTrace(engine, finished) {
     return trace;
   }
 
-  const shown = (t) => `side ${t.side.toUpperCase()}: ${t.summary.replace(/, [\d.]+ MB$/, '')}, ${size(t.bytes.byteLength)}`;
+  // the engine's summary with its integers grouped (1,000,000) and the size of the bytes in hand
+  const shown = (t) => `side ${t.side.toUpperCase()}: ${t.summary.replace(/, [\d.]+ MB$/, '')
+    .replace(/(?<![.\d])\d{4,}(?![.\d])/g, (n) => Number(n).toLocaleString('en-US'))}, ${size(t.bytes.byteLength)}`;
 
   async function act(fn) {
     const exp = finished();

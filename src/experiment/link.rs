@@ -96,6 +96,19 @@ pub fn b64url_decode(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// `12345` as `12,345` (the page's number format).
+fn grouped(n: usize) -> String {
+    let d = n.to_string();
+    let mut o = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            o.push(',');
+        }
+        o.push(c);
+    }
+    o
+}
+
 /// What the experiment's link cannot promise, or None: a link carrying an rt-app file that is
 /// longer than `SANE_LINK_CHARS` (the page shows it beside the link; docs/SCHEMA.md).
 pub fn link_note(e: &Experiment) -> Option<String> {
@@ -106,10 +119,12 @@ pub fn link_note(e: &Experiment) -> Option<String> {
     let n = encode_link(e).len() + 1;
     (n > SANE_LINK_CHARS).then(|| {
         format!(
-            "this link is {n} characters long: it carries the whole rt-app file ({} bytes, as base64url), \
-             and some chat tools, mail clients and web servers cut links longer than {SANE_LINK_CHARS} \
-             characters (browsers open them): send the rt-app file along with it",
-            knob_string(file).len()
+            "this link is {} characters long: it carries the whole rt-app file ({} bytes, as base64url), \
+             and some chat tools, mail clients and web servers cut links longer than {} characters \
+             (browsers open them): send the rt-app file along with it",
+            grouped(n),
+            grouped(knob_string(file).len()),
+            grouped(SANE_LINK_CHARS)
         )
     })
 }
@@ -741,7 +756,15 @@ mod tests {
         let q = encode_link(&e);
         assert!(q.len() > SANE_LINK_CHARS);
         let note = link_note(&e).unwrap();
-        assert!(note.contains(&format!("{} bytes", big.len())), "{note}");
+        assert!(
+            note.contains(&format!("{} bytes", grouped(big.len()))),
+            "{note}"
+        );
+        assert!(note.contains("than 8,000 characters"), "{note}");
+        assert_eq!(
+            (grouped(0), grouped(999), grouped(1000), grouped(1234567)),
+            ("0".into(), "999".into(), "1,000".into(), "1,234,567".into())
+        );
         // it still carries the whole file
         assert_eq!(decode_link(&q).0, e);
         assert_eq!(link_note(&Experiment::default()), None);
