@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { registerPageHonesty } from './page-honesty.mjs';
+import { registerKernelTools } from './kernel-tools.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -120,6 +121,7 @@ test('story run: B beats A, live charts, no console errors', async () => {
 test('Download trace saves the finished run as Chrome JSON trace events', async () => {
   const page = state.page;
   assert.ok(page, 'needs the first test');
+  await page.selectOption('#trace-format', 'json');
   await page.fill('#trace-to', '99');
   await page.click('#download-trace');
   await page.waitForFunction(() => /no trace: trace_to/.test(document.getElementById('trace-status').textContent), null, { timeout: 120000 });
@@ -135,6 +137,7 @@ test('Download trace saves the finished run as Chrome JSON trace events', async 
   assert.match(await page.textContent('#trace-status'), /trace saved/);
   await page.fill('#trace-from', '');
   await page.fill('#trace-to', '');
+  await page.selectOption('#trace-format', 'pftrace');
 });
 
 /** milan-2s (2 x 64 cores, SMT2, 8-core CCX, SLIT 10/32) as `schedplay topology --format lscpu`
@@ -1034,6 +1037,7 @@ test('locality: where user time went, for A and B, and starts, wakeups and hando
 });
 
 registerPageHonesty({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
+registerKernelTools({ test, openPage, runAB, OUT, context });
 
 let passed = 0, failed = 0;
 try {

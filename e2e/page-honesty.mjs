@@ -27,7 +27,7 @@ async function shots(page, OUT, what, { full = false, el = null, fullPhone = fal
 
 /** WCAG AA contrast of the given text selectors (4.5:1) and graphics (3:1) in light and dark; every
  * selector must match. */
-async function assertContrast(page, texts, graphics = []) {
+export async function assertContrast(page, texts, graphics = []) {
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.waitForTimeout(100);

@@ -7,7 +7,7 @@
 use crate::error::FieldError;
 use crate::error::Invalid;
 use crate::experiment::link::{decode_link as decode, encode_link as encode};
-use crate::experiment::run::{Run, run_traced};
+use crate::experiment::run::Run;
 use crate::experiment::scenario::{Experiment, HZ_VALUES, MACHINE_KEYS, Side};
 use crate::experiment::sweep;
 use crate::machine::domains::SchedDomains;
@@ -218,22 +218,83 @@ impl Sim {
     pub fn report(&mut self) -> JsValue {
         to_js(&self.run.report())
     }
+
+    /// `/proc/schedstat` over the measured window summed over CPUs
+    /// (`report::schedstat::SchedstatSummary`): read once the run is finished.
+    pub fn schedstat(&self) -> JsValue {
+        let e = self.run.engine();
+        to_js(&crate::report::schedstat::summary(
+            &e.schedstat_measured(),
+            &e.sd,
+        ))
+    }
 }
 
 /// Runs one side to the end with a trace of simulated seconds [from_s, to_s) (absent: from the
-/// start / to the end) and returns the trace: Chrome JSON trace-event text for Perfetto
-/// (docs/TRACE.md). A bad window or too many events is an `InvalidInput` naming the field.
+/// start / to the end) in `format` (`"pftrace"`: Perfetto protobuf, `"json"`: Chrome JSON trace
+/// events; docs/TRACE.md) and returns `{bytes: Uint8Array, format, from_s, to_s, cut, events,
+/// summary}`. Without `to_s` the window is the longest from `from_s` that fits the event cap
+/// (`cut`: the cap ended it), so the default never fails; an explicit end past the cap, a bad window
+/// or format is an `InvalidInput` naming the field.
 #[wasm_bindgen]
 pub fn run_trace(
     experiment_js: JsValue,
     side_name: &str,
+    format: &str,
     from_s: Option<f64>,
     to_s: Option<f64>,
-) -> Result<String, JsValue> {
+) -> Result<JsValue, JsValue> {
+    use crate::experiment::traced::run_traced_as;
+    use crate::sched::TraceFormat;
+    let fmt = match format {
+        "pftrace" => TraceFormat::Perfetto,
+        "json" => TraceFormat::Json,
+        _ => {
+            return Err(invalid(
+                &FieldError::new(
+                    "trace_format",
+                    format!("{format:?} is not a trace format: allowed \"pftrace\" or \"json\""),
+                )
+                .into(),
+            ));
+        }
+    };
     let e = experiment(experiment_js)?;
-    run_traced(&e, side(side_name)?, from_s, to_s)
-        .map(|(_, text)| text)
-        .map_err(|i| invalid(&i))
+    let (_, t) = run_traced_as(&e, side(side_name)?, fmt, from_s, to_s).map_err(|i| invalid(&i))?;
+    let o = to_js(&serde_json::json!({
+        "format": format, "from_s": t.from_ns as f64 / 1e9, "to_s": t.to_ns as f64 / 1e9,
+        "cut": t.cut, "events": t.events, "summary": t.summary(),
+    }));
+    let _ = js_sys::Reflect::set(
+        &o,
+        &"bytes".into(),
+        &js_sys::Uint8Array::from(&t.bytes[..]).into(),
+    );
+    Ok(o)
+}
+
+/// `perf sched stats diff` of two runs' schedstat summaries (as returned by `Sim.schedstat`):
+/// `[{domain, rows: [{name, a, b, change}]}]`, the CPU totals first (`domain: null`), then per
+/// domain every field (`report::schedstat::diff_sections`; the CLI's text leaves out the rows zero
+/// on both sides).
+#[wasm_bindgen]
+pub fn schedstat_diff(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
+    use crate::report::schedstat::{SchedstatSummary, diff_sections};
+    let read = |field: &str, v: JsValue| {
+        serde_wasm_bindgen::from_value::<SchedstatSummary>(v).map_err(|e| {
+            invalid(&FieldError::new(field, format!("not a schedstat summary: {e}")).into())
+        })
+    };
+    Ok(to_js(&diff_sections(&read("a", a)?, &read("b", b)?)))
+}
+
+/// What a share link of the experiment cannot promise, or null: a link that carries an rt-app
+/// file and is longer than `link::SANE_LINK_CHARS` (`link::link_note`).
+#[wasm_bindgen]
+pub fn link_note(experiment_js: JsValue) -> Result<Option<String>, JsValue> {
+    Ok(crate::experiment::link::link_note(&experiment(
+        experiment_js,
+    )?))
 }
 
 /// The A/B change between two reports (as returned by `Sim.report`): `Delta::between`, the same

@@ -98,3 +98,48 @@ fn compare_gives_the_per_domain_diff() {
     assert!(rows.len() > 5);
     assert!(rows.iter().all(|l| l.ends_with("+0.00")), "{d}");
 }
+
+/// The page's table (`Sim::schedstat` -> `schedstat_diff`): the summary a finished run gives is the
+/// CLI's, and the diff's rows are the text's rows with every zero-on-both field kept.
+#[test]
+fn the_pages_summary_and_diff_are_the_clis() {
+    use schedplay::report::schedstat::{diff_sections, summary};
+    let mut e = exp("milan-2s", "hackbench", 0.03, 0.01);
+    e.b = vec!["skip-not-due".into()];
+    let (_, a) = run_with_schedstat(&e, Side::A).unwrap();
+    let (_, b) = run_with_schedstat(&e, Side::B).unwrap();
+    // what the page's worker reads from its finished Sim
+    let mut r = schedplay::Run::new(&e, Side::B).unwrap();
+    while !r.step(1 << 20) {}
+    let eng = r.engine();
+    let page_b = summary(&eng.schedstat_measured(), &eng.sd);
+    assert_eq!(page_b, b.summary());
+    let secs = diff_sections(&a.summary(), &page_b);
+    assert_eq!(secs[0].domain, None);
+    assert_eq!(secs.len(), 1 + b.domains.len());
+    let text = diff(&a, &b);
+    let mut want = Vec::new();
+    for s in &secs {
+        if let Some(d) = &s.domain {
+            want.push(format!("## domain {d}"));
+        }
+        assert!(s.domain.is_none() || s.rows.len() == 45, "{:?}", s.domain);
+        for row in s.rows.iter().filter(|x| x.a != 0 || x.b != 0) {
+            want.push(format!("{} {} {} {}", row.name, row.a, row.b, row.change));
+        }
+    }
+    let got: Vec<String> = text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with("# "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(got, want);
+    // A and B are different runs: some field tells them apart, and its change is B against A
+    let moved = secs
+        .iter()
+        .flat_map(|s| &s.rows)
+        .find(|x| x.a != x.b && x.a != 0);
+    let m = moved.expect("A and B differ in some field");
+    let pct = (m.b as f64 - m.a as f64) * 100.0 / m.a as f64;
+    assert_eq!(m.change, format!("{pct:+.2}"), "{m:?}");
+}

@@ -190,23 +190,56 @@ fn validation_plan_and_table_match_native() {
 }
 
 #[wasm_bindgen_test]
-fn run_trace_gives_chrome_json_and_names_a_bad_window() {
+fn run_trace_gives_either_format_and_the_default_window_never_fails() {
     let e = serde_wasm_bindgen::to_value(&golden::experiment()).unwrap();
-    let text = wasm::run_trace(e.clone(), "b", Some(0.0), Some(0.001)).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let bytes = |t: &JsValue| js_sys::Uint8Array::from(get(t, "bytes")).to_vec();
+    let t = wasm::run_trace(e.clone(), "b", "json", Some(0.0), Some(0.001)).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&bytes(&t)).unwrap();
     let ev = v["traceEvents"].as_array().unwrap();
     assert!(ev.iter().any(|e| e["ph"] == "X" && e["name"] == "kernel"));
     assert!(
         ev.iter()
             .any(|e| e["ph"] == "C" && e["name"] == "nr_running")
     );
-    let err = wasm::run_trace(e, "b", Some(0.0), Some(1e9)).unwrap_err();
+    assert_eq!(get(&t, "to_s").as_f64(), Some(0.001));
+    // no end: the longest window that fits the cap, said in the summary; protobuf bytes
+    let p = wasm::run_trace(e.clone(), "b", "pftrace", None, None).unwrap();
+    let summary = get(&p, "summary").as_string().unwrap();
+    assert!(summary.starts_with("trace [0 s, "), "{summary}");
+    assert!(get(&p, "events").as_f64().unwrap() > 0.0);
+    // a TracePacket (field 1 of Trace, length-delimited): tag 0x0a
+    assert_eq!(bytes(&p)[0], 0x0a);
+    let err = wasm::run_trace(e.clone(), "b", "json", Some(0.0), Some(1e9)).unwrap_err();
     assert!(
         get(&err, "message")
             .as_string()
             .unwrap()
             .contains("trace_to")
     );
+    let err = wasm::run_trace(e, "b", "svg", None, None).unwrap_err();
+    assert!(
+        get(&err, "message")
+            .as_string()
+            .unwrap()
+            .contains("trace_format")
+    );
+}
+
+#[wasm_bindgen_test]
+fn schedstat_summary_and_diff_reach_the_page() {
+    let e = serde_wasm_bindgen::to_value(&golden::experiment()).unwrap();
+    let mut sim = wasm::Sim::new(e, "b").unwrap();
+    while !sim.step(1 << 20) {}
+    let st = sim.schedstat();
+    assert_eq!(get(&st, "version").as_f64(), Some(17.0));
+    let d = js_sys::Array::from(&wasm::schedstat_diff(st.clone(), st).unwrap());
+    assert!(d.length() > 1);
+    let rows = js_sys::Array::from(&get(&d.get(1), "rows"));
+    assert_eq!(rows.length(), 45);
+    assert_eq!(get(&rows.get(0), "change").as_string().unwrap(), "0.00");
+    let note =
+        wasm::link_note(serde_wasm_bindgen::to_value(&golden::experiment()).unwrap()).unwrap();
+    assert_eq!(note, None);
 }
 
 #[wasm_bindgen_test]

@@ -17,6 +17,8 @@ import { exportJSON, exportCSV } from './export.js';
 import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
 import { setupTrace } from './trace.js';
 import { setupImport } from './import.js';
+import { setupRtapp } from './rtapp.js';
+import { showSchedstat } from './schedstat.js';
 import { renderClaim, renderVerdict } from './story.js';
 import { timeLeft } from './eta.js';
 
@@ -62,6 +64,7 @@ async function onReady(presets) {
   if (!form) {
     form = new ScenarioForm(presets, onFormChange);
     setupImport(engine, form, presets);
+    setupRtapp(engine, form);
     wireStories(presets);
     try {
       // each story's canonical link (its shared link is this + &story=NAME)
@@ -319,6 +322,7 @@ async function startRun(story = null) {
     seeds,
     reports: {},
     runs: {},
+    schedstat: {}, // DoneMsg.schedstat of each side's first seed
     progress: (msg) => onProgress(job, msg),
     done: (msg) => onDone(job, msg),
     error: onRunError,
@@ -336,6 +340,7 @@ async function startRun(story = null) {
   charts.setWarmup(exp.warmup);
   clearSummary();
   renderRepeatTable(null);
+  showSchedstat(engine, null, null);
   for (const s of ['a', 'b']) renderFlag(s, null);
   setPatchLists(exp);
   last = null;
@@ -383,6 +388,7 @@ async function onDone(job, msg) {
   job.frac[key] = 1;
   if (key === `${msg.side}0`) {
     job.reports[msg.side] = msg.report;
+    job.schedstat[msg.side] = msg.schedstat;
     charts.setUnit(msg.report.throughput_unit ? `${msg.report.throughput_unit}/s` : '');
     charts.setFromReport(msg.side, msg.report);
     renderSide(msg.side, msg.report);
@@ -431,6 +437,8 @@ async function onDone(job, msg) {
   r.table = table;
   renderProfile(r.reports.a, r.reports.b);
   renderCounters(r.reports.a, r.reports.b);
+  r.schedstat = job.schedstat;
+  await showSchedstat(engine, job.schedstat.a, job.schedstat.b);
   r.checks = await showStoryFigure(job.story, job);
   await showDetails();
   $('progress').value = 1;
@@ -794,6 +802,10 @@ async function share() {
   $('share-box').hidden = false;
   box.value = url;
   $('share').dataset.link = url;
+  // what the link cannot promise (an rt-app file making it too long for some tools), said with it
+  const note = await engine.call(MSG.link_note, { experiment: form.get() }).then((r) => r.note, () => null);
+  setText('share-note', note ? `Note: ${note}.` : '');
+  $('share-note').hidden = !note;
   // after an edit the form is not the results on screen: offer the results' link too
   const stale = !!last && last.link !== currentLink;
   $('share-results-row').hidden = !stale;
@@ -818,7 +830,7 @@ function bundle() {
   return {
     schedplay: 1, link: absoluteLink(withStory(last.link, last.story)), experiment: last.exp,
     seeds: last.seeds, a: last.reports.a, b: last.reports.b, compare: last.compare,
-    runs: last.runs, repeat_table: last.table ?? null,
+    runs: last.runs, repeat_table: last.table ?? null, schedstat: last.schedstat ?? null,
     story: last.story ? { name: last.story.name, checks: last.checks ?? [] } : null,
   };
 }

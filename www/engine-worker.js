@@ -133,16 +133,17 @@ function slice(run) {
   }
   self.postMessage({ type: MSG.progress, id: run.id, side: run.side, key: run.key, frac, series }, transfer);
   if (!finished) { yieldThen(() => slice(run)); return; }
-  let report;
+  let report, schedstat;
   try {
     report = plain(run.sim.report());
+    schedstat = plain(run.sim.schedstat());
   } catch (e) {
     freeRun(run);
     return postError(e, { id: run.id, side: run.side, key: run.key }, ERROR_KINDS.fatal);
   }
   freeRun(run);
   if (current === run) current = null;
-  self.postMessage({ type: MSG.done, id: run.id, side: run.side, key: run.key, report });
+  self.postMessage({ type: MSG.done, id: run.id, side: run.side, key: run.key, report, schedstat });
 }
 
 function reply(msg, fn) {
@@ -209,7 +210,16 @@ function handle(msg) {
       return reply(msg, () => ({ bounds: plain(wasm_bindgen.percentile_bounds(msg.report)) }));
     case MSG.trace:
       if (!isSide(msg.side)) return refuse({ id: msg.id }, 'side', 'allowed "a" or "b"');
-      return reply(msg, () => ({ text: String(wasm_bindgen.run_trace(msg.experiment, msg.side, msg.from ?? undefined, msg.to ?? undefined)) }));
+      return reply(msg, () => {
+        const t = wasm_bindgen.run_trace(msg.experiment, msg.side, String(msg.format ?? 'pftrace'), msg.from ?? undefined, msg.to ?? undefined);
+        // the bytes as they are (a copy out of wasm memory), the rest plain
+        return { bytes: new Uint8Array(t.bytes), format: String(t.format), from_s: Number(t.from_s), to_s: Number(t.to_s),
+          cut: !!t.cut, events: Number(t.events), summary: String(t.summary) };
+      });
+    case MSG.schedstat_diff:
+      return reply(msg, () => ({ sections: plain(wasm_bindgen.schedstat_diff(msg.a, msg.b)) }));
+    case MSG.link_note:
+      return reply(msg, () => ({ note: wasm_bindgen.link_note(msg.experiment) ?? null }));
     case MSG.import_machine:
       return reply(msg, () => ({ machine: plain(wasm_bindgen.import_machine(String(msg.text ?? ''), String(msg.hardware ?? ''))) }));
     case MSG.repeat_table:

@@ -2,6 +2,10 @@
 // fields (presets().machine_keys: key, link key, range, description) and the HZ list (presets().hz)
 // are the engine's; nothing here decides what is allowed.
 import { $, h, clear } from './dom.js';
+import { b64url } from './rtapp.js';
+
+/** The workload name of an rt-app file (src/workload/rtapp): not in presets().workloads. */
+export const RTAPP = 'rtapp';
 
 export class ScenarioForm {
   constructor(presets, onChange) {
@@ -15,6 +19,9 @@ export class ScenarioForm {
     /** An imported machine (www/import.js): the engine's cpu_map (its summary is the engine's). */
     this.cpuMap = null;
     this.importNote = ''; // why the imported machine has the hardware figures it has (import.js)
+    /** The rt-app file in use (www/rtapp.js) while the workload is RTAPP; kept when another is chosen. */
+    this.rtappFile = null;
+    this.onRtapp = null; // rtapp.js: shows a file that came from a link or story
     this.renderStatic();
   }
 
@@ -117,7 +124,24 @@ export class ScenarioForm {
     return this.machineKeys.filter((k) => !layout.has(k.key));
   }
 
+  /** The rt-app file `text` as the workload: an `rtapp` choice in the workload list, selected. */
+  setRtapp(text) {
+    this.rtappFile = String(text ?? '');
+    const sel = $('workload');
+    if (![...sel.options].some((o) => o.value === RTAPP)) sel.append(h('option', { value: RTAPP }, 'rtapp (the rt-app file)'));
+    sel.value = RTAPP;
+    this.renderKnobs(RTAPP, null);
+    this.onRtapp?.(this.rtappFile);
+  }
+
   renderKnobs(workloadName, values) {
+    if (workloadName === RTAPP) {
+      clear($('workload-knobs'));
+      this.knobs = [];
+      const n = new TextEncoder().encode(this.rtappFile ?? '').length;
+      $('workload-desc').textContent = `the rt-app file under "rt-app workload" (${n.toLocaleString('en-US')} bytes) — throughput in task loops`;
+      return;
+    }
     const w = this.workloadPreset(workloadName);
     $('workload-desc').textContent = w ? `${w.description || ''}${w.unit ? ` — throughput in ${w.unit}` : ''}` : '';
     const box = clear($('workload-knobs'));
@@ -165,6 +189,7 @@ export class ScenarioForm {
     this.touched = new Set(this.machineKeys.map((k) => k.key).filter((k) => m[k] !== undefined && m[k] !== null));
     $('hz').value = String(exp.hz ?? this.presets.default_hz);
     const wl = exp.workload || {};
+    if (wl.name === RTAPP) this.setRtapp(wl.file ?? '');
     $('workload').value = wl.name ?? '';
     this.renderKnobs(wl.name, wl);
     const a = new Set(exp.a || []), b = new Set(exp.b || []);
@@ -206,6 +231,7 @@ export class ScenarioForm {
     }
     if (this.cpuMap) q.push(['cpu_map', this.cpuMap]);
     q.push(['hz', $('hz').value], ['workload', $('workload').value]);
+    if ($('workload').value === RTAPP) q.push(['workload_file', b64url(this.rtappFile ?? '')]);
     for (const k of this.knobs) {
       const t = $(`knob-${k.name}`)?.value.trim() ?? '';
       if (t !== '') q.push([k.name, t]);
@@ -245,6 +271,7 @@ export class ScenarioForm {
     }
     if (this.cpuMap) machine.cpu_map = this.cpuMap;
     const workload = { name: $('workload').value };
+    if (workload.name === RTAPP) workload.file = this.rtappFile ?? '';
     for (const k of this.knobs) {
       const el = $(`knob-${k.name}`);
       if (!el) continue;

@@ -40,9 +40,17 @@
  * @typedef {{type: 'validation_table', id: number, seconds: number, repeats: number, reports: object[]}} ValidationTableMsg
  *          -> {type, id, rows: object[], headline: string}  the validation rows (`validate --json`) from
  *             the runs' reports, in plan order, and the headline (behaviour checks and inputs apart)
- * @typedef {{type: 'trace', id: number, experiment: object, side: Side, from?: number, to?: number}} TraceMsg
- *          -> {type, id, text: string}  the side run again with a trace of simulated seconds [from, to)
- *             (absent: the whole run): Chrome JSON trace events for Perfetto (docs/TRACE.md)
+ * @typedef {{type: 'trace', id: number, experiment: object, side: Side, format: 'pftrace' | 'json', from?: number, to?: number}} TraceMsg
+ *          -> {type, id, bytes: Uint8Array, format, from_s: number, to_s: number, cut: boolean, events: number, summary: string}
+ *             the side run again with a trace of simulated seconds [from, to) as Perfetto protobuf or
+ *             Chrome JSON (docs/TRACE.md); no `to`: the longest window from `from` that fits the
+ *             event cap (`cut`: the cap ended it), said in `summary`
+ * @typedef {{type: 'schedstat_diff', id: number, a: object, b: object}} SchedstatDiffMsg
+ *          -> {type, id, sections: {domain: string|null, rows: {name, a, b, change}[]}[]}  perf sched
+ *             stats diff of two DoneMsg.schedstat summaries: CPU totals, then every field per domain
+ * @typedef {{type: 'link_note', id: number, experiment: object}} LinkNoteMsg
+ *          -> {type, id, note: string|null}  what the experiment's link cannot promise (a link
+ *             carrying an rt-app file longer than 8000 characters), or null
  * @typedef {{type: 'story_check', id: number, name: string, a: object[], b: object[]}} StoryCheckMsg
  *          -> {type, id, checks: object[]}  the story's validation rows checked on its run (every
  *             repeat of A and B): outcome (id, what, published, model, model_ci95, tolerance,
@@ -59,7 +67,9 @@
  * @typedef {{type: 'ready', presets: object}} ReadyMsg      once, after the wasm module is instantiated
  * @typedef {{type: 'progress', id: number, side: Side, key?: string, frac: number, series: Object<string, Float64Array>}} ProgressMsg
  *          after each ~30 ms slice; series keyed by the engine's series names (buffers transferred)
- * @typedef {{type: 'done', id: number, side: Side, key?: string, report: object}} DoneMsg
+ * @typedef {{type: 'done', id: number, side: Side, key?: string, report: object, schedstat: object}} DoneMsg
+ *          `schedstat`: /proc/schedstat v17 over the measured window, summed over CPUs per domain
+ *          ({version, cpu: [name, value][], field_names, domains: {name, fields}[]})
  * @typedef {{type: 'cancelled', id: number, side: Side, key?: string}} CancelledMsg
  * @typedef {{type: 'error', id?: number, side?: Side, kind: ErrorKind, errors: FieldError[], message: string}} ErrorMsg
  *          a failed request or run; `kind` says what it means (ERROR_KINDS)
@@ -69,7 +79,8 @@
 (function (g) {
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
     'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
-    'validation_table', 'trace', 'topology_summary', 'import_machine', 'story_check', 'percentile_bounds'];
+    'validation_table', 'trace', 'topology_summary', 'import_machine', 'story_check', 'percentile_bounds',
+    'schedstat_diff', 'link_note'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;

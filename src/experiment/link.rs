@@ -48,6 +48,87 @@ fn pct_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The link key of an rt-app workload's file (`workload=rtapp`): its exact text (comments and
+/// layout kept, so the link gives the same experiment) as unpadded base64url (RFC 4648 §5), 4
+/// characters per 3 bytes; percent-encoding JSON's `{}":[]` would take 3 per byte.
+pub const WORKLOAD_FILE_KEY: &str = "workload_file";
+
+/// Links up to this many characters pass through chat tools, mail clients and web servers
+/// (Apache's default request line limit is 8,190 bytes, nginx's default header buffer 8 KiB);
+/// browsers open far longer ones (Chromium: 2 MiB). A longer link still carries everything, and
+/// `link_note` says so.
+pub const SANE_LINK_CHARS: usize = 8000;
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Unpadded base64url.
+pub fn b64url_encode(bytes: &[u8]) -> String {
+    let mut o = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..=c.len() {
+            o.push(B64[(n >> (18 - 6 * i)) as usize & 63] as char);
+        }
+    }
+    o
+}
+
+/// Unpadded (or padded) base64url back to bytes; None at a character outside the alphabet or a
+/// length no encoding gives.
+pub fn b64url_decode(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim_end_matches('=').as_bytes();
+    if s.len() % 4 == 1 {
+        return None;
+    }
+    let val = |b: u8| B64.iter().position(|&x| x == b).map(|p| p as u32);
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    for c in s.chunks(4) {
+        let mut n = 0u32;
+        for (i, &b) in c.iter().enumerate() {
+            n |= val(b)? << (18 - 6 * i);
+        }
+        for i in 0..c.len() - 1 {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// `12345` as `12,345` (the page's number format).
+fn grouped(n: usize) -> String {
+    let d = n.to_string();
+    let mut o = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            o.push(',');
+        }
+        o.push(c);
+    }
+    o
+}
+
+/// What the experiment's link cannot promise, or None: a link carrying an rt-app file that is
+/// longer than `SANE_LINK_CHARS` (the page shows it beside the link; docs/SCHEMA.md).
+pub fn link_note(e: &Experiment) -> Option<String> {
+    let file = e.workload.knobs.get(workload::rtapp::FILE_KNOB)?;
+    if e.workload.name != workload::rtapp::NAME {
+        return None;
+    }
+    let n = encode_link(e).len() + 1;
+    (n > SANE_LINK_CHARS).then(|| {
+        format!(
+            "this link is {} characters long: it carries the whole rt-app file ({} bytes, as base64url), \
+             and some chat tools, mail clients and web servers cut links longer than {} characters \
+             (browsers open them): send the rt-app file along with it",
+            grouped(n),
+            grouped(knob_string(file).len()),
+            grouped(SANE_LINK_CHARS)
+        )
+    })
+}
+
 /// The canonical query string (without `?`) of an experiment.
 pub fn encode_link(e: &Experiment) -> String {
     let mut kv: Vec<(String, String)> = vec![
@@ -68,8 +149,13 @@ pub fn encode_link(e: &Experiment) -> String {
     }
     kv.push(("hz".into(), e.hz.to_string()));
     kv.push(("workload".into(), e.workload.name.clone()));
+    let rtapp = e.workload.name == workload::rtapp::NAME;
     for (k, v) in e.knobs() {
-        kv.push((k, v));
+        if rtapp && k == workload::rtapp::FILE_KNOB {
+            kv.push((WORKLOAD_FILE_KEY.into(), b64url_encode(v.as_bytes())));
+        } else {
+            kv.push((k, v));
+        }
     }
     kv.push(("a".into(), e.a.join(",")));
     kv.push(("b".into(), e.b.join(",")));
@@ -212,7 +298,7 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
         }
     }
     if let Some(w) = get("workload") {
-        if workload::info(&w).is_some() {
+        if workload::info(&w).is_some() || w == workload::rtapp::NAME {
             e.workload.name = w;
         } else {
             errs.extend(workload::validate_knobs(&w, &Knobs::new()));
@@ -244,6 +330,25 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                     format!("{k} is not a knob of {}", e.workload.name),
                 ));
             }
+        } else if k == WORKLOAD_FILE_KEY {
+            if e.workload.name != workload::rtapp::NAME {
+                errs.push(FieldError::new(
+                    k,
+                    format!(
+                        "an rt-app file is the workload only with workload=rtapp, not {}",
+                        clip(&e.workload.name)
+                    ),
+                ));
+            } else if let Some(text) = b64url_decode(v).and_then(|b| String::from_utf8(b).ok()) {
+                e.workload
+                    .knobs
+                    .insert(workload::rtapp::FILE_KNOB.into(), text.into());
+            } else {
+                errs.push(FieldError::new(
+                    k,
+                    "not an rt-app file: the link's file is not base64url-encoded UTF-8 text (was the link cut?)",
+                ));
+            }
         } else if k == "story" {
             // the page's story links (`&story=NAME`): not part of the experiment
             if !stories().iter().any(|s| s.name == v) {
@@ -254,8 +359,18 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                 ));
             }
         } else if ![
-            "v", "machine", "hz", "workload", "a", "b", "seconds", "seed", "repeats", "warmup",
+            "v",
+            "machine",
+            "hz",
+            "workload",
+            "a",
+            "b",
+            "seconds",
+            "seed",
+            "repeats",
+            "warmup",
             "cpu_map",
+            WORKLOAD_FILE_KEY,
         ]
         .contains(&k.as_str())
             && !MACHINE_KEYS.iter().any(|m| m.link == k)
@@ -564,5 +679,94 @@ mod tests {
         assert_eq!(d, e);
         let (_, errs) = decode_link("v=1&machine=custom&cores_per_cluster=17");
         assert_eq!(errs[0].field, "cores_per_cluster");
+    }
+
+    fn rtapp(file: &str) -> Experiment {
+        let mut e = Experiment::default();
+        e.workload.name = "rtapp".into();
+        e.workload.knobs.insert("file".into(), file.into());
+        e
+    }
+
+    #[test]
+    fn base64url_matches_rfc_4648_vectors_and_refuses_other_text() {
+        // RFC 4648 §10 vectors, unpadded, and the two characters base64url has instead of + and /
+        for (plain, enc) in [
+            ("", ""),
+            ("f", "Zg"),
+            ("fo", "Zm8"),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg"),
+            ("fooba", "Zm9vYmE"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(b64url_encode(plain.as_bytes()), enc);
+            assert_eq!(b64url_decode(enc).unwrap(), plain.as_bytes());
+        }
+        assert_eq!(b64url_encode(&[0xfb, 0xff]), "-_8");
+        assert_eq!(b64url_decode("Zm9vYg=="), Some(b"foob".to_vec()));
+        for bad in ["Z", "Zm9v!", "Zm+v", "Zm9vY"] {
+            assert_eq!(b64url_decode(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_rtapp_file_round_trips_through_a_link_exactly() {
+        // comments, layout and non-ASCII text are kept: the link is the same experiment
+        let f = "{ /* 10% load, caf\u{e9} */\n  \"tasks\": { \"t\": { \"run\": 10000,\n \"timer\": { \"ref\": \"u\", \"period\": 100000 } } } }\n";
+        let e = rtapp(f);
+        let q = encode_link(&e);
+        assert!(q.contains("&workload=rtapp&workload_file="), "{q}");
+        assert!(!q.contains("&file="), "{q}");
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        assert!(d.validate().is_ok());
+        assert_eq!(encode_link(&d), q);
+        assert_eq!(link_note(&e), None);
+    }
+
+    #[test]
+    fn a_bad_or_misplaced_workload_file_is_named() {
+        let (_, errs) = decode_link("v=1&workload=rtapp&workload_file=Zm9v!");
+        assert_eq!(errs[0].field, "workload_file");
+        assert!(errs[0].message.contains("base64url"), "{}", errs[0].message);
+        let (_, errs) = decode_link("v=1&workload=hackbench&workload_file=Zm9v");
+        assert_eq!(errs[0].field, "workload_file");
+        assert!(
+            errs[0].message.contains("workload=rtapp"),
+            "{}",
+            errs[0].message
+        );
+        // without its file the link loads, and the experiment says what is missing
+        let (e, errs) = decode_link("v=1&workload=rtapp");
+        assert!(errs.is_empty(), "{errs:?}");
+        let v = e.validate().unwrap_err();
+        assert!(v.0.iter().any(|x| x.field == "workload_file"), "{v}");
+    }
+
+    #[test]
+    fn a_link_too_long_to_pass_everywhere_says_so() {
+        let task = |i: usize| format!("\"t{i}\": {{ \"run\": 1000, \"sleep\": 1000 }}");
+        let small = format!("{{ \"tasks\": {{ {} }} }}", task(0));
+        assert_eq!(link_note(&rtapp(&small)), None);
+        let big: Vec<String> = (0..200).map(task).collect();
+        let big = format!("{{ \"tasks\": {{ {} }} }}", big.join(", "));
+        let e = rtapp(&big);
+        let q = encode_link(&e);
+        assert!(q.len() > SANE_LINK_CHARS);
+        let note = link_note(&e).unwrap();
+        assert!(
+            note.contains(&format!("{} bytes", grouped(big.len()))),
+            "{note}"
+        );
+        assert!(note.contains("than 8,000 characters"), "{note}");
+        assert_eq!(
+            (grouped(0), grouped(999), grouped(1000), grouped(1234567)),
+            ("0".into(), "999".into(), "1,000".into(), "1,234,567".into())
+        );
+        // it still carries the whole file
+        assert_eq!(decode_link(&q).0, e);
+        assert_eq!(link_note(&Experiment::default()), None);
     }
 }

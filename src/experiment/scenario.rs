@@ -345,7 +345,7 @@ pub(crate) fn warmup_ok(warmup: f64, seconds: f64) -> bool {
     warmup.is_finite() && warmup >= 0.0 && warmup <= seconds - MIN_SECONDS
 }
 
-fn knob_string(v: &serde_json::Value) -> String {
+pub(crate) fn knob_string(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),

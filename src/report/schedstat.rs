@@ -6,6 +6,7 @@ use crate::error::Invalid;
 use crate::machine::domains::SchedDomains;
 use crate::sched::{DomainStat, Schedstat};
 use crate::{Experiment, Report, Run, Side};
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// The schedstat format version printed (Documentation/scheduler/sched-stats.rst, v6.18).
@@ -123,42 +124,123 @@ pub fn report_text(st: &Schedstat, sd: &SchedDomains) -> String {
 }
 
 /// `perf sched stats diff`: per field A, B and the change, CPU totals then per domain (domains
-/// matched by name; a field zero on both sides is left out).
+/// matched by name; a field zero on both sides is left out). The figures are `diff_sections`'.
 pub fn diff(a: &SchedstatRun, b: &SchedstatRun) -> String {
     let mut s = String::from("# perf sched stats diff (all CPUs summed): A, B, change %\n");
-    let row = |s: &mut String, n: &str, x: u64, y: u64| {
-        if x != 0 || y != 0 {
-            let _ = writeln!(s, "{n:<34} {x:>14} {y:>14} {:>9}", pct(x, y));
+    for sec in diff_sections(&a.summary(), &b.summary()) {
+        if let Some(dom) = &sec.domain {
+            let _ = writeln!(s, "\n## domain {dom}");
         }
-    };
-    for ((n, x), (_, y)) in cpu_totals(&a.stat).into_iter().zip(cpu_totals(&b.stat)) {
-        row(&mut s, n, x, y);
-    }
-    let names = DomainStat::field_names();
-    let mut doms: Vec<&String> = a.domains.iter().map(|d| &d.0).collect();
-    for (n, _) in &b.domains {
-        if !doms.contains(&n) {
-            doms.push(n);
-        }
-    }
-    let zero = vec![0u64; names.len()];
-    for dom in doms {
-        let va = a
-            .domains
-            .iter()
-            .find(|d| &d.0 == dom)
-            .map_or(&zero, |d| &d.1);
-        let vb = b
-            .domains
-            .iter()
-            .find(|d| &d.0 == dom)
-            .map_or(&zero, |d| &d.1);
-        let _ = writeln!(s, "\n## domain {dom}");
-        for (i, n) in names.iter().enumerate() {
-            row(&mut s, n, va[i], vb[i]);
+        for r in sec.rows.iter().filter(|r| r.a != 0 || r.b != 0) {
+            let _ = writeln!(s, "{:<34} {:>14} {:>14} {:>9}", r.name, r.a, r.b, r.change);
         }
     }
     s
+}
+
+/// One run's counters summed over CPUs, as the page gets them (`Sim::schedstat`): the CPU totals
+/// (`cpu_totals`) and per domain name every field (`per_domain`), with the field names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SchedstatSummary {
+    pub version: u32,
+    pub cpu: Vec<(String, u64)>,
+    /// `DomainStat::field_names()`, the order of every domain's `fields`.
+    pub field_names: Vec<String>,
+    pub domains: Vec<SummaryDomain>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryDomain {
+    pub name: String,
+    pub fields: Vec<u64>,
+}
+
+/// The summary of counters `st` on domains `sd`.
+pub fn summary(st: &Schedstat, sd: &SchedDomains) -> SchedstatSummary {
+    SchedstatSummary {
+        version: SCHEDSTAT_VERSION,
+        cpu: cpu_totals(st)
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect(),
+        field_names: DomainStat::field_names(),
+        domains: per_domain(st, sd)
+            .into_iter()
+            .map(|(name, fields)| SummaryDomain { name, fields })
+            .collect(),
+    }
+}
+
+/// One row of the diff: a field of A and B and the change in % (`+12.34`, `0.00`, or `new` when A
+/// is 0 and B is not).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiffRow {
+    pub name: String,
+    pub a: u64,
+    pub b: u64,
+    pub change: String,
+}
+
+/// The CPU totals (`domain: None`) or one domain of the diff; every field, zero ones included
+/// (the text leaves out the rows zero on both sides).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiffSection {
+    pub domain: Option<String>,
+    pub rows: Vec<DiffRow>,
+}
+
+/// `perf sched stats diff` of two summaries: CPU totals, then the domains of A in order and those
+/// only B has (matched by name; a domain one side lacks counts 0 there).
+pub fn diff_sections(a: &SchedstatSummary, b: &SchedstatSummary) -> Vec<DiffSection> {
+    let row = |n: &str, x: u64, y: u64| DiffRow {
+        name: n.to_string(),
+        a: x,
+        b: y,
+        change: pct(x, y),
+    };
+    let mut out = vec![DiffSection {
+        domain: None,
+        rows: a
+            .cpu
+            .iter()
+            .map(|(n, x)| {
+                let y = b.cpu.iter().find(|(m, _)| m == n).map_or(0, |p| p.1);
+                row(n, *x, y)
+            })
+            .collect(),
+    }];
+    let mut doms: Vec<&String> = a.domains.iter().map(|d| &d.name).collect();
+    for d in &b.domains {
+        if !doms.contains(&&d.name) {
+            doms.push(&d.name);
+        }
+    }
+    let names = DomainStat::field_names();
+    let zero = vec![0u64; names.len()];
+    let of = |s: &'_ SchedstatSummary, dom: &str| -> Vec<u64> {
+        s.domains
+            .iter()
+            .find(|d| d.name == dom)
+            .map_or(zero.clone(), |d| d.fields.clone())
+    };
+    for dom in doms {
+        let (va, vb) = (of(a, dom), of(b, dom));
+        out.push(DiffSection {
+            domain: Some(dom.clone()),
+            rows: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    row(
+                        n,
+                        va.get(i).copied().unwrap_or(0),
+                        vb.get(i).copied().unwrap_or(0),
+                    )
+                })
+                .collect(),
+        });
+    }
+    out
 }
 
 /// One run's counters over its measured window, with what printing them needs from its domains.
@@ -171,6 +253,28 @@ pub struct SchedstatRun {
     pub report_text: String,
     /// `per_domain`.
     pub domains: Vec<(String, Vec<u64>)>,
+}
+
+impl SchedstatRun {
+    /// The run's `SchedstatSummary` (its CPU totals and `domains`).
+    pub fn summary(&self) -> SchedstatSummary {
+        SchedstatSummary {
+            version: SCHEDSTAT_VERSION,
+            cpu: cpu_totals(&self.stat)
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect(),
+            field_names: DomainStat::field_names(),
+            domains: self
+                .domains
+                .iter()
+                .map(|(name, fields)| SummaryDomain {
+                    name: name.clone(),
+                    fields: fields.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Runs one side to the end and reads its counters (the report is the same as `run`'s).
