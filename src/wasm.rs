@@ -13,7 +13,7 @@ use crate::experiment::sweep;
 use crate::machine::domains::SchedDomains;
 use crate::machine::{presets, topology};
 use crate::report::{Delta, Report};
-use crate::{patches, workload};
+use crate::{kernels, patches, workload};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -81,6 +81,8 @@ pub fn presets() -> JsValue {
         "machines": machines,
         "workloads": workload::WORKLOADS,
         "patches": patches::PATCHES,
+        "kernels": kernels::KERNELS,
+        "default_kernel": kernels::DEFAULT_KERNEL,
         "stories": serde_json::to_value(&stories).unwrap_or_default(),
         "hz": HZ_VALUES,
         "default_hz": Experiment::default().hz,

@@ -51,6 +51,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
     let repeats = number::<u32>("repeats", &Some(repeat), &mut errs);
     let seed = number::<u64>("seed", &Some(seed), &mut errs);
     let scen = ScenarioArgs {
+        kernel: None,
         machine: None,
         machine_file: None,
         layout: Layout::default(),
