@@ -101,3 +101,19 @@ fn a_merged_toggle_cannot_be_asked_off_and_an_unknown_release_is_refused() {
     let err = e.validate().unwrap_err();
     assert_eq!(err.0[0].field, "kernel", "{err}");
 }
+
+/// Where CPUs go idle, 6.19's own newidle changes (the revert of the cost bump and NI_RANDOM) are
+/// on the path: 6.19 and 6.18 with its merged toggles then differ, and they differ in how many
+/// newidle balances run.
+#[test]
+fn where_cpus_go_idle_6_19_differs_from_6_18_with_its_toggles_in_newidle_balancing() {
+    let mut e619 = small("oltp", 0.05);
+    e619.kernel = "6.19".into();
+    let mut e618 = small("oltp", 0.05);
+    e618.a = merged_toggles("6.19");
+    let (r619, r618) = (run(&e619, Side::A).unwrap(), run(&e618, Side::A).unwrap());
+    let calls = |r: &Report| r.counters["newidle_balance_calls"];
+    assert!(calls(&r618) > 0, "newidle runs on this load");
+    assert_ne!(calls(&r619), calls(&r618));
+    assert_ne!(unlabelled(r619).report_hash, unlabelled(r618).report_hash);
+}
