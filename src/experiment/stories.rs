@@ -34,8 +34,10 @@ pub fn stories() -> Vec<Story> {
     // the same machine and load on the release that merged the fix (3324b2180c17, 522fb20fbdbe)
     let mut gnr619 = gnr.clone();
     gnr619.kernel = "6.19".into();
-    let mut milan = Experiment::default();
-    milan.kernel = "6.18".into();
+    let mut milan = Experiment {
+        kernel: "6.18".into(),
+        ..Default::default()
+    };
     milan.machine.preset = "milan-2s".into();
     milan.seconds = 0.3;
     milan.a = vec!["cache-aware".into()];
