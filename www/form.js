@@ -202,7 +202,11 @@ export class ScenarioForm {
         list.append(h('li', {}, h('code', { class: 'commit' }, c.commit), ` ${k.name}: ${c.title} — ${c.model}`));
       }
     }
-    if (!list.children.length) list.append(h('li', {}, `${name}: the engine's base release (no changes)`));
+    const n = list.children.length;
+    if (!n) list.append(h('li', {}, `${name}: the engine's base release (no changes)`));
+    $('kernel-summary').textContent = n
+      ? `kernel ${name}: ${n} change${n === 1 ? '' : 's'} since ${p.default_kernel} in the modelled paths; ${merged.size} toggle${merged.size === 1 ? '' : 's'} included and fixed`
+      : `kernel ${name}: the release the engine mirrors; every patch is a toggle`;
     for (const el of document.querySelectorAll('input.patch-a, input.patch-b')) {
       const fixed = merged.has(el.dataset.patch);
       if (fixed) el.checked = true;
