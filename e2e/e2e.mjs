@@ -770,10 +770,10 @@ test('worker crash: page says so, restarts the workers, keeps the form', async (
 const NEW_PATCHES = ['cache-aware', 'cas-skip-many-threads', 'cas-nr-running-avg-own-line', 'cas-write-if-changed'];
 const STORY_002 = 'cache-aware false sharing on a 2S Hygon';
 
-test('presets: every patch of src/patches.rs and 2 stories in the page', async () => {
+test('presets: every patch of src/patches.rs and 3 stories in the page', async () => {
   const { page, problems } = await openPage();
   const stories = await page.locator('#stories button.story').allTextContents();
-  assert.equal(stories.length, 2, `stories: ${JSON.stringify(stories)}`);
+  assert.equal(stories.length, 3, `stories: ${JSON.stringify(stories)}`);
   assert.equal(stories[1].trim(), STORY_002);
   await page.locator('#stories button.story').nth(1).click();
   await page.waitForFunction(() => /machine=hygon-2s/.test(location.search), null, { timeout: 5000 });

@@ -8,7 +8,7 @@
 //!   no knowledge of machines or scheduling;
 //! - `machine`: topology, hardware figures and presets, CPU sets and maps, sched domains;
 //! - `coherence`: the cache-line model, priced by the machine;
-//! - `patches`: the kernel patch toggles;
+//! - `patches`: the kernel patch toggles; `kernels`: the releases and what each merged;
 //! - `sched` (the engine) and `workload` (each task's next step);
 //! - `experiment`: scenarios, links, repeats, warm-up, sweeps, grids, validation, statistics;
 //! - `report`: the report and its text renderers;
@@ -17,6 +17,7 @@
 pub mod coherence;
 pub mod error;
 pub mod experiment;
+pub mod kernels;
 pub mod machine;
 pub mod patches;
 pub mod protobuf;

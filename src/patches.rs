@@ -105,6 +105,19 @@ pub struct Patches {
     pub cas_write_if_changed: bool,
     pub nohz_no_nr_cpus: bool,
     pub nohz_ilb_round_robin: bool,
+    /// Changes only a kernel release sets (`kernels::KERNELS`); no toggle names them.
+    pub merged: Merged,
+}
+
+/// The merged changes of a release that are not toggles (`kernels::Effect::Internal`), each named
+/// after what the commit changes; all off is v6.18.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Merged {
+    /// d206fbad9328 (v6.19): no 3/2 bump of max_newidle_lb_cost after a newidle pass that pulled
+    /// nothing, and no cap at migration_cost + 200 in update_newidle_cost.
+    pub newidle_cost_bump_reverted: bool,
+    /// 33cf66d88306 (v6.19): the NI_RANDOM feature (proportional newidle balance).
+    pub ni_random: bool,
 }
 
 /// The table entry of a patch name.
@@ -154,7 +167,12 @@ mod tests {
     /// Every field of `p` with its value, read from the derived `Debug` form
     /// (`Patches { skip_not_due: false, .. }`), so the test sees the struct's own field names.
     fn fields(p: &Patches) -> Vec<(String, bool)> {
+        // the release-only flags are not toggles
         let s = format!("{p:?}");
+        let s = match s.split_once(", merged: ") {
+            Some((head, _)) => format!("{head} }}"),
+            None => s,
+        };
         let body = s
             .strip_prefix("Patches { ")
             .and_then(|b| b.strip_suffix(" }"))

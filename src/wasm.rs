@@ -13,7 +13,7 @@ use crate::experiment::sweep;
 use crate::machine::domains::SchedDomains;
 use crate::machine::{presets, topology};
 use crate::report::{Delta, Report};
-use crate::{patches, workload};
+use crate::{kernels, patches, workload};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -57,7 +57,8 @@ fn side(s: &str) -> Result<Side, JsValue> {
     }
 }
 
-/// Machines, workloads, patches, the two seed stories, and the rules the form is built from: the
+/// Machines, workloads, patches, kernel releases (with each one's merged toggles), the seed
+/// stories, and the rules the form is built from: the
 /// HZ values, the machine override keys (key, link key, range, description) and the sweep's CPU
 /// counts.
 #[wasm_bindgen]
@@ -81,6 +82,14 @@ pub fn presets() -> JsValue {
         "machines": machines,
         "workloads": workload::WORKLOADS,
         "patches": patches::PATCHES,
+        "kernels": kernels::KERNELS,
+        "default_kernel": kernels::DEFAULT_KERNEL,
+        // per release, every toggle it has merged (its own and its predecessors'): the page shows
+        // them included and fixed
+        "kernel_merged": kernels::KERNELS.iter().map(|k| {
+            let t: Vec<&str> = kernels::changes(k).filter_map(|c| c.toggle()).collect();
+            (k.name, t)
+        }).collect::<std::collections::BTreeMap<_, _>>(),
         "stories": serde_json::to_value(&stories).unwrap_or_default(),
         "hz": HZ_VALUES,
         "default_hz": Experiment::default().hz,

@@ -63,10 +63,14 @@ fn links_and_errors() {
     let stories = get(&p, "stories");
     assert_eq!(
         js_sys::Array::from(&stories).length(),
-        2,
+        3,
         "{:?}",
         js_sys::JSON::stringify(&stories)
     );
+    // the releases, and per release the toggles it merged (the page fixes them)
+    assert_eq!(js_sys::Array::from(&get(&p, "kernels")).length(), 3);
+    let merged = get(&get(&p, "kernel_merged"), "6.19");
+    assert_eq!(js_sys::Array::from(&merged).length(), 3);
     let t = wasm::topology(e, "a", 0).unwrap();
     assert_eq!(get(&t, "cpus").as_f64(), Some(512.0));
 }

@@ -48,8 +48,12 @@ export class ScenarioForm {
     const wsel = clear($('workload'));
     for (const w of p.workloads) wsel.append(h('option', { value: w.name, title: w.description || '' }, w.name));
 
+    const ksel = clear($('kernel'));
+    for (const k of p.kernels || []) ksel.append(h('option', { value: k.name, title: k.source || '' }, k.name));
+    ksel.value = p.default_kernel;
     const tbody = clear($('patches').tBodies[0]);
     for (const pt of p.patches) tbody.append(patchRow(pt));
+    this.applyKernel();
 
     const stories = clear($('stories'));
     (p.stories || []).forEach((s, i) => {
@@ -60,6 +64,8 @@ export class ScenarioForm {
       }, s.title || s.name));
     });
 
+    // before the form's own change handler (bubbling): the merged toggles are fixed first
+    $('kernel').addEventListener('change', () => this.applyKernel());
     $('machine').addEventListener('change', () => { this.applyMachinePreset($('machine').value); this.changed('machine'); });
     $('workload').addEventListener('change', () => { this.renderKnobs($('workload').value, null); this.changed('workload'); });
     $('scenario').addEventListener('input', (ev) => this.changed(fieldOf(ev.target)));
@@ -196,11 +202,43 @@ export class ScenarioForm {
     this.ensurePatchRows([...a, ...b]);
     for (const el of document.querySelectorAll('input.patch-a')) el.checked = a.has(el.dataset.patch);
     for (const el of document.querySelectorAll('input.patch-b')) el.checked = b.has(el.dataset.patch);
+    $('kernel').value = exp.kernel ?? this.presets.default_kernel;
+    this.applyKernel();
     $('seconds').value = String(exp.seconds ?? '');
     $('seed').value = String(exp.seed ?? '');
     $('repeats').value = String(exp.repeats ?? 1);
     $('warmup').value = String(exp.warmup ?? 0);
     this.setCpuMap(m.cpu_map || null);
+  }
+
+  /**
+   * The chosen release: its changes listed (each with its commit and what the model does with it),
+   * and every toggle it merged shown included in A and B and fixed (presets().kernel_merged).
+   */
+  applyKernel() {
+    const p = this.presets;
+    const name = $('kernel').value || p.default_kernel;
+    const merged = new Set((p.kernel_merged || {})[name] || []);
+    const list = clear($('kernel-changes'));
+    const upto = (p.kernels || []).findIndex((k) => k.name === name);
+    for (const k of (p.kernels || []).slice(0, upto + 1)) {
+      if (!k.changes.length) continue;
+      for (const c of k.changes) {
+        list.append(h('li', {}, h('code', { class: 'commit' }, c.commit), ` ${k.name}: ${c.title} — ${c.model}`));
+      }
+    }
+    const n = list.children.length;
+    if (!n) list.append(h('li', {}, `${name}: the engine's base release (no changes)`));
+    $('kernel-summary').textContent = n
+      ? `kernel ${name}: ${n} change${n === 1 ? '' : 's'} since ${p.default_kernel} in the modelled paths; ${merged.size} toggle${merged.size === 1 ? '' : 's'} included and fixed`
+      : `kernel ${name}: the release the engine mirrors; every patch is a toggle`;
+    for (const el of document.querySelectorAll('input.patch-a, input.patch-b')) {
+      const fixed = merged.has(el.dataset.patch);
+      if (fixed) el.checked = true;
+      else if (el.disabled) el.checked = false;
+      el.disabled = fixed;
+      el.title = fixed ? `merged in ${name}: included, cannot be turned off` : '';
+    }
   }
 
   /**
@@ -223,7 +261,10 @@ export class ScenarioForm {
    * its errors are per field, all at once, and tell "not a number" from "out of range".
    */
   rawQuery() {
-    const q = [['v', String(this.template?.v ?? 1)], ['machine', $('machine').value]];
+    const q = [['v', String(this.template?.v ?? 1)]];
+    // like encode_link: only a release other than the default is written
+    if ($('kernel').value && $('kernel').value !== this.presets.default_kernel) q.push(['kernel', $('kernel').value]);
+    q.push(['machine', $('machine').value]);
     const mp = this.machinePreset($('machine').value) || {};
     for (const k of this.activeMachineKeys()) {
       const t = $(k.key).value.trim();
@@ -236,7 +277,7 @@ export class ScenarioForm {
       const t = $(`knob-${k.name}`)?.value.trim() ?? '';
       if (t !== '') q.push([k.name, t]);
     }
-    const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked).map((e) => e.dataset.patch);
+    const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked && !e.disabled).map((e) => e.dataset.patch);
     q.push(['a', checked('patch-a').join(',')], ['b', checked('patch-b').join(',')]);
     q.push(['seconds', $('seconds').value.trim()], ['seed', $('seed').value.trim()]);
     for (const id of ['repeats', 'warmup']) if ($(id).value.trim() !== '') q.push([id, $(id).value.trim()]);
@@ -278,7 +319,8 @@ export class ScenarioForm {
       if (el.value.trim() === '') continue; // engine default
       workload[k.name] = k.kind === 'enum' ? el.value : Number(el.value);
     }
-    const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked).map((e) => e.dataset.patch);
+    const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked && !e.disabled).map((e) => e.dataset.patch);
+    const kernel = $('kernel').value || this.presets.default_kernel;
     return {
       ...t,
       v: t.v ?? 1,
@@ -291,6 +333,7 @@ export class ScenarioForm {
       warmup: num('warmup') ?? 0,
       a: checked('patch-a'),
       b: checked('patch-b'),
+      kernel,
     };
   }
 }

@@ -20,6 +20,7 @@ pub(crate) struct AbArgs {
     /// Patches of side A, comma-separated (default: none; replaces a link's list).
     #[arg(
         long,
+        allow_hyphen_values = true,
         default_value = "",
         hide_default_value = true,
         value_name = "NAMES"
@@ -28,6 +29,7 @@ pub(crate) struct AbArgs {
     /// Patches of side B, comma-separated (default: none; replaces a link's list).
     #[arg(
         long,
+        allow_hyphen_values = true,
         default_value = "",
         hide_default_value = true,
         value_name = "NAMES"
@@ -164,6 +166,10 @@ pub(crate) struct ScenarioArgs {
     /// Seed of the run's random stream, 0..=2^64-1 (default 1).
     #[arg(long, allow_hyphen_values = true)]
     pub(crate) seed: Option<String>,
+    /// Kernel release: 6.18 (default), 6.19 or 7.0; --a/--b/--patch are toggles on top of what it
+    /// merged (`schedplay presets` lists each release's changes).
+    #[arg(long, value_name = "RELEASE", allow_hyphen_values = true)]
+    pub(crate) kernel: Option<String>,
     /// Run the scenario a share link describes (other flags override it).
     #[arg(long)]
     pub(crate) link: Option<String>,
@@ -207,6 +213,10 @@ impl ScenarioArgs {
             }
             None => Experiment::default(),
         };
+        if let Some(k) = &self.kernel {
+            // an unknown release is refused by validation below, by name
+            e.kernel = k.trim().to_string();
+        }
         if let Some(m) = &self.machine {
             e.machine = MachineChoice {
                 preset: m.clone(),

@@ -1,7 +1,7 @@
 //! `schedplay presets`: the machines, workloads and patches, one line each.
 
 use schedplay::machine::presets;
-use schedplay::{patches, workload};
+use schedplay::{kernels, patches, workload};
 use std::process::ExitCode;
 
 pub(crate) fn main() -> ExitCode {
@@ -22,6 +22,16 @@ pub(crate) fn main() -> ExitCode {
             knobs.join(", "),
             w.unit
         );
+    }
+    println!("kernels (--kernel; toggles add to what a release merged):");
+    for k in kernels::KERNELS {
+        println!("  {:<28} {}", k.name, k.source);
+        if k.changes.is_empty() {
+            println!("      (the base: no changes)");
+        }
+        for c in k.changes {
+            println!("      {} {}: {}", c.commit, c.title, c.model);
+        }
     }
     println!("patches:");
     for p in patches::PATCHES {

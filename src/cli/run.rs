@@ -11,7 +11,8 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) s: ScenarioArgs,
     /// Patches to apply, comma-separated or repeated (see `schedplay presets`).
-    #[arg(long = "patch", value_name = "NAMES")]
+    /// On a kernel that merged a toggle it is included; `-NAME` (asking it off) is refused.
+    #[arg(long = "patch", value_name = "NAMES", allow_hyphen_values = true)]
     pub(crate) patches: Vec<String>,
     /// Print the report as JSON (fields: docs/SCHEMA.md).
     #[arg(long)]

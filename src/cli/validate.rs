@@ -65,6 +65,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         _ => number::<f64>("warmup", &Some(warmup), &mut errs).map(validation::Warmup::Seconds),
     };
     let scen = ScenarioArgs {
+        kernel: None,
         machine: None,
         machine_file: None,
         layout: Layout::default(),

@@ -4,9 +4,9 @@
 use crate::error::{FieldError, range_or_nan};
 use crate::experiment::scenario::*;
 use crate::experiment::stories::stories;
+use crate::kernels::{self, DEFAULT_KERNEL};
 use crate::machine::presets;
 use crate::machine::spec::LayoutOverrides;
-use crate::patches::Patches;
 use crate::workload::{self, Knobs};
 use std::collections::BTreeMap;
 
@@ -131,10 +131,12 @@ pub fn link_note(e: &Experiment) -> Option<String> {
 
 /// The canonical query string (without `?`) of an experiment.
 pub fn encode_link(e: &Experiment) -> String {
-    let mut kv: Vec<(String, String)> = vec![
-        ("v".into(), e.v.to_string()),
-        ("machine".into(), e.machine.preset.clone()),
-    ];
+    let mut kv: Vec<(String, String)> = vec![("v".into(), e.v.to_string())];
+    // Added after v1 shipped: only when not 6.18, so every older link stays the same link.
+    if e.kernel != DEFAULT_KERNEL {
+        kv.push(("kernel".into(), e.kernel.clone()));
+    }
+    kv.push(("machine".into(), e.machine.preset.clone()));
     let o = &e.machine.overrides;
     // Every override that is set, even one equal to the preset: the link must decode to the same
     // experiment (and an override can change derived values, e.g. the Intel LLC split).
@@ -234,6 +236,12 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                 "v",
                 format!("link version {v:?} is not supported: allowed {LINK_VERSION}"),
             )),
+        }
+    }
+    if let Some(k) = get("kernel") {
+        match kernels::info(k.trim()) {
+            Some(info) => e.kernel = info.name.into(),
+            None => errs.push(kernels::kernel_error(&k)),
         }
     }
     if let Some(m) = get("machine") {
@@ -370,6 +378,7 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             "repeats",
             "warmup",
             "cpu_map",
+            "kernel",
             WORKLOAD_FILE_KEY,
         ]
         .contains(&k.as_str())
@@ -385,9 +394,11 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                 .map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty())
                 .collect();
-            // An unknown name is reported and kept (never dropped): the experiment then does not
-            // validate, so a misspelled patch cannot run as if it had not been asked for.
-            if let Err(err) = Patches::parse(field, &names) {
+            // An unknown name (or a toggle asked off) is reported and kept (never dropped): the
+            // experiment then does not validate, so a misspelled patch cannot run as if it had not
+            // been asked for.
+            let kernel = kernels::info(&e.kernel).unwrap_or(&kernels::KERNELS[0]);
+            if let Err(err) = kernels::resolve(kernel, field, &names) {
                 errs.push(err);
             }
             *dst = names;
@@ -768,5 +779,50 @@ mod tests {
         // it still carries the whole file
         assert_eq!(decode_link(&q).0, e);
         assert_eq!(link_note(&Experiment::default()), None);
+    }
+
+    /// A link from before `kernel` existed decodes to 6.18 and re-encodes to the same link; a
+    /// release round-trips; an unknown one is refused by name and 6.18 applies.
+    #[test]
+    fn links_without_kernel_are_6_18_forever() {
+        let old = "v=1&machine=gnr-2s-96c-snc3&hz=1000&workload=oltp&a=&b=skip-not-due&seconds=0.3&seed=1";
+        let (e, errs) = decode_link(old);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(e.kernel, "6.18");
+        assert_eq!(encode_link(&e), old);
+        let mut e619 = e.clone();
+        e619.kernel = "6.19".into();
+        let q = encode_link(&e619);
+        assert!(q.starts_with("v=1&kernel=6.19&machine="), "{q}");
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e619);
+        let (d, errs) = decode_link("v=1&kernel=5.4&seed=2");
+        assert_eq!((d.kernel.as_str(), d.seed), ("6.18", 2));
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, "kernel");
+        assert!(
+            errs[0].message.contains("6.18, 6.19 or 7.0"),
+            "{}",
+            errs[0].message
+        );
+    }
+
+    /// A toggle the release merged cannot be asked off: the error names the side, the patch and
+    /// the release, the name is kept and the experiment does not validate.
+    #[test]
+    fn a_merged_toggle_asked_off_is_refused_by_name() {
+        let (e, errs) = decode_link("v=1&kernel=6.19&b=-serialize-after-swb");
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].field, "b");
+        for want in ["serialize-after-swb", "6.19", "merged"] {
+            assert!(errs[0].message.contains(want), "{}", errs[0].message);
+        }
+        assert_eq!(e.b, vec!["-serialize-after-swb".to_string()]);
+        assert!(e.validate().is_err());
+        // asked on, a merged toggle is accepted (it is included either way)
+        let (e, errs) = decode_link("v=1&kernel=6.19&b=serialize-after-swb,skip-not-due");
+        assert!(errs.is_empty(), "{errs:?}");
+        assert!(e.validate().is_ok());
     }
 }

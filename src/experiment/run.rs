@@ -15,6 +15,8 @@ pub struct Run {
     workload: String,
     unit: &'static str,
     patch_names: Vec<String>,
+    /// The release that runs (the report says it).
+    kernel: &'static str,
     seed: u64,
     series_sent: usize,
     /// End of the warm-up, ns (0: none).
@@ -49,6 +51,7 @@ impl Run {
             workload: spec.workload,
             unit,
             patch_names: spec.patch_names,
+            kernel: spec.kernel,
             seed: spec.seed,
             series_sent: 0,
         })
@@ -115,6 +118,7 @@ impl Run {
             &self.patch_names,
             self.seed,
         )
+        .on_kernel(self.kernel)
     }
 
     pub fn engine(&self) -> &sched::Engine {

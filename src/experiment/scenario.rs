@@ -3,6 +3,7 @@
 //! the share-link codec is `link`, the seed stories `stories`.
 
 use crate::error::{FieldError, Invalid, range_or_nan};
+use crate::kernels::{self, DEFAULT_KERNEL};
 use crate::machine::cpu_map::CpuMap;
 use crate::machine::limits;
 use crate::machine::presets;
@@ -257,6 +258,18 @@ pub struct Experiment {
     /// `--warmup-time`); 0 = none. Absent = 0, so every older link and scenario reproduces.
     #[serde(default)]
     pub warmup: f64,
+    /// The kernel release (`kernels::KERNELS`); `a` and `b` are toggles relative to it. Absent =
+    /// `DEFAULT_KERNEL` (6.18) and not written when it is, so every older link and scenario
+    /// reproduces bit-identically.
+    #[serde(default = "default_kernel", skip_serializing_if = "is_default_kernel")]
+    pub kernel: String,
+}
+
+fn default_kernel() -> String {
+    DEFAULT_KERNEL.into()
+}
+fn is_default_kernel(k: &String) -> bool {
+    k == DEFAULT_KERNEL
 }
 
 fn link_version() -> u32 {
@@ -284,7 +297,10 @@ pub enum Side {
 /// A validated single run: what the engine needs.
 pub struct RunSpec {
     pub topo: Topology,
+    /// The effective patch set: the release's merged changes plus the side's toggles.
     pub patches: Patches,
+    /// The release that runs.
+    pub kernel: &'static str,
     pub patch_names: Vec<String>,
     pub hz: u32,
     pub seconds: f64,
@@ -315,6 +331,7 @@ impl Default for Experiment {
             b: vec![],
             repeats: 1,
             warmup: 0.0,
+            kernel: DEFAULT_KERNEL.into(),
         }
     }
 }
@@ -446,12 +463,18 @@ impl Experiment {
         }
         let knobs = self.knobs();
         errs.extend(workload::validate_knobs(&self.workload.name, &knobs));
+        let kernel = kernels::info(&self.kernel);
         let mut patches = Patches::default();
-        for (field, names) in [("a", &self.a), ("b", &self.b)] {
-            match Patches::parse(field, names) {
-                Ok(p) if (field == "a") == (side == Side::A) => patches = p,
-                Ok(_) => {}
-                Err(e) => errs.push(e),
+        match kernel {
+            None => errs.push(kernels::kernel_error(&self.kernel)),
+            Some(k) => {
+                for (field, names) in [("a", &self.a), ("b", &self.b)] {
+                    match kernels::resolve(k, field, names) {
+                        Ok(p) if (field == "a") == (side == Side::A) => patches = p,
+                        Ok(_) => {}
+                        Err(e) => errs.push(e),
+                    }
+                }
             }
         }
         if let Some(spec) = &spec {
@@ -474,14 +497,15 @@ impl Experiment {
         if !errs.is_empty() {
             return Err(Invalid(errs));
         }
-        let Some(spec) = spec else {
-            unreachable!("a machine error was reported above")
+        let (Some(spec), Some(kernel)) = (spec, kernel) else {
+            unreachable!("a machine or kernel error was reported above")
         };
         let topo = Topology::new(spec)?;
         workload::check_machine(&self.workload.name, &knobs, &topo)?;
         Ok(RunSpec {
             topo,
             patches,
+            kernel: kernel.name,
             patch_names: if side == Side::A {
                 self.a.clone()
             } else {

@@ -105,6 +105,11 @@ pub struct CpuHeat {
 pub struct Report {
     pub machine: MachineSummary,
     pub workload: String,
+    /// The kernel release that ran (`kernels::KERNELS`); `patches` are the side's toggles on top
+    /// of what it merged. Absent = 6.18 and not written for 6.18, so every 6.18 report (and its
+    /// hash) is what it was before releases existed.
+    #[serde(default = "default_kernel", skip_serializing_if = "is_default_kernel")]
+    pub kernel: String,
     pub patches: Vec<String>,
     pub hz: u32,
     pub seed: u64,
@@ -205,6 +210,13 @@ pub fn fnv1a(s: &str) -> String {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     format!("{h:016x}")
+}
+
+fn default_kernel() -> String {
+    crate::kernels::DEFAULT_KERNEL.into()
+}
+fn is_default_kernel(k: &String) -> bool {
+    k == crate::kernels::DEFAULT_KERNEL
 }
 
 impl Report {
@@ -340,6 +352,7 @@ impl Report {
                 cpumask_offstack: e.topo.spec.cpumask_offstack,
             },
             workload: workload.to_string(),
+            kernel: default_kernel(),
             patches: patches.to_vec(),
             hz: e.hz,
             seed,
@@ -433,8 +446,21 @@ impl Report {
                 0.0
             },
         };
-        r.report_hash = fnv1a(&serde_json::to_string(&r).unwrap_or_default());
+        r.rehash();
         r
+    }
+
+    /// The report of a run on `kernel` (the name of a `kernels::KERNELS` entry), hash updated.
+    pub fn on_kernel(mut self, kernel: &str) -> Report {
+        self.kernel = kernel.to_string();
+        self.rehash();
+        self
+    }
+
+    /// `report_hash`: FNV-1a of the JSON with the hash field empty.
+    pub fn rehash(&mut self) {
+        self.report_hash.clear();
+        self.report_hash = fnv1a(&serde_json::to_string(&*self).unwrap_or_default());
     }
 
     /// Simulated seconds the figures cover: the run after its warm-up.

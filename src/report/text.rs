@@ -48,12 +48,13 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{} on {} ({} CPUs, {} nodes, {} LLCs), HZ={}, patches: {}, {:.3} s simulated, seed {}",
+            "{} on {} ({} CPUs, {} nodes, {} LLCs), kernel {}, HZ={}, patches: {}, {:.3} s simulated, seed {}",
             self.workload,
             self.machine.name,
             self.machine.cpus,
             self.machine.nodes,
             self.machine.llcs,
+            self.kernel,
             self.hz,
             if self.patches.is_empty() {
                 "none".to_string()

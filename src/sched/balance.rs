@@ -63,6 +63,11 @@ pub(crate) struct DomainState {
     pub(super) max_newidle_lb_cost: u64,
     /// sd->last_decay_max_lb_cost (jiffies).
     pub(super) last_decay: u64,
+    /// sd->newidle_call / newidle_success / newidle_ratio (33cf66d88306, v6.19; read only with
+    /// `Merged::ni_random`): sd_init's 512 / 256 / 512, a 50% success rate.
+    pub(super) newidle_call: u32,
+    pub(super) newidle_success: u32,
+    pub(super) newidle_ratio: u32,
 }
 
 /// A CPU's balancing state: rq->next_balance and its domains' state, lowest level first.
@@ -70,12 +75,18 @@ pub(crate) struct BalanceState {
     /// rq->next_balance (jiffies).
     pub(super) next_balance: u64,
     pub(super) doms: Vec<DomainState>,
+    /// This CPU's `sched_rnd_state` (33cf66d88306): `Some` only on a release with NI_RANDOM. The
+    /// kernel seeds it at boot (prandom_init_once); here each CPU's stream comes from the run's
+    /// seed and the CPU number, apart from the workload's stream ([A], docs/MODEL.md §11).
+    pub(super) sched_rnd_state: Option<SimRng>,
 }
 
 impl BalanceState {
-    pub(super) fn new(sd: &SchedDomains, c: usize) -> Self {
+    pub(super) fn new(sd: &SchedDomains, c: usize, ni_random_seed: Option<u64>) -> Self {
         BalanceState {
             next_balance: 0,
+            sched_rnd_state: ni_random_seed
+                .map(|s| SimRng::new(s.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (c as u64 + 1))),
             doms: sd
                 .of(c)
                 .map(|d| DomainState {
@@ -84,6 +95,9 @@ impl BalanceState {
                     nr_balance_failed: 0,
                     max_newidle_lb_cost: 0,
                     last_decay: 0,
+                    newidle_call: 512,
+                    newidle_success: 256,
+                    newidle_ratio: 512,
                 })
                 .collect(),
         }
@@ -112,9 +126,15 @@ impl Engine {
     /// 253/256 when a second has passed since the last raise or decay. True when it decayed.
     pub(super) fn update_newidle_cost(&mut self, cpu: usize, level: usize, cost: u64) -> bool {
         let (jiffies, hz) = (self.jiffies(), self.hz as u64);
+        let reverted = self.patches.merged.newidle_cost_bump_reverted;
         let d = &mut self.cpus[cpu].balance.doms[level];
         if cost > d.max_newidle_lb_cost {
-            d.max_newidle_lb_cost = cost.min(MIGRATION_COST_NS + 200);
+            // d206fbad9328 (v6.19) removed the cap with the bump it bounded
+            d.max_newidle_lb_cost = if reverted {
+                cost
+            } else {
+                cost.min(MIGRATION_COST_NS + 200)
+            };
             d.last_decay = jiffies;
         } else if jiffies > d.last_decay + hz {
             d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
@@ -122,6 +142,25 @@ impl Engine {
             return true;
         }
         false
+    }
+
+    /// update_newidle_stats(sd, success) (33cf66d88306, v6.19): count the call and its weighted
+    /// success; every 1024 calls the ratio becomes the success count and both halve.
+    pub(super) fn update_newidle_stats(&mut self, cpu: usize, level: usize, success: u32) {
+        let d = &mut self.cpus[cpu].balance.doms[level];
+        d.newidle_call += 1;
+        d.newidle_success += success;
+        if d.newidle_call >= 1024 {
+            d.newidle_ratio = d.newidle_success;
+            d.newidle_call /= 2;
+            d.newidle_success /= 2;
+        }
+    }
+
+    /// sched_rng() % 1024 on this CPU (NI_RANDOM's 1k-sided dice).
+    pub(super) fn sched_rng_d1k(&mut self, cpu: usize) -> u32 {
+        let rng = self.cpus[cpu].balance.sched_rnd_state.as_mut();
+        rng.map_or(0, |r| (r.next_u64() as u32) % 1024)
     }
 
     /// The issue half of atomic_cmpxchg_acquire(&sched_balance_running, 0, 1): a locked
@@ -445,5 +484,83 @@ mod newilb_tests {
             assert_eq!(e.cpus[3].rq.last_blocked_load_update_tick, j);
             assert!(e.cpus[3].rq.avg.load_avg < avg.load_avg);
         }
+    }
+}
+
+/// The v6.19 newidle changes a release sets (`Patches::merged`): the revert of the cost bump and
+/// NI_RANDOM.
+#[cfg(test)]
+mod v619_newidle_tests {
+    use super::decay_tests_support::*;
+    use super::*;
+
+    fn newidle_calls(e: &Engine) -> u64 {
+        e.metrics.counters[Counter::NewidleBalances as usize]
+    }
+
+    /// d206fbad9328: a level that pulls nothing records its measured cost (no 3/2 bump of the
+    /// max), and a cost above migration_cost + 200 is no longer capped.
+    #[test]
+    fn after_the_revert_a_failed_pass_records_its_measured_cost_uncapped() {
+        let mut e = two_levels(400_000);
+        e.patches.merged.newidle_cost_bump_reverted = true;
+        let j = e.jiffies();
+        for d in e.cpus[1].balance.doms.iter_mut() {
+            d.last_decay = j; // no decay due
+        }
+        e.rd_overloaded = true;
+        e.cpus[1].idle.avg_idle = 10_000_000;
+        run_newidle(&mut e, 1);
+        assert!(e.cpus[1].is_idle(), "nothing to pull");
+        for d in &e.cpus[1].balance.doms {
+            assert_eq!(
+                d.max_newidle_lb_cost, 400_000,
+                "a pass costs less than the max"
+            );
+        }
+        assert!(!e.update_newidle_cost(1, 0, 10_000_000));
+        assert_eq!(e.cpus[1].balance.doms[0].max_newidle_lb_cost, 10_000_000);
+    }
+
+    /// 33cf66d88306: at a success ratio of 1023 the dice always lets a level balance (and the
+    /// call is counted); at 0 it lets one in 512 through, and a skipped level still counts a call
+    /// with no success. Every 1024 calls the ratio becomes the successes and both halve.
+    #[test]
+    fn ni_random_balances_a_domain_at_its_success_rate() {
+        for (ratio, balances) in [(1023, 2), (0, 0)] {
+            let mut e = two_levels(0);
+            // as v6.19 has it: NI_RANDOM on top of the revert (the measured cost is non-zero)
+            e.patches.merged.ni_random = true;
+            e.patches.merged.newidle_cost_bump_reverted = true;
+            // this stream's first two draws % 1024 are above 1 (a ratio of 0 lets 0 and 1 through)
+            e.cpus[1].balance.sched_rnd_state = Some(SimRng::new(11));
+            e.rd_overloaded = true;
+            e.cpus[1].idle.avg_idle = 10_000_000;
+            for d in e.cpus[1].balance.doms.iter_mut() {
+                d.newidle_ratio = ratio;
+            }
+            let before = newidle_calls(&e);
+            run_newidle(&mut e, 1);
+            assert_eq!(newidle_calls(&e) - before, balances, "ratio {ratio}");
+            for d in &e.cpus[1].balance.doms {
+                assert_eq!(
+                    (d.newidle_call, d.newidle_success),
+                    (513, 256),
+                    "ratio {ratio}"
+                );
+            }
+        }
+        let mut e = two_levels(0);
+        for _ in 0..511 {
+            e.update_newidle_stats(1, 0, 0);
+        }
+        let d = &e.cpus[1].balance.doms[0];
+        assert_eq!((d.newidle_call, d.newidle_ratio), (1023, 512));
+        e.update_newidle_stats(1, 0, 4);
+        let d = &e.cpus[1].balance.doms[0];
+        assert_eq!(
+            (d.newidle_call, d.newidle_success, d.newidle_ratio),
+            (512, 130, 260)
+        );
     }
 }

@@ -270,7 +270,7 @@ impl Engine {
                 rq: RunQueue::new().with_lines(rq::RqLines::new(&mut lines, c)),
                 idle: IdleState::new(tick_ns),
                 tick: TickState::new(&patches, tick_ns, n, c),
-                balance: BalanceState::new(&sd, c),
+                balance: BalanceState::new(&sd, c, patches.merged.ni_random.then_some(seed)),
             })
             .collect();
         let tasks: Vec<Task> = workload

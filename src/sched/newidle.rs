@@ -1,7 +1,8 @@
 //! Newidle balancing: sched_balance_newidle() when a CPU is about to go idle: the avg_idle gate,
 //! the blocked-load update, one sched_balance_rq(CPU_NEWLY_IDLE) per domain within the cost
 //! budget (update_newidle_cost), the optional serialization (serialize-newidle), and
-//! nohz_newidle_balance().
+//! nohz_newidle_balance(). On v6.19 and later (`Patches::merged`): no 3/2 cost bump
+//! (d206fbad9328) and NI_RANDOM, proportional newidle balance (33cf66d88306).
 
 use super::balance::IdleType;
 use super::ilb::IlbState;
@@ -34,6 +35,8 @@ pub(crate) struct NewidleWalk {
     pulled: bool,
     /// sched_balance_update_blocked_averages has run (once, past the gate).
     blocked_done: bool,
+    /// NI_RANDOM's weight of a success at this level ((1024 + w/2)/w; 1 without NI_RANDOM).
+    weight: u32,
 }
 
 impl NewidleWalk {
@@ -47,6 +50,7 @@ impl NewidleWalk {
             held: false,
             pulled: false,
             blocked_done: false,
+            weight: 1,
         }
     }
 }
@@ -112,6 +116,18 @@ impl Engine {
                         w.level += 1;
                         continue;
                     }
+                    if self.patches.merged.ni_random {
+                        // NI_RANDOM (33cf66d88306, v6.19): throw a 1k-sided dice and balance
+                        // this domain only at its success rate; a skip is not a break
+                        let d1k = self.sched_rng_d1k(c);
+                        let weight = 1 + self.cpus[c].balance.doms[level].newidle_ratio;
+                        if d1k > weight {
+                            self.update_newidle_stats(c, level, 0);
+                            w.level += 1;
+                            continue;
+                        }
+                        w.weight = (1024 + weight / 2) / weight;
+                    }
                     self.metrics.count(Counter::NewidleBalances);
                     self.lb_stat(c, level, IdleType::NewlyIdle).lb_count += 1;
                     self.kcharge(c, Sym::SchedBalanceNewidle, SBD_LEVEL_NS);
@@ -159,9 +175,20 @@ impl Engine {
                     let cost = t1 - w.started;
                     w.curr_cost += cost;
                     w.started = t1;
-                    // v6.17-v6.18 (155213a2aed4): a pass that pulled nothing bumps the max by half
+                    // v6.17-v6.18 (155213a2aed4): a pass that pulled nothing bumps the max by
+                    // half; v6.19 reverted it (d206fbad9328)
                     let max = self.cpus[c].balance.doms[level].max_newidle_lb_cost;
-                    let domain_cost = if w.pulled { cost } else { 3 * max / 2 };
+                    let reverted = self.patches.merged.newidle_cost_bump_reverted;
+                    let domain_cost = if w.pulled || reverted {
+                        cost
+                    } else {
+                        3 * max / 2
+                    };
+                    // update_newidle_cost(sd, domain_cost, weight * !!pulled): the stats only
+                    // for a non-zero cost
+                    if self.patches.merged.ni_random && domain_cost != 0 {
+                        self.update_newidle_stats(c, level, w.weight * u32::from(w.pulled));
+                    }
                     self.update_newidle_cost(c, level, domain_cost);
                     w.level += 1;
                     w.phase = NewidlePhase::Level;

@@ -1,0 +1,329 @@
+//! Kernel releases: what each one merged in the paths the engine models, each change with the
+//! commit it was read from. A scenario names its release (`kernel`, default `DEFAULT_KERNEL`);
+//! its patch toggles are relative to it: the effective set is the release's merged changes plus
+//! the toggles asked for (`resolve`).
+//!
+//! Every change is one of three kinds (`Effect`): a merged form of an existing toggle (the toggle
+//! then shows as included and cannot be turned off: no revert of it is a real option), an
+//! internal flag of `Patches::merged` that only a release sets (the mechanism changes the code path
+//! the commit changes, named as the kernel names it), or a change listed but not modelled (with
+//! why). Releases only add: each one inherits everything of the one before.
+//!
+//! Adding a release: one `KERNELS` entry after the last, its `changes` read from their commits
+//! (tip-bot mails or the stable queue), a test that it runs every workload.
+
+use crate::error::FieldError;
+use crate::patches::{self, Merged, Patches};
+use serde::Serialize;
+
+/// The release a scenario without `kernel` runs: the one the engine was first written against
+/// (and the seeds were measured on). A link or JSON without the key means this release forever.
+pub const DEFAULT_KERNEL: &str = "6.18";
+
+/// What a merged change does in the model.
+#[derive(Clone, Copy, Debug)]
+pub enum Effect {
+    /// The merged form of a patch toggle (a `patches::PATCHES` name).
+    Toggle(&'static str),
+    /// An internal flag (a field of `Merged`) no toggle sets.
+    Internal(fn(&mut Merged) -> &mut bool),
+    /// Listed, not modelled: why.
+    NotModelled(&'static str),
+}
+
+/// One change a release merged.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Change {
+    /// The mainline commit (12 hex digits) the change was read from.
+    pub commit: &'static str,
+    /// The commit's title.
+    pub title: &'static str,
+    /// What the model does with it, in a sentence (the page and `presets` list it).
+    pub model: &'static str,
+    /// Serialized as `toggle`: the toggle this change is the merged form of, or null.
+    #[serde(rename = "toggle", serialize_with = "toggle_of")]
+    pub effect: Effect,
+}
+
+fn toggle_of<S: serde::Serializer>(e: &Effect, s: S) -> Result<S::Ok, S::Error> {
+    match e {
+        Effect::Toggle(t) => s.serialize_some(t),
+        _ => s.serialize_none(),
+    }
+}
+
+impl Change {
+    /// The toggle this change is the merged form of, if any.
+    pub fn toggle(&self) -> Option<&'static str> {
+        match self.effect {
+            Effect::Toggle(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// One release and the changes it merged in the modelled paths (on top of the release before).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct KernelInfo {
+    /// The release as a scenario, link and CLI name it ("6.19").
+    pub name: &'static str,
+    /// How the release was pinned: the merge window the commits landed in.
+    pub source: &'static str,
+    pub changes: &'static [Change],
+}
+
+/// Every release, oldest first (names append-only: links and the CLI use them).
+pub const KERNELS: &[KernelInfo] = &[
+    KernelInfo {
+        name: "6.18",
+        source: "v6.18 (the engine's base: fair.c, topology.c, core.c of v6.18)",
+        changes: &[],
+    },
+    KernelInfo {
+        name: "6.19",
+        source: "v6.19 merge window: tip sched/core, Oct-Nov 2025 (tip-bot2 mails; linux-next shortlog after 6.18-rc6)",
+        changes: &[
+            Change {
+                commit: "4d6dd05d07d0",
+                title: "sched/topology: Fix sched domain build error for GNR, CWF in SNC-3 mode",
+                model: "the snc3-distance-fix toggle, always on",
+                effect: Effect::Toggle("snc3-distance-fix"),
+            },
+            Change {
+                commit: "d206fbad9328",
+                title: "sched/fair: Revert max_newidle_lb_cost bump",
+                model: "sched_balance_newidle passes the measured domain_cost to update_newidle_cost (no 3/2 bump when nothing was pulled) and update_newidle_cost no longer caps the max at migration_cost + 200",
+                effect: Effect::Internal(|m| &mut m.newidle_cost_bump_reverted),
+            },
+            Change {
+                commit: "33cf66d88306",
+                title: "sched/fair: Proportional newidle balance",
+                model: "NI_RANDOM: each SD_BALANCE_NEWIDLE domain is balanced with probability (1 + newidle_ratio)/1024 (sched_rng() % 1024), newidle_call/success/ratio per domain (512/256/512 at sd_init)",
+                effect: Effect::Internal(|m| &mut m.ni_random),
+            },
+            Change {
+                commit: "e837456fdca8",
+                title: "sched/fair: Reimplement NEXT_BUDDY to align with EEVDF goals",
+                model: "not modelled: the engine's wakeup preemption is v6.18's with NEXT_BUDDY off",
+                effect: Effect::NotModelled(
+                    "wakeup preemption with NEXT_BUDDY is not in the engine",
+                ),
+            },
+            Change {
+                commit: "aceccac58ad7",
+                title: "sched/fair: Enable scheduler feature NEXT_BUDDY",
+                model: "not modelled (see e837456fdca8)",
+                effect: Effect::NotModelled(
+                    "wakeup preemption with NEXT_BUDDY is not in the engine",
+                ),
+            },
+            Change {
+                commit: "3324b2180c17",
+                title: "sched/fair: Skip sched_balance_running cmpxchg when balance is not due",
+                model: "the serialize-after-swb toggle, always on",
+                effect: Effect::Toggle("serialize-after-swb"),
+            },
+            Change {
+                commit: "522fb20fbdbe",
+                title: "sched/fair: Have SD_SERIALIZE affect newidle balancing",
+                model: "the serialize-newidle toggle, always on",
+                effect: Effect::Toggle("serialize-newidle"),
+            },
+        ],
+    },
+    KernelInfo {
+        name: "7.0",
+        source: "v7.0 merge window: tip sched/core, Jan 2026 (tip-bot2 mails of 2026-01-15 and 2026-01-22)",
+        changes: &[
+            Change {
+                commit: "5d86d542f68f",
+                title: "sched/fair: Remove nohz.nr_cpus and use weight of cpumask instead (with 6b67c8a72e56, 94e70734b4d0)",
+                model: "the nohz-no-nr-cpus toggle, always on",
+                effect: Effect::Toggle("nohz-no-nr-cpus"),
+            },
+            Change {
+                commit: "4b603f1551a7",
+                title: "sched: Update rq->avg_idle when a task is moved to an idle CPU",
+                model: "no change: the engine already updates avg_idle whenever a task starts on an idle CPU (idle_exit), the form this commit gives",
+                effect: Effect::NotModelled(
+                    "the engine's avg_idle update is already the post-commit form",
+                ),
+            },
+        ],
+    },
+];
+
+/// The table entry of a release name.
+pub fn info(name: &str) -> Option<&'static KernelInfo> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+/// The names, for messages: "6.18, 6.19 or 7.0".
+pub fn names() -> String {
+    let n: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
+    match n.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => n.join(""),
+    }
+}
+
+/// The error for a release name that is not in `KERNELS` (as given).
+pub fn kernel_error(given: &str) -> FieldError {
+    let g: String = given.chars().take(40).collect();
+    FieldError::new(
+        "kernel",
+        format!("{g:?} is not a modelled release: allowed {}", names()),
+    )
+}
+
+/// Every change a release has: its own and those of every release before it, oldest first.
+pub fn changes(kernel: &KernelInfo) -> impl Iterator<Item = &'static Change> {
+    let upto = KERNELS
+        .iter()
+        .position(|k| k.name == kernel.name)
+        .map_or(0, |i| i + 1);
+    KERNELS[..upto].iter().flat_map(|k| k.changes.iter())
+}
+
+/// The change by which `kernel` merged a toggle, if it did.
+pub fn merged_toggle(kernel: &KernelInfo, toggle: &str) -> Option<&'static Change> {
+    changes(kernel).find(|c| c.toggle() == Some(toggle))
+}
+
+/// The patch set a release runs with no toggles: its merged toggles and internal flags.
+pub fn merged(kernel: &KernelInfo) -> Patches {
+    let mut p = Patches::default();
+    for c in changes(kernel) {
+        match c.effect {
+            Effect::Toggle(name) => {
+                if let Some(e) = patches::info(name) {
+                    *(e.flag)(&mut p) = true;
+                }
+            }
+            Effect::Internal(flag) => *flag(&mut p.merged) = true,
+            Effect::NotModelled(_) => {}
+        }
+    }
+    p
+}
+
+/// The effective patch set of one side: the release's merged set plus the toggles `names` asks
+/// for. A name asks a toggle on; `-name` asks it off, which is refused: on a release that merged
+/// it (no revert is a real option) and on one that did not (there is nothing to turn off). A
+/// merged toggle named on is accepted (it is included either way). `field` is "a" or "b".
+pub fn resolve<S: AsRef<str>>(
+    kernel: &KernelInfo,
+    field: &str,
+    names: &[S],
+) -> Result<Patches, FieldError> {
+    let mut on: Vec<&str> = Vec::new();
+    for n in names {
+        let n = n.as_ref().trim();
+        if let Some(off) = n.strip_prefix('-') {
+            let off = off.trim();
+            let side = if field == "b" { "B" } else { "A" };
+            let shown: String = off.chars().take(60).collect();
+            let msg = match (patches::info(off), merged_toggle(kernel, off)) {
+                (None, _) => format!("unknown patch {shown:?} in {side} (asked off with -)"),
+                (Some(_), Some(c)) => format!(
+                    "{off} cannot be turned off in {side} on kernel {}: it is merged there ({} {:?}) and its revert is not an option",
+                    kernel.name, c.commit, c.title
+                ),
+                (Some(_), None) => format!(
+                    "{off} is not in kernel {} and is off unless listed: nothing to turn off in {side} (drop \"-{off}\")",
+                    kernel.name
+                ),
+            };
+            return Err(FieldError::new(field, msg));
+        }
+        on.push(n);
+    }
+    let asked = Patches::parse(field, &on)?;
+    let mut p = merged(kernel);
+    for e in patches::PATCHES {
+        if asked.is_set(e) {
+            *(e.flag)(&mut p) = true;
+        }
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn release_names_are_unique_and_the_default_is_the_first() {
+        assert_eq!(KERNELS[0].name, DEFAULT_KERNEL);
+        assert!(
+            KERNELS[0].changes.is_empty(),
+            "the base release changes nothing"
+        );
+        for (i, k) in KERNELS.iter().enumerate() {
+            assert!(KERNELS[..i].iter().all(|o| o.name != k.name), "{}", k.name);
+        }
+        assert_eq!(names(), "6.18, 6.19 or 7.0");
+        assert_eq!(kernel_error("6.1").field, "kernel");
+    }
+
+    #[test]
+    fn every_change_names_a_commit_and_its_toggle_exists_and_is_merged_once() {
+        for k in KERNELS {
+            for c in k.changes {
+                assert_eq!(c.commit.len(), 12, "{}", c.commit);
+                assert!(
+                    c.commit.bytes().all(|b| b.is_ascii_hexdigit()),
+                    "{}",
+                    c.commit
+                );
+                if let Some(t) = c.toggle() {
+                    assert!(patches::info(t).is_some(), "{t}");
+                }
+            }
+        }
+        let all: Vec<&str> = KERNELS
+            .iter()
+            .flat_map(|k| k.changes.iter().filter_map(Change::toggle))
+            .collect();
+        for (i, t) in all.iter().enumerate() {
+            assert!(!all[..i].contains(t), "{t} merged twice");
+        }
+    }
+
+    #[test]
+    fn a_release_inherits_every_earlier_change() {
+        let k618 = info("6.18").unwrap();
+        let k619 = info("6.19").unwrap();
+        let k70 = info("7.0").unwrap();
+        assert_eq!(merged(k618), Patches::default());
+        let p619 = merged(k619);
+        assert!(p619.serialize_after_swb && p619.serialize_newidle && p619.snc3_distance_fix);
+        assert!(p619.merged.ni_random && p619.merged.newidle_cost_bump_reverted);
+        assert!(!p619.nohz_no_nr_cpus && !p619.skip_not_due);
+        let p70 = merged(k70);
+        assert!(p70.nohz_no_nr_cpus && p70.serialize_after_swb && p70.merged.ni_random);
+    }
+
+    #[test]
+    fn toggles_add_to_the_release_and_a_merged_toggle_cannot_be_turned_off() {
+        let k619 = info("6.19").unwrap();
+        let p = resolve(k619, "b", &["skip-not-due", "serialize-newidle"]).unwrap();
+        assert!(p.skip_not_due && p.serialize_newidle && p.serialize_after_swb);
+        assert_eq!(resolve(k619, "a", &[""; 0]).unwrap(), merged(k619));
+        let e = resolve(k619, "b", &["-serialize-after-swb"]).unwrap_err();
+        assert_eq!(e.field, "b");
+        for want in [
+            "serialize-after-swb",
+            "6.19",
+            "3324b2180c17",
+            "cannot be turned off",
+        ] {
+            assert!(e.message.contains(want), "{want}: {}", e.message);
+        }
+        let e = resolve(info("6.18").unwrap(), "a", &["-serialize-after-swb"]).unwrap_err();
+        assert!(e.message.contains("not in kernel 6.18"), "{}", e.message);
+        let e = resolve(k619, "a", &["-bogus"]).unwrap_err();
+        assert!(e.message.contains("unknown patch"), "{}", e.message);
+        assert!(resolve(k619, "a", &["bogus"]).is_err());
+    }
+}

@@ -1,0 +1,119 @@
+//! Kernel releases end to end: every release runs every workload, a release equals the older
+//! release with the toggles it merged where the code paths are the same, and where its own
+//! changes make them differ, the difference is in the path they change.
+#![cfg(not(target_arch = "wasm32"))]
+
+use schedplay::experiment::scenario::{Experiment, Side};
+use schedplay::kernels::{self, KERNELS};
+use schedplay::{Report, run};
+
+fn small(workload: &str, seconds: f64) -> Experiment {
+    let mut e = Experiment::default();
+    e.machine.preset = "custom".into();
+    e.machine.overrides.sockets = Some(2);
+    e.machine.overrides.cores_per_socket = Some(8);
+    e.machine.overrides.nodes_per_socket = Some(2);
+    e.workload.name = workload.into();
+    e.seconds = seconds;
+    e.seed = 5;
+    e
+}
+
+/// The report with its labels (release, toggle names) cleared and the hash recomputed: what the
+/// run did, not what it was called.
+fn unlabelled(mut r: Report) -> Report {
+    r.kernel = kernels::DEFAULT_KERNEL.into();
+    r.patches.clear();
+    r.rehash();
+    r
+}
+
+/// The toggles a release merged, by name (its `changes` up to it).
+fn merged_toggles(kernel: &str) -> Vec<String> {
+    kernels::changes(kernels::info(kernel).unwrap())
+        .filter_map(|c| c.toggle())
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn every_release_runs_every_workload_and_the_report_names_it() {
+    for k in KERNELS {
+        for w in schedplay::workload::WORKLOADS {
+            let mut e = small(w.name, 0.01);
+            e.kernel = k.name.into();
+            let r = run(&e, Side::A).unwrap_or_else(|err| panic!("{} {}: {err}", k.name, w.name));
+            assert_eq!(r.kernel, k.name);
+            assert!(r.events > 0, "{} {}", k.name, w.name);
+            let json = serde_json::to_value(&r).unwrap();
+            // 6.18 reports are what they were before releases existed: no `kernel` key
+            assert_eq!(json.get("kernel").is_some(), k.name != "6.18", "{}", k.name);
+        }
+    }
+}
+
+/// Each release against the one before it with the toggles it merged. With every CPU busy no
+/// newidle balance runs, so 6.19's own newidle changes (d206fbad9328, 33cf66d88306) are not on
+/// the path and the two reports are bit-identical; 7.0 adds only a toggle, so it equals 6.19 +
+/// nohz-no-nr-cpus on any workload.
+#[test]
+fn a_release_equals_the_older_one_with_its_merged_toggles_where_the_paths_are_the_same() {
+    let mut busy = small("spin", 0.05);
+    busy.workload.knobs.insert("threads".into(), 64.into());
+    let mut base = busy.clone();
+    busy.kernel = "6.19".into();
+    base.a = merged_toggles("6.19");
+    let r619 = run(&busy, Side::A).unwrap();
+    assert_eq!(
+        r619.counters["newidle_balance_calls"], 0,
+        "the path is not taken"
+    );
+    assert_eq!(
+        unlabelled(r619).report_hash,
+        unlabelled(run(&base, Side::A).unwrap()).report_hash
+    );
+    for w in ["oltp", "hackbench"] {
+        let mut e70 = small(w, 0.05);
+        e70.kernel = "7.0".into();
+        let mut e619 = e70.clone();
+        e619.kernel = "6.19".into();
+        e619.a = vec!["nohz-no-nr-cpus".into()];
+        assert_eq!(
+            unlabelled(run(&e70, Side::A).unwrap()).report_hash,
+            unlabelled(run(&e619, Side::A).unwrap()).report_hash,
+            "{w}"
+        );
+    }
+}
+
+#[test]
+fn a_merged_toggle_cannot_be_asked_off_and_an_unknown_release_is_refused() {
+    let mut e = small("oltp", 0.01);
+    e.kernel = "6.19".into();
+    e.b = vec!["-serialize-newidle".into()];
+    let err = e.validate().unwrap_err();
+    assert_eq!(err.0.len(), 1, "{err}");
+    assert_eq!(err.0[0].field, "b");
+    assert!(err.0[0].message.contains("serialize-newidle"), "{err}");
+    assert!(err.0[0].message.contains("6.19"), "{err}");
+    e.b.clear();
+    e.kernel = "6.20".into();
+    let err = e.validate().unwrap_err();
+    assert_eq!(err.0[0].field, "kernel", "{err}");
+}
+
+/// Where CPUs go idle, 6.19's own newidle changes (the revert of the cost bump and NI_RANDOM) are
+/// on the path: 6.19 and 6.18 with its merged toggles then differ, and they differ in how many
+/// newidle balances run.
+#[test]
+fn where_cpus_go_idle_6_19_differs_from_6_18_with_its_toggles_in_newidle_balancing() {
+    let mut e619 = small("oltp", 0.05);
+    e619.kernel = "6.19".into();
+    let mut e618 = small("oltp", 0.05);
+    e618.a = merged_toggles("6.19");
+    let (r619, r618) = (run(&e619, Side::A).unwrap(), run(&e618, Side::A).unwrap());
+    let calls = |r: &Report| r.counters["newidle_balance_calls"];
+    assert!(calls(&r618) > 0, "newidle runs on this load");
+    assert_ne!(calls(&r619), calls(&r618));
+    assert_ne!(unlabelled(r619).report_hash, unlabelled(r618).report_hash);
+}
