@@ -145,7 +145,9 @@ impl Counter {
 /// The update_curr() callers (v6.18 fair.c) whose call reaches account_mm_sched() (RFC v4 calls
 /// it from update_curr_task(), so from every update_curr() with delta > 0 of a task). The
 /// DEQUEUE_SLEEP / DEQUEUE_DELAYED variants of dequeue_entity() are told apart: a block (and
-/// exit) and a delayed entity's finish are not a migration's detach.
+/// exit) and a delayed entity's finish are not a migration's detach. (requeue_delayed_entity() does
+/// not call update_curr() in v6.18: a delayed task's wakeup accounts curr in
+/// check_preempt_wakeup_fair().)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UpdateCurrCaller {
     EntityTick,
@@ -154,21 +156,19 @@ pub enum UpdateCurrCaller {
     DequeueEntitySleep,
     DequeueEntityDelayed,
     CheckPreemptWakeupFair,
-    RequeueDelayedEntity,
     PutPrevEntity,
     PickTaskFair,
     ReweightEntity,
 }
 
 impl UpdateCurrCaller {
-    pub const ALL: [UpdateCurrCaller; 10] = [
+    pub const ALL: [UpdateCurrCaller; 9] = [
         UpdateCurrCaller::EntityTick,
         UpdateCurrCaller::EnqueueEntity,
         UpdateCurrCaller::DequeueEntity,
         UpdateCurrCaller::DequeueEntitySleep,
         UpdateCurrCaller::DequeueEntityDelayed,
         UpdateCurrCaller::CheckPreemptWakeupFair,
-        UpdateCurrCaller::RequeueDelayedEntity,
         UpdateCurrCaller::PutPrevEntity,
         UpdateCurrCaller::PickTaskFair,
         UpdateCurrCaller::ReweightEntity,
@@ -182,7 +182,6 @@ impl UpdateCurrCaller {
             UpdateCurrCaller::DequeueEntitySleep => "dequeue_entity(DEQUEUE_SLEEP)",
             UpdateCurrCaller::DequeueEntityDelayed => "dequeue_entity(DEQUEUE_DELAYED)",
             UpdateCurrCaller::CheckPreemptWakeupFair => "check_preempt_wakeup_fair",
-            UpdateCurrCaller::RequeueDelayedEntity => "requeue_delayed_entity",
             UpdateCurrCaller::PutPrevEntity => "put_prev_entity",
             UpdateCurrCaller::PickTaskFair => "pick_task_fair",
             UpdateCurrCaller::ReweightEntity => "reweight_entity",

@@ -651,10 +651,11 @@ impl Engine {
     }
 
     /// ttwu_runnable() of a delayed task: requeue_delayed_entity (DELAY_ZERO: a positive lag is
-    /// dropped and the task re-placed at V) on its own CPU, then wakeup preemption.
+    /// dropped and the task re-placed at V) on its own CPU, then wakeup preemption. v6.18's
+    /// requeue_delayed_entity() does not call update_curr(): V is taken with curr as last
+    /// accounted, and curr is accounted by check_preempt_wakeup_fair() after.
     pub(super) fn requeue_delayed(&mut self, t: TaskId, exec: usize) {
         let c = self.tasks[t as usize].cpu as usize;
-        let resched = self.update_curr_by(c, exec, UpdateCurrCaller::RequeueDelayedEntity);
         self.update_entity_lag(c, t);
         if self.se(t).vlag > 0 {
             self.__dequeue_entity(c, t);
@@ -667,7 +668,7 @@ impl Engine {
         let task = &mut self.tasks[t as usize];
         task.se.sched_delayed = false;
         task.state = TaskState::Runnable;
-        self.wakeup_preempt(c, t, exec, resched);
+        self.wakeup_preempt(c, t, exec, false);
     }
 
     /// reweight_entity() for a nice change: lag and relative deadline scale by old/new weight.

@@ -294,7 +294,6 @@ fn account_mm_sched_calls_are_counted_by_their_update_curr_caller() {
     for c in [
         UpdateCurrCaller::DequeueEntitySleep,
         UpdateCurrCaller::DequeueEntityDelayed,
-        UpdateCurrCaller::RequeueDelayedEntity,
         UpdateCurrCaller::CheckPreemptWakeupFair,
     ] {
         assert_eq!(by(c), 0, "{}", c.name());
