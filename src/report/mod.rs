@@ -7,7 +7,7 @@ pub mod settled;
 mod text;
 
 use crate::sched::metrics::{LINE_TOTALS, line_totals};
-use crate::sched::{Counter, Engine, LocalityReport, Sym};
+use crate::sched::{Counter, Engine, LocalityReport, Sym, UpdateCurrCaller};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -171,11 +171,15 @@ pub struct Report {
     /// Since schema 6.
     #[serde(default)]
     pub context_switches_per_cpu_sec: f64,
+    /// account_mm_sched() calls by the update_curr() caller that made them (kernel names), with
+    /// cache-aware scheduling only (printed only then). Since schema 7.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub account_mm_sched_callers: BTreeMap<String, u64>,
 }
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
-pub const REPORT_SCHEMA: u32 = 6;
+pub const REPORT_SCHEMA: u32 = 7;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -444,6 +448,14 @@ impl Report {
                 m.counters[Counter::ContextSwitches as usize] as f64 / measured_secs / n as f64
             } else {
                 0.0
+            },
+            account_mm_sched_callers: if e.cache_aware_on() {
+                UpdateCurrCaller::ALL
+                    .iter()
+                    .map(|&c| (c.name().to_string(), m.mm_sched_callers[c as usize]))
+                    .collect()
+            } else {
+                BTreeMap::new()
             },
         };
         r.rehash();

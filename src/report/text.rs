@@ -207,6 +207,18 @@ impl Report {
             );
         }
         self.locality.text(&mut s);
+        if !self.account_mm_sched_callers.is_empty() {
+            let all: u64 = self.account_mm_sched_callers.values().sum();
+            let _ = writeln!(s, "\n# account_mm_sched calls by update_curr caller");
+            for (k, v) in &self.account_mm_sched_callers {
+                let pct = if all > 0 {
+                    *v as f64 * 100.0 / all as f64
+                } else {
+                    0.0
+                };
+                let _ = writeln!(s, "  {k:<40} {v:>12}  {pct:5.1}%");
+            }
+        }
         let _ = writeln!(s, "\n# counters");
         for (k, v) in &self.counters {
             let _ = writeln!(s, "  {k:<40} {v}");

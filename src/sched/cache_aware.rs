@@ -685,30 +685,9 @@ impl Engine {
         }
         false
     }
-
-    /// llc_balance(): at the first level above the LLC, a task elsewhere that prefers the destination
-    /// LLC is pulled there while the LLC has room (migrate_llc_task).
-    pub(super) fn llc_balance_pull(&mut self, dst: usize, span: &[u32]) -> Option<(usize, usize)> {
-        self.cas.as_ref()?;
-        let dl = self.topo.cpus[dst].llc as i32;
-        if !self.llc_fits(dl as usize, 0) {
-            return None;
-        }
-        for &s in span {
-            let s = s as usize;
-            if self.topo.cpus[s].llc as i32 == dl {
-                continue;
-            }
-            if let Some(i) = self.cpus[s].rq.queued.iter().position(|&t| {
-                let task = &self.tasks[t as usize];
-                task.preferred_llc == dl && !task.se.sched_delayed
-            }) {
-                return Some((s, i));
-            }
-        }
-        None
-    }
 }
+
+mod llc_lb;
 
 #[cfg(test)]
 mod tests;

@@ -29,6 +29,11 @@ impl Engine {
         &*self.workload
     }
 
+    /// Cache-aware scheduling (RFC v4) is on: the report lists account_mm_sched()'s callers.
+    pub fn cache_aware_on(&self) -> bool {
+        self.cas.is_some()
+    }
+
     /// Checks structural invariants; returns a description of the first violation.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut seen = vec![0u32; self.tasks.len()];

@@ -520,7 +520,7 @@ impl Engine {
             // neither put nor set (no protection renewal) and needs no switch.
             self.sched_count(c);
             self.cpus[c].rq.need_resched = false;
-            self.update_curr(c);
+            self.update_curr(c, UpdateCurrCaller::PickTaskFair);
             match self.pick_next_task_fair(c, t) {
                 rq::Picked::Prev => return Exit::Again,
                 rq::Picked::Next => {

@@ -28,12 +28,14 @@ pub(super) enum GroupType {
     Overloaded,
 }
 
-/// `enum migration_type` (migrate_misfit never arises, see GroupType).
+/// `enum migration_type` (migrate_misfit never arises, see GroupType); `migrate_llc_task` is RFC
+/// v4's (15/28, cache-aware scheduling only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum MigrationType {
     Load,
     Util,
     Task,
+    LlcTask,
 }
 
 /// `struct sg_lb_stats`.
@@ -56,6 +58,10 @@ pub(super) struct GroupStats {
     pub prefer_sibling: bool,
     /// A CPU of the group runs more than one task (sg_overloaded, read at the root domain).
     pub overloaded_cpu: bool,
+    /// Cache-aware (RFC v4): `nr_pref_llc[llc_idx(dst_cpu)]`, the group's tasks preferring the
+    /// destination's LLC, and `group_llc_balance` (llc_balance(), 13/28).
+    pub nr_pref_llc: u64,
+    pub llc_balance: bool,
 }
 
 /// group_has_capacity(): spare capacity left.
@@ -101,6 +107,14 @@ pub(super) fn update_sd_pick_busiest(busiest: Option<&GroupStats>, sg: &GroupSta
         ..Default::default()
     };
     let b = busiest.unwrap_or(&none);
+    // RFC v4 14/28: update_llc_busiest(), the group with most tasks preferring dst's LLC, then
+    // no normal pick over a group_llc_balance busiest
+    if sg.llc_balance && sg.nr_pref_llc > b.nr_pref_llc {
+        return true;
+    }
+    if b.llc_balance {
+        return false;
+    }
     if sg.ty != b.ty {
         return sg.ty > b.ty;
     }
@@ -178,9 +192,10 @@ pub(super) fn sched_balance_find_src_group(
     {
         return None;
     }
+    // (RFC v4 14/28: also when the busiest group has tasks preferring the local LLC)
     let sib_force = sds.prefer_sibling
         && local.ty == GroupType::HasSpare
-        && sibling_imbalance(idle, busiest, local) > 1;
+        && (busiest.llc_balance || sibling_imbalance(idle, busiest, local) > 1);
     if !sib_force && busiest.ty != GroupType::Overloaded {
         if !idle {
             return None;
@@ -208,6 +223,10 @@ fn calculate_imbalance(
     let sds_avg = || CAPACITY * sds.total_load / sds.total_capacity.max(1);
     if busiest.ty == GroupType::SmtBalance {
         return Some((MigrationType::Task, 1));
+    }
+    if busiest.llc_balance {
+        // RFC v4 15/28: move a task that prefers the local LLC
+        return Some((MigrationType::LlcTask, 1));
     }
     if local.ty == GroupType::HasSpare {
         if busiest.ty > GroupType::FullyBusy && sds.flags & SD_SHARE_LLC == 0 {
@@ -317,6 +336,9 @@ impl Engine {
         };
         let mut excluded: Vec<usize> = Vec::new();
         let mut first = true;
+        // lb_env.src_cpu as update_sg_lb_stats sees it (RFC v4's llc_balance reads it): 0 from the
+        // designated initializer, then the busiest queue of the pass before a redo
+        let mut env_src = 0usize;
         loop {
             // update_sd_lb_stats(): every CPU's rq and cfs.avg lines of the domain are read
             let ngroups = self.sd.domains[dom_id].groups.len();
@@ -332,7 +354,12 @@ impl Engine {
             let mut sum_util = 0u64;
             let mut sg_overloaded = false;
             for gi in 0..ngroups {
-                let s = self.update_sg_lb_stats(dom_id, gi, &excluded, idle);
+                let mut s = self.update_sg_lb_stats(dom_id, gi, &excluded, idle);
+                if self.patches.cache_aware {
+                    s.nr_pref_llc = self.group_nr_pref_llc(dom_id, gi, &excluded, dst);
+                    s.llc_balance = gi != 0
+                        && self.llc_balance(sds.flags, child_flags, s.nr_pref_llc, env_src, dst);
+                }
                 sds.total_load += s.group_load;
                 sds.total_capacity += s.group_capacity;
                 sum_util += s.group_util;
@@ -367,32 +394,6 @@ impl Engine {
                 self.update_idle_cpu_scan(exec, dst, dom_id, it, sum_util);
                 first = false;
             }
-            // Cache-aware llc_balance(): at the first level above the LLC, group_llc_balance ranks
-            // above every type but overloaded; pull one task that prefers dst's LLC.
-            let flags = sds.flags;
-            let first_above_llc =
-                flags & SD_SHARE_LLC == 0 && level > 0 && child_flags & SD_SHARE_LLC != 0;
-            if self.patches.cache_aware
-                && first_above_llc
-                && it != IdleType::NewlyIdle
-                && busiest.is_none_or(|(_, b)| b.ty < GroupType::Overloaded)
-            {
-                let span = self.sd.domains[dom_id].cpus.clone();
-                if let Some((src, i)) = self.llc_balance_pull(dst, &span) {
-                    self.migrate_task(exec, src, dst, i);
-                    self.lb_stat(dst, level, it).lb_gained += 1;
-                    self.kcharge(
-                        exec,
-                        Sym::DetachTasks,
-                        2 * self.topo.xfer_ns(exec, src) as u64 + 300,
-                    );
-                    let min_interval = self.sd.domains[dom_id].min_interval;
-                    let d = &mut self.cpus[dst].balance.doms[level];
-                    d.nr_balance_failed = 0;
-                    d.balance_interval = min_interval;
-                    return 1;
-                }
-            }
             // sched_balance_find_src_group() returns NULL for no busiest group and for a
             // balanced domain alike: both are lb_nobusyg
             let Some((bi, b)) = busiest else {
@@ -419,7 +420,9 @@ impl Engine {
                 MigrationType::Load => st.lb_imbalance_load += imbalance,
                 MigrationType::Util => st.lb_imbalance_util += imbalance,
                 MigrationType::Task => st.lb_imbalance_task += imbalance,
+                MigrationType::LlcTask => {}
             }
+            env_src = src;
             let (moved, all_pinned) = if self.cpus[src].nr_running() > 1 {
                 // rq_lock_irqsave(busiest): a locked access to its rq line
                 if src != exec {
@@ -457,8 +460,13 @@ impl Engine {
                 if it != IdleType::NewlyIdle {
                     d.nr_balance_failed += 1;
                 }
-                // need_active_balance(): migrate_task kept failing; the stopper of src pushes
-                let need = mt == MigrationType::Task && d.nr_balance_failed > cache_nice_tries + 2;
+                // need_active_balance(): (RFC v4 16/28) not when break_llc_locality(); migrate_task
+                // kept failing, or a migrate_llc_task (its task is running); the stopper of src
+                // pushes
+                let failed = d.nr_balance_failed;
+                let need = !self.break_llc_locality(src, dst)
+                    && ((mt == MigrationType::Task && failed > cache_nice_tries + 2)
+                        || mt == MigrationType::LlcTask);
                 if need && self.cpus[src].rq.curr.is_some() && !self.cpus[src].rq.active_balance {
                     self.cpus[src].rq.active_balance = true;
                     // stop_one_cpu_nowait(): queue the stopper work and IPI src
@@ -467,7 +475,7 @@ impl Engine {
                     self.push_job(src, Job::ActiveBalance(dst as u32));
                 }
             } else {
-                d.nr_balance_failed = 0;
+                self.cpus[dst].balance.doms[level].nr_balance_failed = 0;
             }
             self.cpus[dst].balance.doms[level].balance_interval = min_interval;
             return moved;
@@ -546,6 +554,14 @@ impl Engine {
                         (best_nr, best) = (nr, Some(i));
                     }
                 }
+                MigrationType::LlcTask => {
+                    // RFC v4 15/28: the queue outside dst's LLC with most tasks preferring it
+                    let dl = self.topo.cpus[dst].llc;
+                    let pref = self.nr_pref_llc(i, dl as i32);
+                    if self.topo.cpus[i].llc != dl && best_nr < pref {
+                        (best_nr, best) = (pref, Some(i));
+                    }
+                }
             }
         }
         best
@@ -619,9 +635,10 @@ impl Engine {
             let amount = match mt {
                 MigrationType::Load => se.avg.load_avg.max(1), // task_h_load
                 MigrationType::Util => se.avg.util_avg,        // task_util_est (no util_est)
-                MigrationType::Task => 1,
+                MigrationType::Task | MigrationType::LlcTask => 1,
             };
-            if mt != MigrationType::Task && (amount >> failed.min(63)) as i64 > imbalance {
+            let counted = matches!(mt, MigrationType::Load | MigrationType::Util);
+            if counted && (amount >> failed.min(63)) as i64 > imbalance {
                 i += 1;
                 continue;
             }

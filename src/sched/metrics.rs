@@ -142,6 +142,55 @@ impl Counter {
     }
 }
 
+/// The update_curr() callers (v6.18 fair.c) whose call reaches account_mm_sched() (RFC v4 calls
+/// it from update_curr_task(), so from every update_curr() with delta > 0 of a task). The
+/// DEQUEUE_SLEEP / DEQUEUE_DELAYED variants of dequeue_entity() are told apart: a block (and
+/// exit) and a delayed entity's finish are not a migration's detach. (requeue_delayed_entity() does
+/// not call update_curr() in v6.18: a delayed task's wakeup accounts curr in
+/// check_preempt_wakeup_fair().)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpdateCurrCaller {
+    EntityTick,
+    EnqueueEntity,
+    DequeueEntity,
+    DequeueEntitySleep,
+    DequeueEntityDelayed,
+    CheckPreemptWakeupFair,
+    PutPrevEntity,
+    PickTaskFair,
+    ReweightEntity,
+}
+
+impl UpdateCurrCaller {
+    pub const ALL: [UpdateCurrCaller; 9] = [
+        UpdateCurrCaller::EntityTick,
+        UpdateCurrCaller::EnqueueEntity,
+        UpdateCurrCaller::DequeueEntity,
+        UpdateCurrCaller::DequeueEntitySleep,
+        UpdateCurrCaller::DequeueEntityDelayed,
+        UpdateCurrCaller::CheckPreemptWakeupFair,
+        UpdateCurrCaller::PutPrevEntity,
+        UpdateCurrCaller::PickTaskFair,
+        UpdateCurrCaller::ReweightEntity,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UpdateCurrCaller::EntityTick => "entity_tick",
+            UpdateCurrCaller::EnqueueEntity => "enqueue_entity",
+            UpdateCurrCaller::DequeueEntity => "dequeue_entity",
+            UpdateCurrCaller::DequeueEntitySleep => "dequeue_entity(DEQUEUE_SLEEP)",
+            UpdateCurrCaller::DequeueEntityDelayed => "dequeue_entity(DEQUEUE_DELAYED)",
+            UpdateCurrCaller::CheckPreemptWakeupFair => "check_preempt_wakeup_fair",
+            UpdateCurrCaller::PutPrevEntity => "put_prev_entity",
+            UpdateCurrCaller::PickTaskFair => "pick_task_fair",
+            UpdateCurrCaller::ReweightEntity => "reweight_entity",
+        }
+    }
+}
+
+const NCALLERS: usize = UpdateCurrCaller::ALL.len();
+
 /// Log-linear latency histogram: 32 sub-buckets per power of two (≈3% resolution).
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
@@ -244,6 +293,8 @@ pub struct Metrics {
     /// Per CPU, ns of user time spent on cache-line transfers (refills, shared data, handoffs).
     pub cpu_user_xfer: Vec<u64>,
     pub counters: [u64; Counter::ALL.len()],
+    /// account_mm_sched() calls by update_curr() caller (cache-aware scheduling only).
+    pub mm_sched_callers: [u64; NCALLERS],
     /// Placement costs and distances (`locality::stat` indices).
     pub loc: [u64; super::locality::stat::N],
     pub latency: Histogram,
@@ -300,6 +351,7 @@ pub struct Measured {
     pub cpu_stall: Vec<u64>,
     pub cpu_user_xfer: Vec<u64>,
     pub counters: [u64; Counter::ALL.len()],
+    pub mm_sched_callers: [u64; NCALLERS],
     pub loc: [u64; super::locality::stat::N],
     pub completions: u64,
 }
@@ -334,6 +386,7 @@ impl Metrics {
             cpu_stall: vec![0; nr_cpus],
             cpu_user_xfer: vec![0; nr_cpus],
             counters: [0; Counter::ALL.len()],
+            mm_sched_callers: [0; NCALLERS],
             loc: [0; super::locality::stat::N],
             latency: Histogram::default(),
             wakeup_latency: Histogram::default(),
@@ -370,6 +423,7 @@ impl Metrics {
             cpu_stall: self.cpu_stall.clone(),
             cpu_user_xfer: self.cpu_user_xfer.clone(),
             counters: self.counters,
+            mm_sched_callers: self.mm_sched_callers,
             loc: self.loc,
             completions: self.completions,
         }
@@ -389,6 +443,7 @@ impl Metrics {
         sub(&mut m.cpu_stall, &b.cpu_stall);
         sub(&mut m.cpu_user_xfer, &b.cpu_user_xfer);
         sub(&mut m.counters, &b.counters);
+        sub(&mut m.mm_sched_callers, &b.mm_sched_callers);
         sub(&mut m.loc, &b.loc);
         m.completions -= b.completions;
         m

@@ -41,7 +41,7 @@ mod user_lines;
 mod wakeup;
 
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
-pub use metrics::{Counter, Histogram, Metrics, Series, Sym};
+pub use metrics::{Counter, Histogram, Metrics, Series, Sym, UpdateCurrCaller};
 pub use perfetto::{PerfettoCounts, task_pid};
 pub use schedstat::{CpuStat, DomainStat, IDLE_TYPE_NAMES, LbStat, Schedstat};
 pub use trace::{TRACE_MAX_EVENTS, TraceFormat};

@@ -332,7 +332,7 @@ impl Engine {
 
     /// enqueue_entity(): update_curr, place, queue. Returns update_curr's resched verdict.
     pub(super) fn enqueue_entity(&mut self, c: usize, t: TaskId, exec: usize, how: Enq) -> bool {
-        let resched = self.update_curr_by(c, exec);
+        let resched = self.update_curr_by(c, exec, UpdateCurrCaller::EnqueueEntity);
         let before = self.cpus[c].nr_running();
         let src = self.tasks[t as usize].cpu as usize;
         let migrated = src != c;
@@ -367,7 +367,7 @@ impl Engine {
     /// leaves this queue's delayed count and `enqueue_entity` brings it to the destination's.
     pub(super) fn dequeue_entity(&mut self, c: usize, t: TaskId, exec: usize) {
         // (a reschedule it would ask of a busy source is left to that CPU's next tick)
-        self.update_curr_by(c, exec);
+        self.update_curr_by(c, exec, UpdateCurrCaller::DequeueEntity);
         let before = self.cpus[c].nr_running();
         self.update_load_avg(c, t, true, false, true);
         self.update_entity_lag(c, t);
@@ -386,7 +386,7 @@ impl Engine {
     /// finishes its sleep on this CPU (no detach: it is not migrating), its lag saved and a
     /// positive one dropped (finish_delayed_dequeue_entity, DELAY_ZERO).
     fn dequeue_delayed(&mut self, c: usize, t: TaskId) {
-        self.update_curr(c);
+        self.update_curr(c, UpdateCurrCaller::DequeueEntityDelayed);
         let before = self.cpus[c].nr_running();
         self.update_load_avg(c, t, true, false, false);
         self.update_entity_lag(c, t);
@@ -403,7 +403,7 @@ impl Engine {
     /// task stays queued (and counted) until it is picked or woken; an eligible one leaves with
     /// its lag saved.
     pub(super) fn dequeue_curr_sleep(&mut self, c: usize, t: TaskId) {
-        self.update_curr(c);
+        self.update_curr(c, UpdateCurrCaller::DequeueEntitySleep);
         self.update_load_avg(c, t, true, false, false);
         self.tasks[t as usize].state = TaskState::Sleeping;
         if self.cpus[c].rq.queued.is_empty() {
@@ -549,7 +549,7 @@ impl Engine {
 
     /// put_prev_entity(): the preempted task goes back into the queue.
     pub(super) fn put_prev(&mut self, c: usize, t: TaskId) {
-        self.update_curr(c);
+        self.update_curr(c, UpdateCurrCaller::PutPrevEntity);
         self.update_load_avg(c, t, true, false, false);
         self.tasks[t as usize].state = TaskState::Runnable;
         self.cpus[c].rq.curr = None;
@@ -557,15 +557,15 @@ impl Engine {
     }
 
     /// update_curr() of `c`'s running task by CPU `c`; true when it asks for a reschedule.
-    pub(super) fn update_curr(&mut self, c: usize) -> bool {
-        self.update_curr_by(c, c)
+    pub(super) fn update_curr(&mut self, c: usize, from: UpdateCurrCaller) -> bool {
+        self.update_curr_by(c, c, from)
     }
 
     /// update_curr() of `c`'s running task, executed by CPU `exec`: runtime since the task was
     /// last accounted advances its vruntime by calc_delta_fair (and, with cache-aware scheduling,
     /// its mm occupancy); a consumed request (update_deadline) or an expired protection asks
     /// for a reschedule when others are queued.
-    fn update_curr_by(&mut self, c: usize, exec: usize) -> bool {
+    fn update_curr_by(&mut self, c: usize, exec: usize, from: UpdateCurrCaller) -> bool {
         let now = self.now;
         let Some(t) = self.cpus[c].rq.curr else {
             return false;
@@ -584,6 +584,7 @@ impl Engine {
         self.update_min_vruntime(c);
         if self.cas.is_some() {
             let mm = self.tasks[t as usize].process;
+            self.metrics.mm_sched_callers[from as usize] += 1;
             self.account_mm_sched(c, exec, t, mm, delta);
         }
         if self.cpus[c].rq.queued.is_empty() {
@@ -601,7 +602,7 @@ impl Engine {
         if curr == t || self.cpus[c].rq.need_resched {
             return false;
         }
-        if self.update_curr_by(c, exec) {
+        if self.update_curr_by(c, exec, UpdateCurrCaller::CheckPreemptWakeupFair) {
             return true;
         }
         let short = self.se(t).slice < self.se(curr).slice;
@@ -650,10 +651,11 @@ impl Engine {
     }
 
     /// ttwu_runnable() of a delayed task: requeue_delayed_entity (DELAY_ZERO: a positive lag is
-    /// dropped and the task re-placed at V) on its own CPU, then wakeup preemption.
+    /// dropped and the task re-placed at V) on its own CPU, then wakeup preemption. v6.18's
+    /// requeue_delayed_entity() does not call update_curr(): V is taken with curr as last
+    /// accounted, and curr is accounted by check_preempt_wakeup_fair() after.
     pub(super) fn requeue_delayed(&mut self, t: TaskId, exec: usize) {
         let c = self.tasks[t as usize].cpu as usize;
-        let resched = self.update_curr_by(c, exec);
         self.update_entity_lag(c, t);
         if self.se(t).vlag > 0 {
             self.__dequeue_entity(c, t);
@@ -666,7 +668,7 @@ impl Engine {
         let task = &mut self.tasks[t as usize];
         task.se.sched_delayed = false;
         task.state = TaskState::Runnable;
-        self.wakeup_preempt(c, t, exec, resched);
+        self.wakeup_preempt(c, t, exec, false);
     }
 
     /// reweight_entity() for a nice change: lag and relative deadline scale by old/new weight.
@@ -675,7 +677,7 @@ impl Engine {
         let queued = self.cpus[c].rq.queued.contains(&t);
         let is_curr = self.cpus[c].rq.curr == Some(t);
         if is_curr {
-            self.update_curr(c);
+            self.update_curr(c, UpdateCurrCaller::ReweightEntity);
         }
         if queued || is_curr {
             self.update_entity_lag(c, t);

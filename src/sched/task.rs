@@ -94,7 +94,7 @@ impl Engine {
                 }
                 Step::Exit => {
                     self.tasks[t as usize].state = TaskState::Exited;
-                    self.update_curr(c);
+                    self.update_curr(c, UpdateCurrCaller::DequeueEntitySleep);
                     self.update_load_avg(c, t, true, false, false);
                     self.dequeue_curr(c);
                     self.remove_entity_load_avg(c, t); // task_dead_fair

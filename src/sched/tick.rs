@@ -80,7 +80,7 @@ impl Engine {
     pub(super) fn sched_tick(&mut self, c: usize) {
         let jiffies = self.jiffies();
         // task_tick_fair → entity_tick: update_curr (a consumed request reschedules), PELT
-        if self.update_curr(c) {
+        if self.update_curr(c, UpdateCurrCaller::EntityTick) {
             self.cpus[c].rq.need_resched = true;
         }
         let idle = self.cpus[c].is_idle();

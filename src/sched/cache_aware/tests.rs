@@ -276,3 +276,30 @@ fn fix_1_moves_nr_running_avg_to_its_own_line() {
     assert_eq!(f[F_CPU].field, "mm_sched_cpu");
     assert_eq!(f[F_NR_RUNNING_AVG].field, "nr_running_avg");
 }
+
+/// account_mm_sched() calls are counted under their update_curr() caller: spinners that never
+/// block account from the tick (at most once per tick of a busy CPU) and from nothing that blocks,
+/// preempts on wakeup or requeues a delayed task.
+#[test]
+fn account_mm_sched_calls_are_counted_by_their_update_curr_caller() {
+    let mut e = engine(&["cache-aware"]);
+    e.run_until(20_000_000, u64::MAX);
+    let by = |c: UpdateCurrCaller| e.metrics.mm_sched_callers[c as usize];
+    let ticks = count(&e, Counter::Ticks);
+    let tick_calls = by(UpdateCurrCaller::EntityTick);
+    assert!(
+        tick_calls > 0 && tick_calls <= ticks,
+        "{tick_calls} of {ticks} ticks"
+    );
+    for c in [
+        UpdateCurrCaller::DequeueEntitySleep,
+        UpdateCurrCaller::DequeueEntityDelayed,
+        UpdateCurrCaller::CheckPreemptWakeupFair,
+    ] {
+        assert_eq!(by(c), 0, "{}", c.name());
+    }
+    // without cache-aware scheduling nothing is accounted
+    let mut off = engine(&[]);
+    off.run_until(20_000_000, u64::MAX);
+    assert_eq!(off.metrics.mm_sched_callers.iter().sum::<u64>(), 0);
+}
