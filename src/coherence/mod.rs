@@ -23,7 +23,9 @@ use std::collections::VecDeque;
 
 mod home;
 pub use home::HANDOFF_DISTANCES;
+mod store_buffer;
 use home::{HomeLegs, handoff_distance, served_at};
+pub use store_buffer::StoreBuffer;
 
 pub type LineId = usize;
 

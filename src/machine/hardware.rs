@@ -74,3 +74,69 @@ pub enum LatencyClass {
 /// same-CCX one-way of 23-27 ns is the L3 transfer (13-16 ns) plus the locked op (~8), leaving
 /// about nothing for a hold (docs/MODEL.md §5). A machine can set another (`rmw_hold_ns`).
 pub const DEFAULT_RMW_HOLD_NS: u64 = 0;
+
+/// A core's store buffer (store queue): how many retired stores it holds before the core stalls
+/// (`coherence::StoreBuffer`). Per core design, from the vendor's manual or a measurement; the
+/// sources and the assumptions [A] with their ranges are in docs/MODEL.md §5c.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoreStoreBuffer {
+    pub core: &'static str,
+    pub entries: u32,
+    pub source: &'static str,
+}
+
+pub const SB_GOLDEN_COVE: CoreStoreBuffer = CoreStoreBuffer {
+    core: "Golden Cove",
+    entries: 114,
+    source: "Chips and Cheese Golden Cove table (HARDWARE-2.md §5)",
+};
+pub const SB_REDWOOD_COVE: CoreStoreBuffer = CoreStoreBuffer {
+    core: "Redwood Cove",
+    entries: 114,
+    source: "as Golden Cove: C&C 'Redwood Cove: Baby Steps' finds no structure-size change (HARDWARE-2.md §5)",
+};
+pub const SB_SKYLAKE_SP: CoreStoreBuffer = CoreStoreBuffer {
+    core: "Skylake-SP / Cascade Lake",
+    entries: 56,
+    source: "[A] 56, the figure usually quoted from Intel's optimization manual for Skylake; not read here (range 42-72)",
+};
+pub const SB_CRESTMONT: CoreStoreBuffer = CoreStoreBuffer {
+    core: "Crestmont / Darkmont",
+    entries: 50,
+    source: "[A] no source found (HARDWARE-2.md §5 gap 8); range 32-80",
+};
+pub const SB_ZEN1: CoreStoreBuffer = CoreStoreBuffer {
+    core: "Zen / Dhyana",
+    entries: 44,
+    source: "wikichip Zen; planet3dnow Hot Chips analysis (HARDWARE-2.md §5)",
+};
+pub const SB_ZEN3: CoreStoreBuffer = CoreStoreBuffer {
+    core: "Zen 3",
+    entries: 64,
+    source: "anandtech 16214 p.4: 'from 48 entries to 64' (HARDWARE-2.md §5)",
+};
+pub const SB_ZEN4: CoreStoreBuffer = CoreStoreBuffer {
+    core: "Zen 4 / Zen 4c",
+    entries: 64,
+    source: "C&C 'Zen 4 Part 2' (HARDWARE-2.md §5); Zen 4c is the same core",
+};
+pub const SB_ZEN5: CoreStoreBuffer = CoreStoreBuffer {
+    core: "Zen 5 / Zen 5c",
+    entries: 64,
+    source: "[A] Zen 4's 64 (AMD SOG 58455 not read here: HARDWARE-2.md §5 gap 8); range 64-104",
+};
+pub const SB_NEOVERSE_V2: CoreStoreBuffer = CoreStoreBuffer {
+    core: "Neoverse V2",
+    entries: 64,
+    source: "[A] no source found; range 48-96",
+};
+pub const SB_TAISHAN_V110: CoreStoreBuffer = CoreStoreBuffer {
+    core: "TaiShan v110",
+    entries: 48,
+    source: "[A] no source found; range 32-64",
+};
+pub const SB_POWER10: CoreStoreBuffer = CoreStoreBuffer {
+    core: "POWER10",
+    entries: 64,
+    source: "[A] no source found (per SMT thread); range 32-128",
+};

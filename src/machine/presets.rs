@@ -6,7 +6,7 @@
 //! Adding a machine preset: one `Preset` literal appended to `MACHINES`.
 
 use crate::machine::cpu_map::{CpuMap, Parsed};
-use crate::machine::hardware::{Arch, DEFAULT_RMW_HOLD_NS, LatencyClass, LatencyTable, Vendor};
+use crate::machine::hardware::*;
 use crate::machine::spec::MachineSpec;
 
 const ALL_CAS: &[LatencyClass] = &[
@@ -219,6 +219,8 @@ pub struct Preset {
     pub slit: Option<&'static [&'static [u32]]>,
     pub llc_mib: u32,
     pub latency: LatencyTable,
+    /// The core's store buffer (`hardware::CoreStoreBuffer`).
+    pub store_buffer: CoreStoreBuffer,
     /// A layout the regular generator cannot make (POWER's adjacent SMT8 threads in two SMT4
     /// halves, Arm clusters): the preset's CPU map, as an imported machine has one. The layout
     /// fields above then describe it for the summary; layout overrides do not apply.
@@ -241,6 +243,7 @@ impl Preset {
             llc_mib: self.llc_mib,
             latency: self.latency,
             rmw_hold_ns: DEFAULT_RMW_HOLD_NS as u32,
+            store_buffer: self.store_buffer,
             cpumask_offstack: true,
             map: None,
         }
@@ -263,6 +266,7 @@ pub const MACHINES: &[Preset] = &[
         slit: Some(GNR_SNC3_SLIT),
         llc_mib: 168,
         latency: LAT_GNR_SNC3,
+        store_buffer: SB_REDWOOD_COVE,
         map: None,
     },
     Preset {
@@ -278,6 +282,7 @@ pub const MACHINES: &[Preset] = &[
         slit: Some(GNR_SNC3_SLIT),
         llc_mib: 168,
         latency: LAT_GNR_SNC3,
+        store_buffer: SB_REDWOOD_COVE,
         map: None,
     },
     Preset {
@@ -293,6 +298,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 504,
         latency: LAT_GNR_FLAT,
+        store_buffer: SB_REDWOOD_COVE,
         map: None,
     },
     Preset {
@@ -308,6 +314,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 26,
         latency: LAT_SPR,
+        store_buffer: SB_GOLDEN_COVE,
         map: None,
     },
     Preset {
@@ -323,6 +330,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_MILAN,
+        store_buffer: SB_ZEN3,
         map: None,
     },
     Preset {
@@ -338,6 +346,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_GENOA,
+        store_buffer: SB_ZEN4,
         map: None,
     },
     Preset {
@@ -353,6 +362,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 16,
         latency: LAT_GENOA,
+        store_buffer: SB_ZEN4,
         map: None,
     },
     Preset {
@@ -368,6 +378,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_GNR_SNC3,
+        store_buffer: SB_REDWOOD_COVE,
         map: None,
     },
     Preset {
@@ -383,6 +394,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 108,
         latency: LAT_SRF,
+        store_buffer: SB_CRESTMONT,
         map: None,
     },
     Preset {
@@ -398,6 +410,7 @@ pub const MACHINES: &[Preset] = &[
         slit: Some(GNR_SNC3_SLIT),
         llc_mib: 192,
         latency: LAT_CWF,
+        store_buffer: SB_CRESTMONT,
         map: None,
     },
     Preset {
@@ -413,6 +426,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_GENOA,
+        store_buffer: SB_ZEN5,
         map: None,
     },
     Preset {
@@ -428,6 +442,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_ZEN4C,
+        store_buffer: SB_ZEN5,
         map: None,
     },
     Preset {
@@ -443,6 +458,7 @@ pub const MACHINES: &[Preset] = &[
         slit: Some(XEON_8S_SLIT),
         llc_mib: 38,
         latency: LAT_CLX,
+        store_buffer: SB_SKYLAKE_SP,
         map: None,
     },
     Preset {
@@ -458,6 +474,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 8,
         latency: LAT_POWER10,
+        store_buffer: SB_POWER10,
         map: Some(crate::machine::arch_presets::power10_4n),
     },
     Preset {
@@ -473,6 +490,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 114,
         latency: LAT_GRACE,
+        store_buffer: SB_NEOVERSE_V2,
         map: Some(crate::machine::arch_presets::grace_2s),
     },
     Preset {
@@ -488,6 +506,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 36,
         latency: LAT_GRAVITON4,
+        store_buffer: SB_NEOVERSE_V2,
         map: Some(crate::machine::arch_presets::graviton4_2s),
     },
     Preset {
@@ -503,6 +522,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 32,
         latency: LAT_KUNPENG920,
+        store_buffer: SB_TAISHAN_V110,
         map: Some(crate::machine::arch_presets::kunpeng920_2s),
     },
     // The seed-002 reporter's class ("256 cores", host "hygon"): docs/MODEL.md §1a
@@ -519,6 +539,7 @@ pub const MACHINES: &[Preset] = &[
         slit: None,
         llc_mib: 16,
         latency: LAT_HYGON_C86,
+        store_buffer: SB_ZEN1,
         map: None,
     },
 ];

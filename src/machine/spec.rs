@@ -3,7 +3,7 @@
 
 use crate::error::{FieldError, Invalid};
 use crate::machine::cpu_map::CpuMap;
-use crate::machine::hardware::{LatencyTable, Vendor};
+use crate::machine::hardware::{CoreStoreBuffer, LatencyTable, Vendor};
 use crate::machine::limits::*;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::sync::Arc;
@@ -29,6 +29,8 @@ pub struct MachineSpec {
     /// How long a core keeps a line after a locked RMW before the next request is served, ns
     /// (a stated assumption, the same for every preset: see `hardware::DEFAULT_RMW_HOLD_NS`).
     pub rmw_hold_ns: u32,
+    /// The core's store buffer (entries per CPU, from the preset's core: docs/MODEL.md §5c).
+    pub store_buffer: CoreStoreBuffer,
     /// CONFIG_CPUMASK_OFFSTACK: `nohz.idle_cpus_mask` is a pointer to separately allocated bits
     /// (distribution kernels for big machines), else the bits sit inline (NR_CPUS = 8192 either way).
     pub cpumask_offstack: bool,

@@ -3,7 +3,7 @@
 //! through which kernel code spends time: `kcharge` (pure compute) and `kaccess` (a shared line).
 
 use super::*;
-use crate::coherence::{Access, LineId, Op};
+use crate::coherence::{Access, LineId, Op, StoreBuffer};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Mode {
@@ -52,10 +52,14 @@ pub(crate) struct ExecState {
     pub(super) cursor: u64,
     /// A job is waiting for time to reach the cursor.
     waiting: bool,
-    /// When this CPU's buffered stores have all committed (a locked instruction waits for it),
-    /// and the function of the last of them (charged for a drain at kernel exit).
-    sb_drain_at: u64,
+    /// This CPU's store buffer (`coherence/store_buffer.rs`: FIFO, bounded; a locked instruction
+    /// waits until it has drained), and the function of its last store (charged for a drain at
+    /// kernel exit).
+    sb: StoreBuffer,
     sb_sym: Sym,
+    /// This kernel stay took an interrupt: it leaves through IRET, which drains the store buffer
+    /// (SYSRET does not: `kernel_exit`).
+    interrupted: bool,
     /// A load or locked RMW whose request is on its way to the line's serialization point: the
     /// CPU waits for it (`Ev::Home`), and requests are served in their order of arrival there.
     request: Option<HomeRequest>,
@@ -80,15 +84,17 @@ impl ExecState {
         self.request.map(|r| (r.issue, r.leg))
     }
 
-    pub(super) fn new() -> Self {
+    /// `sb_entries`: the store buffer's entries (the machine's core).
+    pub(super) fn new(sb_entries: u32) -> Self {
         ExecState {
             mode: Mode::Idle,
             since: 0,
             jobs: VecDeque::new(),
             cursor: 0,
             waiting: false,
-            sb_drain_at: 0,
+            sb: StoreBuffer::new(sb_entries),
             sb_sym: Sym::SchedTick,
+            interrupted: false,
             request: None,
             after_request: Vec::new(),
             burst_gen: 0,
@@ -156,8 +162,7 @@ impl Engine {
         );
         let issue = self.now;
         if op == Op::Store {
-            let a = self.lines.access(&self.topo, line, c, op, field, issue);
-            self.finish_access(c, line, op, sym, issue, issue, a);
+            self.kstore(c, line, field, sym);
             return;
         }
         let leg = self.lines.request_leg(&self.topo, line, c, op, issue);
@@ -183,14 +188,28 @@ impl Engine {
         self.q.push(arrival, Ev::Home(c as u32));
     }
 
-    /// A store by kernel code on `c` (see `kaccess`); returns when its value becomes visible.
+    /// A store by kernel code on `c` (see `kaccess`); returns when its value becomes visible. It
+    /// retires into the store buffer (a full one stalls the CPU until its oldest store commits: a
+    /// store-buffer wait), and its line is requested once the store before it has committed.
     pub(super) fn kstore(&mut self, c: usize, line: LineId, field: usize, sym: Sym) -> u64 {
         debug_assert!(self.cpus[c].exec.cursor <= self.now);
         let issue = self.now;
+        let entered = self.cpus[c].exec.sb.entry_at(issue);
+        if entered > issue {
+            self.metrics.charge(c, sym, entered - issue);
+            self.metrics.stall(c, entered - issue);
+            self.trace_wait(c, sym, None, issue, entered);
+        }
+        let request = self.cpus[c].exec.sb.request_at(entered);
         let a = self
             .lines
-            .access(&self.topo, line, c, Op::Store, field, issue);
-        self.finish_access(c, line, Op::Store, sym, issue, issue, a);
+            .access(&self.topo, line, c, Op::Store, field, request);
+        // the CPU goes on once the store has its entry, whenever its line comes
+        let a = Access {
+            done: entered + a.done - request,
+            ..a
+        };
+        self.finish_access(c, line, Op::Store, sym, entered, entered, a);
         a.visible
     }
 
@@ -213,8 +232,8 @@ impl Engine {
         self.trace_wait(c, sym, Some(line), issue, a.done);
         let exec = &mut self.cpus[c].exec;
         exec.cursor = a.done;
-        if op == Op::Store && a.visible > exec.sb_drain_at {
-            exec.sb_drain_at = a.visible;
+        if op == Op::Store {
+            exec.sb.push(a.visible);
             exec.sb_sym = sym;
         }
     }
@@ -288,7 +307,7 @@ impl Engine {
             return; // a step looping on: it drains when it runs again, after the request
         }
         let cursor = self.cpus[c].exec.cursor;
-        let wait = self.cpus[c].exec.sb_drain_at.saturating_sub(cursor);
+        let wait = self.cpus[c].exec.sb.drained_at().saturating_sub(cursor);
         if wait > 0 {
             self.metrics.charge(c, sym, wait);
             self.metrics.stall(c, wait);
@@ -392,6 +411,7 @@ impl Engine {
 
     /// Queues kernel work on `c` (an interrupt, an IPI, a softirq); it starts at now.
     pub(super) fn push_job(&mut self, c: usize, job: Job) {
+        self.cpus[c].exec.interrupted = true;
         self.cpus[c].exec.jobs.push_back(job);
         if self.cpus[c].exec.mode != Mode::Kernel {
             self.enter_kernel(c);
@@ -403,6 +423,7 @@ impl Engine {
     /// stays where it is until then and enters the kernel at `t`; one in the kernel runs it after
     /// its queued work.
     pub(super) fn push_job_at(&mut self, c: usize, job: Job, t: u64) {
+        self.cpus[c].exec.interrupted = true;
         self.cpus[c].exec.jobs.push_back(job);
         if self.cpus[c].exec.mode != Mode::Kernel {
             self.continue_at(c, t);
@@ -414,6 +435,7 @@ impl Engine {
     /// would change nothing, so none is queued).
     pub(super) fn resched_cpu(&mut self, c: usize) {
         if self.cpus[c].exec.mode != Mode::Kernel {
+            self.cpus[c].exec.interrupted = true;
             self.enter_kernel(c);
             self.run_cpu(c);
         }
@@ -498,11 +520,17 @@ impl Engine {
 
     /// All kernel work is done: resume the task, switch, or go idle.
     fn kernel_exit(&mut self, c: usize) -> Exit {
-        // Every way out of the kernel passes a locked instruction (the rq lock in __schedule, the
-        // hrtimer base lock on the interrupt path), which drains the store buffer: the wait is
-        // charged to the function whose store was still waiting for its line.
-        let sym = self.cpus[c].exec.sb_sym;
-        self.drain_store_buffer(c, sym);
+        // The store buffer drains on the way out through IRET (the return from an interrupt is
+        // serializing) or __schedule (its rq lock is a locked instruction), not through SYSRET
+        // (the return from a system call is not): SDM vol. 3A "Serializing instructions",
+        // arch/x86/include/asm/sync_core.h; MODEL.md §5c. The wait is charged to the function
+        // whose store was still waiting for its line.
+        let schedules = self.cpus[c].rq.curr.is_none()
+            || (self.cpus[c].rq.need_resched && !self.cpus[c].rq.queued.is_empty());
+        if std::mem::take(&mut self.cpus[c].exec.interrupted) || schedules {
+            let sym = self.cpus[c].exec.sb_sym;
+            self.drain_store_buffer(c, sym);
+        }
         let now = self.cpus[c].exec.cursor.max(self.now);
         if let Some(t) = self.cpus[c].rq.curr {
             if !self.cpus[c].rq.need_resched || self.cpus[c].rq.queued.is_empty() {
@@ -579,3 +607,5 @@ impl Engine {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tso_tests;

@@ -266,7 +266,7 @@ impl Engine {
         let user = UserLines::new(&mut lines, workload.lines(), workload.tasks().len());
         let cpus = (0..n)
             .map(|c| Cpu {
-                exec: ExecState::new(),
+                exec: ExecState::new(topo.spec.store_buffer.entries),
                 rq: RunQueue::new().with_lines(rq::RqLines::new(&mut lines, c)),
                 idle: IdleState::new(tick_ns),
                 tick: TickState::new(&patches, tick_ns, n, c),
