@@ -133,9 +133,13 @@ struct Groups {
     of_cpu: Vec<u32>,
     /// One member of each group.
     rep: Vec<u32>,
-    /// `xfer[g * n + h]`: transfer latency from any member of group g to any member of group h
-    /// (g != h), looked up instead of asking the topology for every sharer group of every miss.
-    xfer: Vec<u32>,
+    /// `nearest_first[h * (n - 1)..][..n - 1]`: the groups other than h, nearest to h first (ties
+    /// by group number), each with its transfer latency to h (from any member to any member: an
+    /// LLC and node pair decide the class), looked up instead of asking the topology for every
+    /// sharer group of every miss. The nearest and farthest sharer groups are then the first
+    /// non-empty one from either end, not a scan of every group: a clean miss on a run-queue line
+    /// every balancer reads does this once per line a balance pass reads.
+    nearest_first: Vec<(u32, u32)>,
 }
 
 impl Groups {
@@ -152,10 +156,24 @@ impl Groups {
             })
             .collect();
         let n = rep.len();
-        let xfer = (0..n * n)
+        // xfer[g * n + h]: transfer latency from any member of group g to any member of group h
+        let xfer: Vec<u32> = (0..n * n)
             .map(|i| topo.xfer_ns(rep[i / n] as usize, rep[i % n] as usize))
             .collect();
-        Groups { of_cpu, rep, xfer }
+        let mut nearest_first = Vec::with_capacity(n * n.saturating_sub(1));
+        for h in 0..n {
+            let mut others: Vec<(u32, u32)> = (0..n)
+                .filter(|&g| g != h)
+                .map(|g| (g as u32, xfer[g * n + h]))
+                .collect();
+            others.sort_by_key(|&(g, ns)| (ns, g));
+            nearest_first.extend(others);
+        }
+        Groups {
+            of_cpu,
+            rep,
+            nearest_first,
+        }
     }
 
     /// (nearest, farthest) transfer latency to `cpu` from the line's sharers other than `cpu`.
@@ -166,16 +184,8 @@ impl Groups {
             hi = hi.max(ns);
         };
         let mine = self.of_cpu[cpu] as usize;
-        let from = &self.xfer[mine..];
-        let stride = self.rep.len();
-        for (g, &n) in line.group_sharers.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            if g != mine {
-                note(from[g * stride]);
-                continue;
-            }
+        let n = line.group_sharers[mine];
+        if n > 0 {
             // cpu's own group: itself, its cluster (SMT siblings, cores sharing its L2), and CPUs
             // of its LLC in other clusters
             let mut others = n - u32::from(line.has_sharer(cpu as u32));
@@ -187,6 +197,16 @@ impl Groups {
             }
             if others > 0 {
                 note(topo.class_ns(LatencyClass::Llc));
+            }
+        }
+        // the other groups: the first non-empty one from each end of the distance order
+        let k = self.rep.len() - 1;
+        let order = &self.nearest_first[mine * k..(mine + 1) * k];
+        let sharing = |&&(g, _): &&(u32, u32)| line.group_sharers[g as usize] > 0;
+        if let Some(&(_, ns)) = order.iter().find(sharing) {
+            note(ns);
+            if let Some(&(_, ns)) = order.iter().rev().find(sharing) {
+                note(ns);
             }
         }
         (lo < u32::MAX).then_some((lo, hi))
