@@ -140,6 +140,11 @@ struct Groups {
     /// non-empty one from either end, not a scan of every group: a clean miss on a run-queue line
     /// every balancer reads does this once per line a balance pass reads.
     nearest_first: Vec<(u32, u32)>,
+    /// Per CPU, the other CPUs of its cluster (SMT siblings, cores sharing its L2) with their
+    /// transfer latency to it, and the LLC transfer latency: a miss's own-group sharers priced
+    /// without asking the topology.
+    cluster_ns: Vec<Box<[(u32, u32)]>>,
+    llc_ns: u32,
 }
 
 impl Groups {
@@ -169,15 +174,25 @@ impl Groups {
             others.sort_by_key(|&(g, ns)| (ns, g));
             nearest_first.extend(others);
         }
+        let cluster_ns = (0..topo.nr_cpus())
+            .map(|c| {
+                let sibs = topo.cluster_siblings(c).iter();
+                sibs.filter(|&&s| s as usize != c)
+                    .map(|&s| (s, topo.xfer_ns(s as usize, c)))
+                    .collect()
+            })
+            .collect();
         Groups {
             of_cpu,
             rep,
             nearest_first,
+            cluster_ns,
+            llc_ns: topo.class_ns(LatencyClass::Llc),
         }
     }
 
     /// (nearest, farthest) transfer latency to `cpu` from the line's sharers other than `cpu`.
-    fn sharer_xfer_bounds(&self, line: &Line, topo: &Topology, cpu: usize) -> Option<(u32, u32)> {
+    fn sharer_xfer_bounds(&self, line: &Line, cpu: usize) -> Option<(u32, u32)> {
         let (mut lo, mut hi) = (u32::MAX, 0);
         let mut note = |ns: u32| {
             lo = lo.min(ns);
@@ -189,14 +204,14 @@ impl Groups {
             // cpu's own group: itself, its cluster (SMT siblings, cores sharing its L2), and CPUs
             // of its LLC in other clusters
             let mut others = n - u32::from(line.has_sharer(cpu as u32));
-            for &s in topo.cluster_siblings(cpu) {
-                if s as usize != cpu && line.has_sharer(s) {
-                    note(topo.xfer_ns(s as usize, cpu));
+            for &(s, ns) in self.cluster_ns[cpu].iter() {
+                if line.has_sharer(s) {
+                    note(ns);
                     others -= 1;
                 }
             }
             if others > 0 {
-                note(topo.class_ns(LatencyClass::Llc));
+                note(self.llc_ns);
             }
         }
         // the other groups: the first non-empty one from each end of the distance order
@@ -398,7 +413,7 @@ impl Coherence {
             (Op::Load, None) => {
                 // Clean miss: served from the nearest copy once the ownership transfers queued
                 // before it are done, concurrently with the other loads of the shared line.
-                let nearest = match self.groups.sharer_xfer_bounds(line, topo, cpu) {
+                let nearest = match self.groups.sharer_xfer_bounds(line, cpu) {
                     Some((lo, _)) => lo,
                     None => topo.xfer_ns(line.last as usize, cpu),
                 };
@@ -428,7 +443,7 @@ impl Coherence {
                 let start = start.max(line.reads_until);
                 let cost = match owner {
                     Some(o) => topo.xfer_ns(o as usize, cpu),
-                    None => match self.groups.sharer_xfer_bounds(line, topo, cpu) {
+                    None => match self.groups.sharer_xfer_bounds(line, cpu) {
                         Some((_, farthest)) => farthest,
                         None => topo.xfer_ns(line.last as usize, cpu),
                     },
@@ -549,7 +564,7 @@ mod tests {
                     .iter()
                     .min()
                     .map(|&lo| (lo, *each.iter().max().unwrap()));
-                let got = c.groups.sharer_xfer_bounds(&c.lines[l], &t, cpu);
+                let got = c.groups.sharer_xfer_bounds(&c.lines[l], cpu);
                 assert_eq!(got, want, "{name} round {round} cpu {cpu}");
             }
         }
