@@ -214,6 +214,11 @@ impl Groups {
                 note(self.llc_ns);
             }
         }
+        if line.nr_sharers == n {
+            // no sharer outside the own group (the common case: a line written by its owner,
+            // then read inside its LLC)
+            return (lo < u32::MAX).then_some((lo, hi));
+        }
         // the other groups: the first non-empty one from each end of the distance order
         let k = self.rep.len() - 1;
         let order = &self.nearest_first[mine * k..(mine + 1) * k];
