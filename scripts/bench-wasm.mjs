@@ -12,25 +12,35 @@ const wasm = require(`${dir}/worker.js`);
 const base = { v: 1, hz: 1000, seconds, seed: 1, a: [], b: [] };
 const scenarios = [
   ['gnr-2s-snc3/oltp', { ...base, machine: { preset: 'gnr-2s-snc3' }, workload: { name: 'oltp' } }],
+  ['gnr-2s-96c-snc3/oltp', { ...base, machine: { preset: 'gnr-2s-96c-snc3' }, workload: { name: 'oltp' } }],
   ['milan-2s/oltp+cache-aware', { ...base, machine: { preset: 'milan-2s' }, workload: { name: 'oltp' }, a: ['cache-aware'] }],
   ['custom-4096/spin', { ...base, machine: { preset: 'custom', sockets: 8, cores_per_socket: 256, nodes_per_socket: 2 }, workload: { name: 'spin' } }],
 ];
 
-console.log(`${'scenario (wasm, Node ' + process.version + ')'.padEnd(20)}  CPUs   sim s/wall s      events/s   RSS MiB`);
-// Wall time is the median of RUNS runs: single runs on a shared 2-core VM vary by ±30%.
+console.log(`${'scenario (wasm, Node ' + process.version + ')'.padEnd(20)}  CPUs   sim s/wall s      events/s   ns/switch   ns/event   RSS MiB`);
+// Wall and CPU time are the medians of RUNS runs: single runs on a shared 2-core VM vary by ±30%.
+// ns/switch and ns/event are CPU time (process.cpuUsage: user + system) per simulated context
+// switch (rq->nr_switches summed, the report's counter) and per simulated event: figures that do
+// not move with the workload's intensity, unlike sim s / wall s.
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 for (const [name, exp] of scenarios) {
   const walls = [];
+  const cpus = [];
   let r;
   for (let i = 0; i < RUNS; i++) {
     const t0 = process.hrtime.bigint();
+    const c0 = process.cpuUsage();
     const sim = new wasm.Sim(exp, 'a');
     while (!sim.step(200000)) { /* slices, as the worker runs them */ }
     r = sim.report();
     walls.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    const c = process.cpuUsage(c0);
+    cpus.push((c.user + c.system) / 1e6);
     sim.free();
   }
   const wall = walls.sort((x, y) => x - y)[walls.length >> 1];
+  const cpu = cpus.sort((x, y) => x - y)[cpus.length >> 1];
+  const switches = Math.max(1, r.counters.context_switches ?? 0);
   const rss = process.memoryUsage().rss / 1048576;
-  console.log(`${name.padEnd(28)} ${String(r.machine.cpus).padStart(5)} ${(r.sim_seconds / wall).toFixed(3).padStart(14)} ${Math.round(r.events / wall).toString().padStart(13)} ${rss.toFixed(1).padStart(9)}`);
+  console.log(`${name.padEnd(28)} ${String(r.machine.cpus).padStart(5)} ${(r.sim_seconds / wall).toFixed(3).padStart(14)} ${Math.round(r.events / wall).toString().padStart(13)} ${Math.round(cpu * 1e9 / switches).toString().padStart(11)} ${(cpu * 1e9 / Math.max(1, r.events)).toFixed(1).padStart(10)} ${rss.toFixed(1).padStart(9)}`);
 }

@@ -1,6 +1,9 @@
-//! `schedplay bench`: simulated seconds per wall second, events per second and peak resident memory
-//! of the reference scenarios, each measured in its own process (wall time is the CLI's business,
-//! never the engine's).
+//! `schedplay bench`: simulated seconds per wall second, events per second, CPU nanoseconds per
+//! simulated context switch and per simulated event, and peak resident memory of the reference
+//! scenarios, each measured in its own process (wall and CPU time are the CLI's business, never
+//! the engine's). The two per-unit costs do not move with the workload's intensity (more switches
+//! per simulated second cost more wall time but the same nanoseconds per switch), so they compare
+//! runs, seeds and versions of the engine where sim s / wall s cannot.
 
 use clap::Args;
 use schedplay::experiment::scenario::{Experiment, Side};
@@ -12,6 +15,9 @@ fn scenarios(seconds: f64) -> Vec<(&'static str, Experiment)> {
     let mut gnr = Experiment::default();
     gnr.machine.preset = "gnr-2s-snc3".into();
     gnr.seconds = seconds;
+    let mut gnr96 = Experiment::default();
+    gnr96.machine.preset = "gnr-2s-96c-snc3".into();
+    gnr96.seconds = seconds;
     let mut milan = Experiment::default();
     milan.machine.preset = "milan-2s".into();
     milan.a = vec!["cache-aware".into()];
@@ -25,6 +31,7 @@ fn scenarios(seconds: f64) -> Vec<(&'static str, Experiment)> {
     spin.seconds = seconds;
     vec![
         ("gnr-2s-snc3/oltp", gnr),
+        ("gnr-2s-96c-snc3/oltp", gnr96),
         ("milan-2s/oltp+cache-aware", milan),
         ("custom-4096/spin", spin),
     ]
@@ -39,6 +46,18 @@ fn peak_rss_kib() -> u64 {
                 .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// CPU time of this thread in ns (`/proc/thread-self/schedstat`'s first field: time on a CPU,
+/// which excludes the time a loaded machine keeps the process waiting); `None` where the file is
+/// missing (then the table uses wall time).
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 const RUNS: usize = 3;
@@ -65,7 +84,7 @@ pub(crate) fn main(args: BenchArgs) -> ExitCode {
             eprintln!("error: only: unknown scenario {name:?}");
             return ExitCode::from(2);
         };
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), thread_cpu_ns());
         let r = match schedplay::run(&e, Side::A) {
             Ok(r) => r,
             Err(err) => {
@@ -74,19 +93,35 @@ pub(crate) fn main(args: BenchArgs) -> ExitCode {
             }
         };
         let wall = t0.elapsed().as_secs_f64();
+        let cpu = match (c0, thread_cpu_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e9,
+            _ => wall,
+        };
+        // rq->nr_switches summed over the CPUs (the report's counter), warm-up included as
+        // `events` is: both are the work the run did.
+        let switches = r.counters.get("context_switches").copied().unwrap_or(0);
         println!(
-            "{name} {} {} {:.6} {} {}",
+            "{name} {} {} {:.6} {} {} {} {:.6}",
             e.seconds,
             r.events,
             wall,
             peak_rss_kib(),
-            r.machine.cpus
+            r.machine.cpus,
+            switches,
+            cpu
         );
         return ExitCode::SUCCESS;
     }
     println!(
-        "{:<28} {:>6} {:>10} {:>12} {:>14} {:>12}   (median of {RUNS} processes)",
-        "scenario", "CPUs", "sim s", "sim s/wall s", "events/s", "peak RSS"
+        "{:<28} {:>6} {:>10} {:>12} {:>14} {:>11} {:>11} {:>12}   (median of {RUNS} processes by CPU time)",
+        "scenario",
+        "CPUs",
+        "sim s",
+        "sim s/wall s",
+        "events/s",
+        "ns/switch",
+        "ns/event",
+        "peak RSS"
     );
     let exe = std::env::current_exe().unwrap_or_else(|_| "schedplay".into());
     for (name, _) in scenarios(seconds) {
@@ -116,13 +151,16 @@ pub(crate) fn main(args: BenchArgs) -> ExitCode {
                 .collect();
             runs.push(f);
         }
-        runs.sort_by(|a, b| a[2].total_cmp(&b[2]));
+        runs.sort_by(|a, b| a[6].total_cmp(&b[6]));
         let f = &runs[RUNS / 2];
-        let (sim, events, wall, rss, cpus) = (f[0], f[1], f[2], f[3], f[4]);
+        let (sim, events, wall, rss, cpus, switches, cpu) =
+            (f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
         println!(
-            "{name:<28} {cpus:>6} {sim:>10.3} {:>12.3} {:>14.0} {:>9.1} MiB",
+            "{name:<28} {cpus:>6} {sim:>10.3} {:>12.3} {:>14.0} {:>11.0} {:>11.1} {:>9.1} MiB",
             sim / wall,
             events / wall,
+            cpu * 1e9 / switches.max(1.0),
+            cpu * 1e9 / events.max(1.0),
             rss / 1024.0
         );
     }

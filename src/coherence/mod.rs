@@ -135,9 +135,18 @@ struct Groups {
     of_cpu: Vec<u32>,
     /// One member of each group.
     rep: Vec<u32>,
-    /// `xfer[g * n + h]`: transfer latency from any member of group g to any member of group h
-    /// (g != h), looked up instead of asking the topology for every sharer group of every miss.
-    xfer: Vec<u32>,
+    /// `nearest_first[h * (n - 1)..][..n - 1]`: the groups other than h, nearest to h first (ties
+    /// by group number), each with its transfer latency to h (from any member to any member: an
+    /// LLC and node pair decide the class), looked up instead of asking the topology for every
+    /// sharer group of every miss. The nearest and farthest sharer groups are then the first
+    /// non-empty one from either end, not a scan of every group: a clean miss on a run-queue line
+    /// every balancer reads does this once per line a balance pass reads.
+    nearest_first: Vec<(u32, u32)>,
+    /// Per CPU, the other CPUs of its cluster (SMT siblings, cores sharing its L2) with their
+    /// transfer latency to it, and the LLC transfer latency: a miss's own-group sharers priced
+    /// without asking the topology.
+    cluster_ns: Vec<Box<[(u32, u32)]>>,
+    llc_ns: u32,
 }
 
 impl Groups {
@@ -154,41 +163,72 @@ impl Groups {
             })
             .collect();
         let n = rep.len();
-        let xfer = (0..n * n)
+        // xfer[g * n + h]: transfer latency from any member of group g to any member of group h
+        let xfer: Vec<u32> = (0..n * n)
             .map(|i| topo.xfer_ns(rep[i / n] as usize, rep[i % n] as usize))
             .collect();
-        Groups { of_cpu, rep, xfer }
+        let mut nearest_first = Vec::with_capacity(n * n.saturating_sub(1));
+        for h in 0..n {
+            let mut others: Vec<(u32, u32)> = (0..n)
+                .filter(|&g| g != h)
+                .map(|g| (g as u32, xfer[g * n + h]))
+                .collect();
+            others.sort_by_key(|&(g, ns)| (ns, g));
+            nearest_first.extend(others);
+        }
+        let cluster_ns = (0..topo.nr_cpus())
+            .map(|c| {
+                let sibs = topo.cluster_siblings(c).iter();
+                sibs.filter(|&&s| s as usize != c)
+                    .map(|&s| (s, topo.xfer_ns(s as usize, c)))
+                    .collect()
+            })
+            .collect();
+        Groups {
+            of_cpu,
+            rep,
+            nearest_first,
+            cluster_ns,
+            llc_ns: topo.class_ns(LatencyClass::Llc),
+        }
     }
 
     /// (nearest, farthest) transfer latency to `cpu` from the line's sharers other than `cpu`.
-    fn sharer_xfer_bounds(&self, line: &Line, topo: &Topology, cpu: usize) -> Option<(u32, u32)> {
+    fn sharer_xfer_bounds(&self, line: &Line, cpu: usize) -> Option<(u32, u32)> {
         let (mut lo, mut hi) = (u32::MAX, 0);
         let mut note = |ns: u32| {
             lo = lo.min(ns);
             hi = hi.max(ns);
         };
         let mine = self.of_cpu[cpu] as usize;
-        let from = &self.xfer[mine..];
-        let stride = self.rep.len();
-        for (g, &n) in line.group_sharers.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            if g != mine {
-                note(from[g * stride]);
-                continue;
-            }
+        let n = line.group_sharers[mine];
+        if n > 0 {
             // cpu's own group: itself, its cluster (SMT siblings, cores sharing its L2), and CPUs
             // of its LLC in other clusters
             let mut others = n - u32::from(line.has_sharer(cpu as u32));
-            for &s in topo.cluster_siblings(cpu) {
-                if s as usize != cpu && line.has_sharer(s) {
-                    note(topo.xfer_ns(s as usize, cpu));
+            for &(s, ns) in self.cluster_ns[cpu].iter() {
+                if line.has_sharer(s) {
+                    note(ns);
                     others -= 1;
                 }
             }
             if others > 0 {
-                note(topo.class_ns(LatencyClass::Llc));
+                note(self.llc_ns);
+            }
+        }
+        if line.nr_sharers == n {
+            // no sharer outside the own group (the common case: a line written by its owner,
+            // then read inside its LLC)
+            return (lo < u32::MAX).then_some((lo, hi));
+        }
+        // the other groups: the first non-empty one from each end of the distance order
+        let k = self.rep.len() - 1;
+        let order = &self.nearest_first[mine * k..(mine + 1) * k];
+        let sharing = |&&(g, _): &&(u32, u32)| line.group_sharers[g as usize] > 0;
+        if let Some(&(_, ns)) = order.iter().find(sharing) {
+            note(ns);
+            if let Some(&(_, ns)) = order.iter().rev().find(sharing) {
+                note(ns);
             }
         }
         (lo < u32::MAX).then_some((lo, hi))
@@ -380,7 +420,7 @@ impl Coherence {
             (Op::Load, None) => {
                 // Clean miss: served from the nearest copy once the ownership transfers queued
                 // before it are done, concurrently with the other loads of the shared line.
-                let nearest = match self.groups.sharer_xfer_bounds(line, topo, cpu) {
+                let nearest = match self.groups.sharer_xfer_bounds(line, cpu) {
                     Some((lo, _)) => lo,
                     None => topo.xfer_ns(line.last as usize, cpu),
                 };
@@ -410,7 +450,7 @@ impl Coherence {
                 let start = start.max(line.reads_until);
                 let cost = match owner {
                     Some(o) => topo.xfer_ns(o as usize, cpu),
-                    None => match self.groups.sharer_xfer_bounds(line, topo, cpu) {
+                    None => match self.groups.sharer_xfer_bounds(line, cpu) {
                         Some((_, farthest)) => farthest,
                         None => topo.xfer_ns(line.last as usize, cpu),
                     },
@@ -531,7 +571,7 @@ mod tests {
                     .iter()
                     .min()
                     .map(|&lo| (lo, *each.iter().max().unwrap()));
-                let got = c.groups.sharer_xfer_bounds(&c.lines[l], &t, cpu);
+                let got = c.groups.sharer_xfer_bounds(&c.lines[l], cpu);
                 assert_eq!(got, want, "{name} round {round} cpu {cpu}");
             }
         }
