@@ -163,8 +163,10 @@ fn validation_plan_and_table_match_native() {
         wasm::validation_table(0.005, 1, serde_wasm_bindgen::to_value(&reports).unwrap()).unwrap();
     let t: serde_json::Value = serde_wasm_bindgen::from_value(t).unwrap();
     let page = t["rows"].as_array().unwrap();
+    // the page's table is the steady state, as `schedplay validate` by default
     let s = schedplay::experiment::validation::Settings {
         seconds: 0.005,
+        warmup: schedplay::experiment::validation::Warmup::Auto,
         repeats: 1,
         seed: 1,
         threads: 1,

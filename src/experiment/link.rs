@@ -101,7 +101,7 @@ fn grouped(n: usize) -> String {
     let d = n.to_string();
     let mut o = String::new();
     for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
             o.push(',');
         }
         o.push(c);

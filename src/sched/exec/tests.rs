@@ -6,7 +6,8 @@ use crate::experiment::scenario::Experiment;
 
 /// `gnr-2s-96c-snc3` (Intel: 2 sockets × 3 nodes) with one spinning task, run to 0.5 ms, when
 /// the next event (a tick) is far enough away for the requests below to run undisturbed.
-fn engine() -> Engine {
+/// (`tso_tests.rs` drives the same engine.)
+pub(super) fn engine() -> Engine {
     let mut x = Experiment::default();
     x.machine.preset = "gnr-2s-96c-snc3".into();
     x.workload.name = "spin".into();

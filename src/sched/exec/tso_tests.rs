@@ -1,20 +1,9 @@
 //! The store buffer under x86-TSO (docs/MODEL.md §5c): stores become visible in program order,
 //! one line obtained after the other; a full buffer stalls the CPU.
 
+use super::tests::engine;
 use super::*;
 use crate::coherence::HIT_NS;
-use crate::experiment::scenario::Experiment;
-
-/// `gnr-2s-96c-snc3` with one spinning task, run to 0.5 ms (as `tests.rs`).
-fn engine() -> Engine {
-    let mut x = Experiment::default();
-    x.machine.preset = "gnr-2s-96c-snc3".into();
-    x.workload.name = "spin".into();
-    x.workload.knobs.insert("threads".into(), "1".into());
-    let mut e = super::super::test_engine(&x);
-    e.run_until(500_000, u64::MAX);
-    e
-}
 
 /// CPU `c` (in the kernel) stores to field 0 of `line` at its own time; returns when the store
 /// becomes visible. Time moves to the CPU's cursor first (a test drives the CPU by hand).
