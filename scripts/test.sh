@@ -32,7 +32,7 @@ if ! step setup bash scripts/setup.sh; then finish; fi
 step fmt cargo fmt --check
 step clippy cargo clippy --locked --all-targets -- -D warnings
 step clippy-wasm cargo clippy --locked --target wasm32-unknown-unknown --all-targets -- -D warnings
-step native-tests cargo test --locked --release
+step native-tests cargo test --locked --release --no-fail-fast
 # the Perfetto trace against Perfetto's own schema (perfetto_trace_pb2), when the package is there
 perfetto_check() {
   local py=python3 f=target/check.pftrace
