@@ -2,6 +2,7 @@
 //! append-only) and back; decoding reports every bad or unknown key and still loads the rest.
 
 use crate::error::{FieldError, range_or_nan};
+use crate::experiment::b64url;
 use crate::experiment::scenario::*;
 use crate::experiment::stories::stories;
 use crate::kernels::{self, DEFAULT_KERNEL};
@@ -58,43 +59,6 @@ pub const WORKLOAD_FILE_KEY: &str = "workload_file";
 /// browsers open far longer ones (Chromium: 2 MiB). A longer link still carries everything, and
 /// `link_note` says so.
 pub const SANE_LINK_CHARS: usize = 8000;
-
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// Unpadded base64url.
-pub fn b64url_encode(bytes: &[u8]) -> String {
-    let mut o = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..=c.len() {
-            o.push(B64[(n >> (18 - 6 * i)) as usize & 63] as char);
-        }
-    }
-    o
-}
-
-/// Unpadded (or padded) base64url back to bytes; None at a character outside the alphabet or a
-/// length no encoding gives.
-pub fn b64url_decode(s: &str) -> Option<Vec<u8>> {
-    let s = s.trim_end_matches('=').as_bytes();
-    if s.len() % 4 == 1 {
-        return None;
-    }
-    let val = |b: u8| B64.iter().position(|&x| x == b).map(|p| p as u32);
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    for c in s.chunks(4) {
-        let mut n = 0u32;
-        for (i, &b) in c.iter().enumerate() {
-            n |= val(b)? << (18 - 6 * i);
-        }
-        for i in 0..c.len() - 1 {
-            out.push((n >> (16 - 8 * i)) as u8);
-        }
-    }
-    Some(out)
-}
 
 /// `12345` as `12,345` (the page's number format).
 fn grouped(n: usize) -> String {
@@ -154,7 +118,7 @@ pub fn encode_link(e: &Experiment) -> String {
     let rtapp = e.workload.name == workload::rtapp::NAME;
     for (k, v) in e.knobs() {
         if rtapp && k == workload::rtapp::FILE_KNOB {
-            kv.push((WORKLOAD_FILE_KEY.into(), b64url_encode(v.as_bytes())));
+            kv.push((WORKLOAD_FILE_KEY.into(), b64url::encode(v.as_bytes())));
         } else {
             kv.push((k, v));
         }
@@ -347,7 +311,7 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                         clip(&e.workload.name)
                     ),
                 ));
-            } else if let Some(text) = b64url_decode(v).and_then(|b| String::from_utf8(b).ok()) {
+            } else if let Some(text) = b64url::decode(v).and_then(|b| String::from_utf8(b).ok()) {
                 e.workload
                     .knobs
                     .insert(workload::rtapp::FILE_KNOB.into(), text.into());
@@ -697,28 +661,6 @@ mod tests {
         e.workload.name = "rtapp".into();
         e.workload.knobs.insert("file".into(), file.into());
         e
-    }
-
-    #[test]
-    fn base64url_matches_rfc_4648_vectors_and_refuses_other_text() {
-        // RFC 4648 §10 vectors, unpadded, and the two characters base64url has instead of + and /
-        for (plain, enc) in [
-            ("", ""),
-            ("f", "Zg"),
-            ("fo", "Zm8"),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg"),
-            ("fooba", "Zm9vYmE"),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(b64url_encode(plain.as_bytes()), enc);
-            assert_eq!(b64url_decode(enc).unwrap(), plain.as_bytes());
-        }
-        assert_eq!(b64url_encode(&[0xfb, 0xff]), "-_8");
-        assert_eq!(b64url_decode("Zm9vYg=="), Some(b"foob".to_vec()));
-        for bad in ["Z", "Zm9v!", "Zm+v", "Zm9vY"] {
-            assert_eq!(b64url_decode(bad), None, "{bad}");
-        }
     }
 
     #[test]
