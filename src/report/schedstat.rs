@@ -171,8 +171,8 @@ pub fn summary(st: &Schedstat, sd: &SchedDomains) -> SchedstatSummary {
     }
 }
 
-/// One row of the diff: a field of A and B and the change in % (`+12.34`, `0.00`, or `new` when A
-/// is 0 and B is not).
+/// One row of the diff: a field of A and B and the change in % (`+12.34`, `+0.00` when equal,
+/// `0.00` when both are 0, `new` when A is 0 and B is not).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DiffRow {
     pub name: String,
