@@ -74,6 +74,7 @@ pub fn presets() -> JsValue {
                 "nodes_per_socket": m.nodes_per_socket, "cores_per_llc": m.cores_per_llc,
                 "cores_per_cluster": m.cores_per_cluster,
                 "rmw_hold_ns": m.rmw_hold_ns, "cpumask_offstack": u32::from(m.cpumask_offstack),
+                "store_buffer_entries": m.store_buffer.entries,
             })
         })
         .collect();

@@ -80,6 +80,9 @@ pub(crate) struct Layout {
     /// Cores sharing one L2 (CLS level), 1..=cores per LLC; 1: none (default: the preset's).
     #[arg(long, allow_hyphen_values = true)]
     pub(crate) cores_per_cluster: Option<String>,
+    /// Store-buffer entries per CPU, 1..=512 (default: the preset's core figure).
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) store_buffer_entries: Option<String>,
 }
 
 /// The field errors the link decoder (the validation layer for text values) gives for
@@ -131,6 +134,7 @@ impl Layout {
             "cores_per_cluster" => &self.cores_per_cluster,
             "rmw_hold_ns" => &self.rmw_hold_ns,
             "cpumask_offstack" => &self.cpumask_offstack,
+            "store_buffer_entries" => &self.store_buffer_entries,
             _ => &None,
         };
         let mut o = LayoutOverrides::default();
@@ -232,6 +236,7 @@ impl ScenarioArgs {
                     e.machine.overrides = LayoutOverrides {
                         rmw_hold_ns: e.machine.overrides.rmw_hold_ns,
                         cpumask_offstack: e.machine.overrides.cpumask_offstack,
+                        store_buffer_entries: e.machine.overrides.store_buffer_entries,
                         ..Default::default()
                     };
                 }
@@ -248,6 +253,7 @@ impl ScenarioArgs {
         eo.rmw_hold_ns = o.rmw_hold_ns.or(eo.rmw_hold_ns);
         eo.cpumask_offstack = o.cpumask_offstack.or(eo.cpumask_offstack);
         eo.cores_per_cluster = o.cores_per_cluster.or(eo.cores_per_cluster);
+        eo.store_buffer_entries = o.store_buffer_entries.or(eo.store_buffer_entries);
         if let Some(w) = &self.workload {
             e.workload = WorkloadChoice {
                 name: w.clone(),

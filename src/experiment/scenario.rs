@@ -202,6 +202,16 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         get: |o| o.cores_per_cluster,
         set: |o, v| o.cores_per_cluster = v,
     },
+    MachineKey {
+        key: "store_buffer_entries",
+        link: "store_buffer_entries",
+        min: *limits::STORE_BUFFER_ENTRIES.start(),
+        max: *limits::STORE_BUFFER_ENTRIES.end(),
+        words: &[],
+        description: "store-buffer entries per CPU (x86-TSO: stores commit in order, a full buffer stalls; empty: the preset's core figure)",
+        get: |o| o.store_buffer_entries,
+        set: |o, v| o.store_buffer_entries = v,
+    },
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -19,3 +19,6 @@ pub const NODES_PER_SOCKET: RangeInclusive<u32> = 1..=4;
 pub const CORES_PER_LLC: RangeInclusive<u32> = 1..=*CORES_PER_SOCKET.end();
 /// The RMW hold window in ns (`hardware::DEFAULT_RMW_HOLD_NS` is the default).
 pub const RMW_HOLD_NS: RangeInclusive<u32> = 0..=1000;
+/// Store-buffer entries per CPU (the preset's core figure is the default, docs/MODEL.md §5c): from
+/// one (every store waits for the one before it) to well above any core built (Golden Cove: 114).
+pub const STORE_BUFFER_ENTRIES: RangeInclusive<u32> = 1..=512;

@@ -56,6 +56,9 @@ pub struct LayoutOverrides {
     pub cpumask_offstack: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores_per_cluster: Option<u32>,
+    /// The core's store-buffer entries (default: the preset's core, docs/MODEL.md §5c).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_buffer_entries: Option<u32>,
 }
 
 /// A kernel option given as a word: its value.
@@ -164,6 +167,9 @@ impl MachineSpec {
         if let Some(v) = o.rmw_hold_ns {
             self.rmw_hold_ns = v;
         }
+        if let Some(v) = o.store_buffer_entries {
+            self.store_buffer.entries = v;
+        }
         if let Some(v) = o.cpumask_offstack {
             if v > 1 {
                 return Err(Invalid(vec![FieldError::new(
@@ -239,6 +245,17 @@ impl MachineSpec {
         })
     }
 
+    /// The store-buffer entries outside their range (presets and imported machines alike).
+    fn store_buffer_error(&self) -> Option<FieldError> {
+        let n = self.store_buffer.entries;
+        (!STORE_BUFFER_ENTRIES.contains(&n)).then(|| {
+            FieldError::new(
+                "store_buffer_entries",
+                format!("{n} is out of range: allowed {STORE_BUFFER_ENTRIES:?} entries per CPU"),
+            )
+        })
+    }
+
     pub fn validate(&self) -> Result<(), Invalid> {
         if let Some(m) = &self.map {
             let mut errs: Vec<FieldError> = m
@@ -247,6 +264,7 @@ impl MachineSpec {
                 .map(|e| FieldError::new("cpu_map", e.to_string()))
                 .collect();
             errs.extend(self.rmw_hold_error());
+            errs.extend(self.store_buffer_error());
             return if errs.is_empty() {
                 Ok(())
             } else {
@@ -307,6 +325,7 @@ impl MachineSpec {
             ));
         }
         errs.extend(self.rmw_hold_error());
+        errs.extend(self.store_buffer_error());
         if self.cores_per_cluster == 0 || self.cores_per_cluster > self.cores_per_llc.max(1) {
             errs.push(FieldError::new(
                 "cores_per_cluster",

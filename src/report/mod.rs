@@ -23,6 +23,9 @@ pub struct MachineSummary {
     pub rmw_hold_ns: u32,
     #[serde(default)]
     pub cpumask_offstack: bool,
+    /// Store-buffer entries per CPU (since schema 8).
+    #[serde(default)]
+    pub store_buffer_entries: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -179,7 +182,7 @@ pub struct Report {
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
-pub const REPORT_SCHEMA: u32 = 7;
+pub const REPORT_SCHEMA: u32 = 8;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -354,6 +357,7 @@ impl Report {
                 llcs: e.topo.nr_llcs,
                 rmw_hold_ns: e.topo.spec.rmw_hold_ns,
                 cpumask_offstack: e.topo.spec.cpumask_offstack,
+                store_buffer_entries: e.topo.spec.store_buffer.entries,
             },
             workload: workload.to_string(),
             kernel: default_kernel(),

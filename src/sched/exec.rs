@@ -213,6 +213,30 @@ impl Engine {
         a.visible
     }
 
+    /// A store by `c` at now from code that prices its own time rather than advancing the job
+    /// cursor (the `sd_llc_shared` hints): it retires into the store buffer
+    /// as `kstore`'s does, and commits in program order. Returns the wait for an entry (a full
+    /// buffer stalls the CPU), for the caller to charge.
+    pub(super) fn buffered_store(&mut self, c: usize, line: LineId, field: usize, sym: Sym) -> u64 {
+        let issue = self.now;
+        let sb = &mut self.cpus[c].exec.sb;
+        let entered = sb.entry_at(issue);
+        let request = sb.request_at(entered);
+        let a = self
+            .lines
+            .access(&self.topo, line, c, Op::Store, field, request);
+        let exec = &mut self.cpus[c].exec;
+        exec.sb.push(a.visible);
+        exec.sb_sym = sym;
+        entered - issue
+    }
+
+    /// When a locked instruction of `c` issued at `t` can leave: once its store buffer has
+    /// drained (for code that prices its own time; job steps call `drain_store_buffer`).
+    pub(super) fn locked_issue_at(&self, c: usize, t: u64) -> u64 {
+        t.max(self.cpus[c].exec.sb.drained_at())
+    }
+
     /// Charges an access issued at `issue` and served as `a`: the CPU stalls until `a.done` (its
     /// wait is charged from `charged_to`).
     #[allow(clippy::too_many_arguments)]

@@ -35,44 +35,50 @@ impl Engine {
         a.done - self.now
     }
 
-    /// WRITE_ONCE of `field` by `exec`: the line is taken for ownership (the next reader in the
-    /// LLC misses on it); the writer goes on, its store buffer holds the store [A].
-    pub(super) fn llc_shared_store(&mut self, exec: usize, llc: usize, field: usize) {
+    /// WRITE_ONCE of `field` by `exec`: the store retires into `exec`'s store buffer and takes the
+    /// line for ownership when it commits (the next reader in the LLC misses on it); the writer
+    /// goes on. Returns the wait for a store-buffer entry (nil unless the buffer is full).
+    pub(super) fn llc_shared_store(
+        &mut self,
+        exec: usize,
+        llc: usize,
+        field: usize,
+        sym: Sym,
+    ) -> u64 {
         let id = self.nohz.llc_shared_lines[llc];
-        self.lines
-            .access(&self.topo, id, exec, Op::Store, field, self.now);
+        self.buffered_store(exec, id, field, sym)
     }
 
-    /// set_idle_cores(cpu, false) after a failed idle-core scan.
-    pub(super) fn clear_idle_cores(&mut self, exec: usize, llc: usize) {
-        self.llc_shared_store(exec, llc, HAS_IDLE_CORES);
+    /// set_idle_cores(cpu, false) after a failed idle-core scan. Returns the store's wait.
+    pub(super) fn clear_idle_cores(&mut self, exec: usize, llc: usize) -> u64 {
         self.llc_has_idle_cores[llc] = false;
+        self.llc_shared_store(exec, llc, HAS_IDLE_CORES, Sym::SelectIdleSibling)
     }
 
     /// __update_idle_core() at idle entry (SMT only): test_idle_cores() reads the line; unless
     /// the hint is already set, a CPU whose SMT siblings are all idle sets it (set_idle_cores).
-    /// Returns the read's stall.
+    /// Returns the read's stall (and the store's wait).
     pub(super) fn update_idle_core(&mut self, c: usize) -> u64 {
         if self.topo.spec.smt <= 1 {
             return 0; // sched_smt_present is off
         }
         let llc = self.topo.cpus[c].llc as usize;
-        let ns = self.llc_shared_load(c, llc, HAS_IDLE_CORES);
+        let mut ns = self.llc_shared_load(c, llc, HAS_IDLE_CORES);
         if !self.llc_has_idle_cores[llc]
             && self.topo.smt_siblings(c).all(|s| self.cpus[s].is_idle())
         {
-            self.llc_shared_store(c, llc, HAS_IDLE_CORES);
+            ns += self.llc_shared_store(c, llc, HAS_IDLE_CORES, Sym::Schedule);
             self.llc_has_idle_cores[llc] = true;
         }
         ns
     }
 
     /// update_idle_cpu_scan()'s store: READ_ONCE(nr_idle_scan), written only when it changes.
-    /// Returns the read's stall.
+    /// Returns the read's stall (and the store's wait).
     pub(super) fn set_nr_idle_scan(&mut self, exec: usize, llc: usize, y: u32) -> u64 {
-        let ns = self.llc_shared_load(exec, llc, NR_IDLE_SCAN);
+        let mut ns = self.llc_shared_load(exec, llc, NR_IDLE_SCAN);
         if self.llc_nr_idle_scan[llc] != y {
-            self.llc_shared_store(exec, llc, NR_IDLE_SCAN);
+            ns += self.llc_shared_store(exec, llc, NR_IDLE_SCAN, Sym::UpdateSdLbStats);
             self.llc_nr_idle_scan[llc] = y;
         }
         ns

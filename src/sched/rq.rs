@@ -155,16 +155,19 @@ impl Engine {
     }
 
     /// The rq lock of a remote CPU `i` taken by `exec` (ttwu's remote enqueue): a locked
-    /// read-for-ownership of its first line. Returns the stall.
+    /// read-for-ownership of its first line, after `exec`'s store buffer has drained. Returns the
+    /// stall (the drain included).
     pub(super) fn rq_lock_remote(&mut self, exec: usize, i: usize) -> u64 {
         let rq = &mut self.cpus[i].rq;
         let (id, writer) = (rq.lines.rq, rq.rq_written_by.take());
         if let Some(w) = writer {
             self.lines.owner_wrote(id, w as usize, 1, self.now);
         }
+        // a locked instruction: it leaves once the store buffer has drained
+        let issue = self.locked_issue_at(exec, self.now);
         let a = self
             .lines
-            .access(&self.topo, id, exec, Op::Atomic, 0, self.now);
+            .access(&self.topo, id, exec, Op::Atomic, 0, issue);
         let stall = a.done - self.now;
         self.metrics.stall(exec, stall);
         stall

@@ -122,12 +122,17 @@ impl Engine {
     /// right after the waker's work for a polling one.
     fn ttwu_queue_wakelist(&mut self, t: TaskId, waker_cpu: usize, target: usize, sis_ns: u64) {
         let rq_line = self.cpus[target].rq.lines.rq;
-        self.lines
+        let pending = self
+            .lines
             .access(&self.topo, rq_line, waker_cpu, Op::Store, 1, self.now);
+        // llist_add's cmpxchg is a locked instruction: it leaves once the store buffer has
+        // drained, the ttwu_pending store included (its read for ownership of the target's rq
+        // line); the buffer is empty after it, so that store never waits in it past this wakeup
         let csq = self.nohz.csq_lines[target];
+        let issue = self.locked_issue_at(waker_cpu, pending.visible);
         let a = self
             .lines
-            .access(&self.topo, csq, waker_cpu, Op::Atomic, 0, self.now);
+            .access(&self.topo, csq, waker_cpu, Op::Atomic, 0, issue);
         let stall = a.done - self.now;
         self.metrics.stall(waker_cpu, stall);
         let polling = self.cpus[target].exec.mode == Mode::Idle;
@@ -440,7 +445,7 @@ impl Engine {
             }
         }
         if has_idle_core {
-            self.clear_idle_cores(waker, llc);
+            cost += self.clear_idle_cores(waker, llc);
         }
         (idle_cpu.unwrap_or(target), pre + cost)
     }

@@ -106,3 +106,75 @@ fn a_full_store_buffer_stalls_the_cpu_and_a_large_one_does_not() {
     // the stores become visible at the same times either way: the buffer's size moves the CPU only
     assert_eq!(stalled[0], stalled[1]);
 }
+
+/// A remote rq lock (`rq_lock_remote`, a locked RMW issued outside a job step) waits for the
+/// taker's store buffer to drain: after a store whose line is on the other socket, the lock's
+/// stall covers that store's commit; with an empty buffer it is the lock's transfer alone.
+#[test]
+fn a_remote_rq_lock_waits_for_the_store_buffer_to_drain() {
+    let mut stalls = Vec::new();
+    for store_first in [false, true] {
+        let mut e = engine();
+        let local = 5;
+        let r = remote_cpus(&e, 2);
+        let far = e.cpus[r[0]].rq.lines.rq;
+        e.now += 100;
+        store(&mut e, r[0], far);
+        e.now += 10_000;
+        let t = e.now;
+        let committed = if store_first {
+            store(&mut e, local, far)
+        } else {
+            t
+        };
+        let stall = e.rq_lock_remote(local, r[1]);
+        assert!(
+            t + stall >= committed,
+            "the lock left before the store committed"
+        );
+        stalls.push(stall);
+    }
+    assert!(
+        stalls[1] >= stalls[0] + e_xfer_floor(),
+        "the drain adds a transfer: {stalls:?}"
+    );
+}
+
+/// The smallest cross-socket transfer of the test machine: what a store's read for ownership
+/// from the other socket costs at least.
+fn e_xfer_floor() -> u64 {
+    let e = engine();
+    let r = remote_cpus(&e, 1)[0];
+    e.topo.xfer_ns(r, 5) as u64
+}
+
+/// `buffered_store` (the stores priced by their caller: `ttwu_pending`, the `sd_llc_shared`
+/// hints) goes through the store buffer like `kstore`: with two entries, a third store to lines
+/// held on the other socket waits for the first to commit, and a large buffer does not wait.
+#[test]
+fn a_callers_store_goes_through_the_store_buffer() {
+    for entries in [2, 114] {
+        let mut e = engine();
+        let local = 5;
+        e.cpus[local].exec.sb = StoreBuffer::new(entries);
+        let r = remote_cpus(&e, 3);
+        let lines: Vec<LineId> = r.iter().map(|&c| e.cpus[c].rq.lines.rq).collect();
+        e.now += 100;
+        for (&c, &l) in r.iter().zip(&lines) {
+            store(&mut e, c, l);
+        }
+        e.now += 10_000;
+        let waits: Vec<u64> = lines
+            .iter()
+            .map(|&l| e.buffered_store(local, l, 0, Sym::TryToWakeUp))
+            .collect();
+        if entries == 2 {
+            assert_eq!(waits[..2], [0, 0]);
+            assert!(waits[2] >= e_xfer_floor(), "{waits:?}");
+        } else {
+            assert_eq!(waits, [0, 0, 0]);
+        }
+        // in program order: the last store commits a transfer after the first
+        assert!(e.cpus[local].exec.sb.drained_at() >= e.now + 3 * e_xfer_floor());
+    }
+}
