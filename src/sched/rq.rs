@@ -137,13 +137,7 @@ impl Engine {
         if let Some(w) = writer {
             self.lines.owner_wrote(id, w as usize, f, self.now);
         }
-        if self.lines.load_hit(id, exec, f) {
-            return crate::coherence::HIT_NS;
-        }
-        let a = self
-            .lines
-            .access(&self.topo, id, exec, Op::Load, f, self.now);
-        a.done - self.now
+        self.lines.load(&self.topo, id, exec, f, self.now)
     }
 
     /// Independent loads overlap (up to STATS_MLP in flight): their sum over the MLP, at least
