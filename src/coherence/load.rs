@@ -44,6 +44,8 @@ impl Groups {
 impl Coherence {
     /// A load by `cpu` of field `field` of `id` issued at `now`: a hit counted as `load_hit` counts
     /// it, else served as `access` serves it. Returns its stall (done − now).
+    /// The hit is checked in line (a balance pass hits about half the lines it reads).
+    #[inline]
     pub fn load(&mut self, topo: &Topology, id: LineId, cpu: usize, field: usize, now: u64) -> u64 {
         let line = &mut self.lines[id];
         let c = cpu as u32;
@@ -56,6 +58,21 @@ impl Coherence {
             line.fields[field].loads += 1;
             return HIT_NS;
         }
+        self.load_miss(topo, id, cpu, field, now)
+    }
+
+    /// `load` of a line not in `cpu`'s cache.
+    #[inline(never)]
+    fn load_miss(
+        &mut self,
+        topo: &Topology,
+        id: LineId,
+        cpu: usize,
+        field: usize,
+        now: u64,
+    ) -> u64 {
+        let line = &mut self.lines[id];
+        let c = cpu as u32;
         line.forget_handoffs_before(now);
         if line.owner.is_some() || !line.handoffs.is_empty() {
             // a HITM, or a hand-off still ahead (the line may still be in `cpu`'s cache)
