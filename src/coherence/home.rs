@@ -60,7 +60,7 @@ impl HomeLegs {
     }
 
     /// Whether `a`'s caches are kept coherent by the agent that serves `b`'s requests.
-    fn same_domain(&self, topo: &Topology, a: usize, b: usize) -> bool {
+    pub(super) fn same_domain(&self, topo: &Topology, a: usize, b: usize) -> bool {
         if self.socket_wide {
             topo.cpus[a].socket == topo.cpus[b].socket
         } else {
@@ -69,11 +69,11 @@ impl HomeLegs {
     }
 
     /// Whether the domain of CPU `a` contains node `node`'s home agent.
-    fn domain_holds_node(&self, topo: &Topology, a: usize, node: u32) -> bool {
+    pub(super) fn domain_holds_node(&self, topo: &Topology, a: usize, node: u32) -> bool {
         self.socket_wide && topo.socket_of_node[node as usize] == topo.cpus[a].socket
     }
 
-    fn to_node(&self, group: u32, node: u32) -> u64 {
+    pub(super) fn to_node(&self, group: u32, node: u32) -> u64 {
         self.leg[group as usize * self.nr_nodes + node as usize] as u64
     }
 }

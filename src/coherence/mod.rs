@@ -22,6 +22,7 @@ use crate::machine::topology::Topology;
 use std::collections::VecDeque;
 
 mod home;
+mod load;
 pub use home::HANDOFF_DISTANCES;
 mod store_buffer;
 use home::{HomeLegs, handoff_distance, served_at};

@@ -6,7 +6,6 @@
 //! calls it (sched_balance_domains, should_we_balance, newidle) is in `balance.rs`.
 
 use super::balance::IdleType;
-use super::rq::RqLine;
 use super::*;
 use crate::machine::domains::{SD_NUMA, SD_PREFER_SIBLING, SD_SHARE_CPUCAPACITY, SD_SHARE_LLC};
 
@@ -376,18 +375,7 @@ impl Engine {
                 // the root domain: set_rd_overloaded(rd, sg_overloaded), the only place it clears
                 self.rd_overloaded = sg_overloaded;
             }
-            let (mut sum, mut max) = (0u64, 0u64);
-            for k in 0..self.sd.domains[dom_id].cpus.len() {
-                let i = self.sd.domains[dom_id].cpus[k] as usize;
-                if excluded.contains(&i) {
-                    continue;
-                }
-                for which in [RqLine::Rq, RqLine::Avg] {
-                    let ns = self.rq_line_load(exec, i, which);
-                    sum += ns;
-                    max = max.max(ns);
-                }
-            }
+            let (sum, max) = self.rq_lines_load_domain(exec, dom_id, &excluded);
             self.charge_loads(exec, Sym::UpdateSdLbStats, sum, max);
             if first {
                 self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);

@@ -124,26 +124,58 @@ impl RunQueue {
     }
 }
 
+/// The load of run-queue line `which` of `rq` by `exec` at `now` (see `Engine::rq_line_load`).
+#[inline]
+fn load_rq_line(
+    lines: &mut Coherence,
+    topo: &Topology,
+    rq: &mut RunQueue,
+    exec: usize,
+    which: RqLine,
+    now: u64,
+) -> u64 {
+    let (id, writer) = match which {
+        RqLine::Rq => (rq.lines.rq, rq.rq_written_by.take()),
+        RqLine::Avg => (rq.lines.avg, rq.avg_written_by.take()),
+    };
+    let f = usize::from(which == RqLine::Rq); // nr_running / the averages
+    if let Some(w) = writer {
+        lines.owner_wrote(id, w as usize, f, now);
+    }
+    lines.load(topo, id, exec, f, now)
+}
+
 impl Engine {
     /// The load of run-queue line `which` of CPU `i` by `exec`, issued at now: the owner's
     /// pending write is folded in first, then the line model serves it. Returns its stall.
     pub(super) fn rq_line_load(&mut self, exec: usize, i: usize, which: RqLine) -> u64 {
         let rq = &mut self.cpus[i].rq;
-        let (id, writer) = match which {
-            RqLine::Rq => (rq.lines.rq, rq.rq_written_by.take()),
-            RqLine::Avg => (rq.lines.avg, rq.avg_written_by.take()),
-        };
-        let f = usize::from(which == RqLine::Rq); // nr_running / the averages
-        if let Some(w) = writer {
-            self.lines.owner_wrote(id, w as usize, f, self.now);
+        load_rq_line(&mut self.lines, &self.topo, rq, exec, which, self.now)
+    }
+
+    /// update_sd_lb_stats()'s reads by `exec`: both run-queue lines (rq, then cfs.avg) of every CPU
+    /// of domain `dom_id` not in `excluded`, in the domain's order, each as `rq_line_load` reads it.
+    /// Returns the sum of the stalls and the longest.
+    pub(super) fn rq_lines_load_domain(
+        &mut self,
+        exec: usize,
+        dom_id: usize,
+        excluded: &[usize],
+    ) -> (u64, u64) {
+        let (mut sum, mut max) = (0u64, 0u64);
+        for &cpu in &self.sd.domains[dom_id].cpus {
+            let i = cpu as usize;
+            if excluded.contains(&i) {
+                continue;
+            }
+            let rq = &mut self.cpus[i].rq;
+            for which in [RqLine::Rq, RqLine::Avg] {
+                let ns = load_rq_line(&mut self.lines, &self.topo, rq, exec, which, self.now);
+                sum += ns;
+                max = max.max(ns);
+            }
         }
-        if self.lines.load_hit(id, exec, f) {
-            return crate::coherence::HIT_NS;
-        }
-        let a = self
-            .lines
-            .access(&self.topo, id, exec, Op::Load, f, self.now);
-        a.done - self.now
+        (sum, max)
     }
 
     /// Independent loads overlap (up to STATS_MLP in flight): their sum over the MLP, at least

@@ -1,0 +1,180 @@
+//! Loads read in bulk: a balance pass reads every run-queue line of a domain (update_sg_lb_stats),
+//! most of them a hit or a clean miss of a line other CPUs share. `Coherence::load` is what
+//! `load_hit` then `access(.., Op::Load, ..)` (its request leg, then its service) do, with those two
+//! cases computed in one pass instead of through the general request and service paths: the same
+//! arithmetic on the same state, in the same order, so what a line holds and counts afterwards is
+//! the same. Every other case (a HITM, a line being handed off) goes through `access`.
+
+use super::{Coherence, Groups, HIT_NS, Line, LineId, Op, served_at};
+use crate::machine::topology::Topology;
+
+impl Groups {
+    /// The nearest transfer latency to `cpu` from the line's sharers, `cpu` not among them: the
+    /// first of `sharer_xfer_bounds`, without looking for the farthest.
+    fn nearest_sharer_ns(&self, line: &Line, cpu: usize) -> Option<u32> {
+        let mut lo = u32::MAX;
+        let mine = self.of_cpu[cpu] as usize;
+        let n = line.group_sharers[mine];
+        if n > 0 {
+            let mut others = n;
+            for &(s, ns) in self.cluster_ns[cpu].iter() {
+                if line.has_sharer(s) {
+                    lo = lo.min(ns);
+                    others -= 1;
+                }
+            }
+            if others > 0 {
+                lo = lo.min(self.llc_ns);
+            }
+        }
+        if line.nr_sharers != n {
+            let k = self.rep.len() - 1;
+            let order = &self.nearest_first[mine * k..(mine + 1) * k];
+            if let Some(&(_, ns)) = order
+                .iter()
+                .find(|&&(g, _)| line.group_sharers[g as usize] > 0)
+            {
+                lo = lo.min(ns);
+            }
+        }
+        (lo < u32::MAX).then_some(lo)
+    }
+}
+
+impl Coherence {
+    /// A load by `cpu` of field `field` of `id` issued at `now`: a hit counted as `load_hit` counts
+    /// it, else served as `access` serves it. Returns its stall (done − now).
+    /// The hit is checked in line (a balance pass hits about half the lines it reads).
+    #[inline]
+    pub fn load(&mut self, topo: &Topology, id: LineId, cpu: usize, field: usize, now: u64) -> u64 {
+        let line = &mut self.lines[id];
+        let c = cpu as u32;
+        let hit = match line.owner {
+            Some(o) => o == c,
+            None => line.has_sharer(c),
+        };
+        if hit {
+            line.stats.loads += 1;
+            line.fields[field].loads += 1;
+            return HIT_NS;
+        }
+        self.load_miss(topo, id, cpu, field, now)
+    }
+
+    /// `load` of a line not in `cpu`'s cache.
+    #[inline(never)]
+    fn load_miss(
+        &mut self,
+        topo: &Topology,
+        id: LineId,
+        cpu: usize,
+        field: usize,
+        now: u64,
+    ) -> u64 {
+        let line = &mut self.lines[id];
+        let c = cpu as u32;
+        line.forget_handoffs_before(now);
+        if line.owner.is_some() || !line.handoffs.is_empty() {
+            // a HITM, or a hand-off still ahead (the line may still be in `cpu`'s cache)
+            return self.access(topo, id, cpu, Op::Load, field, now).done - now;
+        }
+        // A clean miss: nobody holds the line Modified, `cpu` has no copy, no hand-off pending.
+        // request_leg: ordered in the requester's domain when a copy is there, else at the home
+        // (forwarded to the last holder's domain when that is elsewhere).
+        let group = self.groups.of_cpu[cpu];
+        let last = line.last as usize;
+        let leg = if line.group_sharers[group as usize] > 0
+            || line.nr_sharers > 0 && self.homes.same_domain(topo, last, cpu)
+        {
+            (self.groups.llc_ns as u64 / 2).max(1)
+        } else {
+            let home = line.home;
+            let to_home = self.homes.to_node(group, home);
+            let holder_home =
+                topo.cpus[last].node == home || self.homes.domain_holds_node(topo, last, home);
+            let forward = if line.nr_sharers == 0 || holder_home {
+                0
+            } else {
+                self.homes.to_node(self.groups.of_cpu[last], home)
+            };
+            to_home + forward
+        };
+        // serve: from the nearest copy, after the ownership transfers queued before it
+        line.stats.loads += 1;
+        line.fields[field].loads += 1;
+        let at = now + leg;
+        let start = now.max(line.free_at);
+        let nearest = match self.groups.nearest_sharer_ns(line, cpu) {
+            Some(lo) => lo,
+            None => topo.xfer_ns(last, cpu),
+        };
+        line.add_sharer(c, group);
+        let done = served_at(start, at, nearest as u64);
+        line.reads_until = line.reads_until.max(done);
+        line.stats.stall_ns += done - now;
+        done - now
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::presets::preset;
+
+    /// Two copies of the same lines, driven by the same random stores, atomics and loads at rising
+    /// times, one loading through `load`, the other through `load_hit` then `access`: every load costs the same
+    /// and every line ends in the same state with the same counters.
+    #[test]
+    fn load_is_access_for_a_load() {
+        let mut rng = crate::sim::rng::SimRng::new(5);
+        for name in ["gnr-2s-snc3", "milan-2s"] {
+            let t = Topology::new(preset(name).unwrap()).unwrap();
+            let n = t.nr_cpus() as u64;
+            let (mut a, mut b) = (Coherence::new(&t), Coherence::new(&t));
+            for cc in [&mut a, &mut b] {
+                for l in 0..4 {
+                    let id = cc.add_line(format!("l{l}"), &[(0, "x"), (8, "y")]);
+                    cc.set_home_near(id, (l * 37) % n as usize);
+                }
+            }
+            let (mut now, mut misses) = (0u64, 0);
+            for _ in 0..20_000 {
+                now += rng.below(40);
+                let id = rng.below(4) as usize;
+                // a few CPUs read often (hits), the rest rarely
+                let cpu = if rng.below(2) == 0 {
+                    rng.below(8)
+                } else {
+                    rng.below(n)
+                } as usize;
+                let f = rng.below(2) as usize;
+                match rng.below(10) {
+                    0 => {
+                        let op = [Op::Store, Op::Atomic][rng.below(2) as usize];
+                        assert_eq!(
+                            a.access(&t, id, cpu, op, f, now),
+                            b.access(&t, id, cpu, op, f, now)
+                        );
+                    }
+                    1 => {
+                        a.owner_wrote(id, cpu, f, now);
+                        b.owner_wrote(id, cpu, f, now);
+                    }
+                    _ => {
+                        let want = if b.load_hit(id, cpu, f) {
+                            HIT_NS
+                        } else {
+                            b.access(&t, id, cpu, Op::Load, f, now).done - now
+                        };
+                        let got = a.load(&t, id, cpu, f, now);
+                        assert_eq!(got, want, "{name}: load of line {id} by {cpu} at {now}");
+                        misses += u32::from(want > HIT_NS);
+                    }
+                }
+            }
+            assert!(misses > 1000, "{name}: {misses} misses");
+            let state = |c: &Coherence| format!("{:?}", c.lines);
+            assert_eq!(state(&a), state(&b), "{name}");
+        }
+    }
+}
