@@ -263,6 +263,10 @@ pub struct Experiment {
     /// reproduces bit-identically.
     #[serde(default = "default_kernel", skip_serializing_if = "is_default_kernel")]
     pub kernel: String,
+    /// Kernel knobs (`llc_balancing::KNOBS`: `CONFIG_SCHED_CACHE`, `llc_balancing/...`), key ->
+    /// value; only a release with the merged cache-aware code takes them. Absent = none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sched: BTreeMap<String, serde_json::Value>,
 }
 
 fn default_kernel() -> String {
@@ -332,6 +336,7 @@ impl Default for Experiment {
             repeats: 1,
             warmup: 0.0,
             kernel: DEFAULT_KERNEL.into(),
+            sched: BTreeMap::new(),
         }
     }
 }
@@ -474,6 +479,11 @@ impl Experiment {
                         Ok(_) => {}
                         Err(e) => errs.push(e),
                     }
+                }
+                let has = kernels::merged(k).merged.sched_cache;
+                match crate::llc_balancing::resolve(k.name, has, &self.sched) {
+                    Ok(l) => patches.llc = l,
+                    Err(e) => errs.extend(e),
                 }
             }
         }

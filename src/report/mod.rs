@@ -216,10 +216,10 @@ pub fn fnv1a(s: &str) -> String {
     format!("{h:016x}")
 }
 
-fn default_kernel() -> String {
+pub(crate) fn default_kernel() -> String {
     crate::kernels::DEFAULT_KERNEL.into()
 }
-fn is_default_kernel(k: &String) -> bool {
+pub(crate) fn is_default_kernel(k: &String) -> bool {
     k == crate::kernels::DEFAULT_KERNEL
 }
 
