@@ -236,13 +236,13 @@ mod tests {
 
     #[test]
     fn tolerance_scales_as_get_sched_cache_scale() {
-        let mut l = LlcBalancing::default();
-        l.aggr_tolerance = 0;
-        assert_eq!(l.scale(256), Some(0));
-        l.aggr_tolerance = 99;
-        assert_eq!(l.scale(256), Some(1 + 98 * 256));
-        l.aggr_tolerance = 100;
-        assert_eq!(l.scale(1), None);
+        let at = |t: u32| LlcBalancing {
+            aggr_tolerance: t,
+            ..Default::default()
+        };
+        assert_eq!(at(0).scale(256), Some(0));
+        assert_eq!(at(99).scale(256), Some(1 + 98 * 256));
+        assert_eq!(at(100).scale(1), None);
     }
 
     #[test]
