@@ -305,6 +305,8 @@ pub struct RunSpec {
     pub patches: Patches,
     /// The release that runs.
     pub kernel: &'static str,
+    /// The kernel knobs set (`llc_balancing::KNOBS`), validated.
+    pub sched: BTreeMap<String, u32>,
     pub patch_names: Vec<String>,
     pub hz: u32,
     pub seconds: f64,
@@ -516,6 +518,16 @@ impl Experiment {
             topo,
             patches,
             kernel: kernel.name,
+            sched: self
+                .sched
+                .iter()
+                .filter_map(|(k, v)| {
+                    let knob = crate::llc_balancing::knob(k)?;
+                    knob.parse(&knob_string(v))
+                        .ok()
+                        .map(|x| (knob.key.to_string(), x))
+                })
+                .collect(),
             patch_names: if side == Side::A {
                 self.a.clone()
             } else {
