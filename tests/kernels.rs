@@ -19,11 +19,12 @@ fn small(workload: &str, seconds: f64) -> Experiment {
     e
 }
 
-/// The report with its labels (release, toggle names) cleared and the hash recomputed: what the
+/// The report with its labels (release, toggle names, kernel knobs) cleared and the hash recomputed: what the
 /// run did, not what it was called.
 fn unlabelled(mut r: Report) -> Report {
     r.kernel = kernels::DEFAULT_KERNEL.into();
     r.patches.clear();
+    r.sched.clear();
     r.rehash();
     r
 }
@@ -179,6 +180,11 @@ fn seven_two_runs_the_merged_cache_aware_code_and_its_knobs_act() {
     )
     .unwrap();
     assert_eq!(tol.symbol_percent("invalid_llc_nr"), 0.0);
+    assert_eq!(
+        tol.sched["llc_balancing/aggr_tolerance"], 100,
+        "the report names the knob"
+    );
+    assert!(r.sched.is_empty(), "defaults are not listed");
     assert_ne!(tol.report_hash, r.report_hash);
 }
 
