@@ -9,6 +9,7 @@
 //! - `machine`: topology, hardware figures and presets, CPU sets and maps, sched domains;
 //! - `coherence`: the cache-line model, priced by the machine;
 //! - `patches`: the kernel patch toggles; `kernels`: the releases and what each merged;
+//!   `llc_balancing`: the merged cache-aware scheduling's build option and debugfs knobs;
 //! - `sched` (the engine) and `workload` (each task's next step);
 //! - `experiment`: scenarios, links, repeats, warm-up, sweeps, grids, validation, statistics;
 //! - `report`: the report and its text renderers;
@@ -18,6 +19,7 @@ pub mod coherence;
 pub mod error;
 pub mod experiment;
 pub mod kernels;
+pub mod llc_balancing;
 pub mod machine;
 pub mod patches;
 pub mod protobuf;

@@ -5,6 +5,7 @@
 //! `bool` field of `Patches` that entry names, the mechanism that reads the field, and a test.
 
 use crate::error::FieldError;
+use crate::llc_balancing::LlcBalancing;
 use serde::Serialize;
 
 /// One patch toggle. The page and `presets` receive the serialized form (`name`, `description`,
@@ -107,6 +108,8 @@ pub struct Patches {
     pub nohz_ilb_round_robin: bool,
     /// Changes only a kernel release sets (`kernels::KERNELS`); no toggle names them.
     pub merged: Merged,
+    /// `CONFIG_SCHED_CACHE` and the `llc_balancing/` knobs: read only where `merged.sched_cache`.
+    pub llc: LlcBalancing,
 }
 
 /// The merged changes of a release that are not toggles (`kernels::Effect::Internal`), each named
@@ -118,6 +121,14 @@ pub struct Merged {
     pub newidle_cost_bump_reverted: bool,
     /// 33cf66d88306 (v6.19): the NI_RANDOM feature (proportional newidle balance).
     pub ni_random: bool,
+    /// df0d98475954 and the rest of tip `sched/cache` (v7.2): cache-aware scheduling as merged
+    /// (mm->sc_stat, the llc_balancing/ knobs, invalid_llc_nr(), update_avg_scale(),
+    /// fits_llc_capacity() with llc_overaggr_pct); the `cache-aware` toggle's code paths take
+    /// their merged form.
+    pub sched_cache: bool,
+    /// a2b4cf39d9d3 (v7.2): one thread per epoch scans: task_cache_work() claims
+    /// mm->sc_stat.next_scan with try_cmpxchg.
+    pub sched_cache_next_scan: bool,
 }
 
 /// The table entry of a patch name.

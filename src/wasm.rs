@@ -85,6 +85,7 @@ pub fn presets() -> JsValue {
         "patches": patches::PATCHES,
         "kernels": kernels::KERNELS,
         "default_kernel": kernels::DEFAULT_KERNEL,
+        "kernel_knobs": crate::llc_balancing::KNOBS,
         // per release, every toggle it has merged (its own and its predecessors'): the page shows
         // them included and fixed
         "kernel_merged": kernels::KERNELS.iter().map(|k| {

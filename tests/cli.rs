@@ -375,6 +375,12 @@ fn schema_doc_lists_every_report_field() {
     for extra in [
         &small[..],
         &[&small[..], &["--warmup", "0.002", "--kernel", "6.19"]].concat(),
+        // sched: the kernel knobs, printed only when set (7.2)
+        &[
+            &small[..],
+            &["--kernel", "7.2", "--set", "llc_balancing/imb_pct=30"],
+        ]
+        .concat(),
         &["--machine", "gnr-2s-96c-snc3", "--seconds", "0.2"],
         // account_mm_sched_callers: printed with cache-aware scheduling only
         &[&small[..], &["--patch", "cache-aware"]].concat(),
@@ -388,7 +394,13 @@ fn schema_doc_lists_every_report_field() {
             printed.insert(k.clone());
             // nested objects with fixed keys (not the name → value maps)
             if let Some(o) = x.as_object()
-                && !["counters", "workload_knobs", "account_mm_sched_callers"].contains(&k.as_str())
+                && ![
+                    "counters",
+                    "workload_knobs",
+                    "account_mm_sched_callers",
+                    "sched",
+                ]
+                .contains(&k.as_str())
             {
                 printed.extend(o.keys().map(|n| format!("{k}.{n}")));
             }

@@ -19,11 +19,12 @@ fn small(workload: &str, seconds: f64) -> Experiment {
     e
 }
 
-/// The report with its labels (release, toggle names) cleared and the hash recomputed: what the
+/// The report with its labels (release, toggle names, kernel knobs) cleared and the hash recomputed: what the
 /// run did, not what it was called.
 fn unlabelled(mut r: Report) -> Report {
     r.kernel = kernels::DEFAULT_KERNEL.into();
     r.patches.clear();
+    r.sched.clear();
     r.rehash();
     r
 }
@@ -116,4 +117,90 @@ fn where_cpus_go_idle_6_19_differs_from_6_18_with_its_toggles_in_newidle_balanci
     assert!(calls(&r618) > 0, "newidle runs on this load");
     assert_ne!(calls(&r619), calls(&r618));
     assert_ne!(unlabelled(r619).report_hash, unlabelled(r618).report_hash);
+}
+
+fn on_72(workload: &str, knobs: &[(&str, &str)]) -> Experiment {
+    let mut e = small(workload, 0.05);
+    e.kernel = "7.2".into();
+    for (k, v) in knobs {
+        e.sched.insert(k.to_string(), (*v).into());
+    }
+    e
+}
+
+/// 7.2 merged cache-aware scheduling; with it switched off (debugfs `llc_balancing/enabled=0`,
+/// or built without `CONFIG_SCHED_CACHE`, or on a machine with one LLC) it is 7.0 bit for bit.
+#[test]
+fn seven_two_without_sched_cache_active_is_seven_zero() {
+    for w in ["oltp", "hackbench"] {
+        let mut e70 = small(w, 0.05);
+        e70.kernel = "7.0".into();
+        let r70 = unlabelled(run(&e70, Side::A).unwrap()).report_hash;
+        for knob in [("llc_balancing/enabled", "0"), ("CONFIG_SCHED_CACHE", "n")] {
+            let r = run(&on_72(w, &[knob]), Side::A).unwrap();
+            assert!(r.account_mm_sched_callers.is_empty(), "{w} {knob:?}");
+            assert_eq!(unlabelled(r).report_hash, r70, "{w} {knob:?}");
+        }
+        // one LLC: sched_cache_present is false
+        let mut one = on_72(w, &[]);
+        one.machine.overrides.sockets = Some(1);
+        one.machine.overrides.nodes_per_socket = Some(1);
+        let mut one70 = one.clone();
+        one70.kernel = "7.0".into();
+        assert_eq!(
+            unlabelled(run(&one, Side::A).unwrap()).report_hash,
+            unlabelled(run(&one70, Side::A).unwrap()).report_hash,
+            "{w}"
+        );
+    }
+}
+
+/// On a machine with several LLCs 7.2 runs account_mm_sched (its merged form: the thread-count
+/// gate is invalid_llc_nr) and differs from 7.0; a tolerance of 100 turns the gate off, so
+/// nr_running_avg is never read for it.
+#[test]
+fn seven_two_runs_the_merged_cache_aware_code_and_its_knobs_act() {
+    let r = run(&on_72("oltp", &[]), Side::A).unwrap();
+    assert!(!r.account_mm_sched_callers.is_empty());
+    assert!(r.symbol_percent("account_mm_sched") > 0.0);
+    assert_eq!(
+        r.symbol_percent("exceed_llc_nr"),
+        0.0,
+        "RFC v4's gate is gone"
+    );
+    let mut e70 = small("oltp", 0.05);
+    e70.kernel = "7.0".into();
+    assert_ne!(
+        unlabelled(r.clone()).report_hash,
+        unlabelled(run(&e70, Side::A).unwrap()).report_hash
+    );
+    let tol = run(
+        &on_72("oltp", &[("llc_balancing/aggr_tolerance", "100")]),
+        Side::A,
+    )
+    .unwrap();
+    assert_eq!(tol.symbol_percent("invalid_llc_nr"), 0.0);
+    assert_eq!(
+        tol.sched["llc_balancing/aggr_tolerance"], 100,
+        "the report names the knob"
+    );
+    assert!(r.sched.is_empty(), "defaults are not listed");
+    assert_ne!(tol.report_hash, r.report_hash);
+}
+
+#[test]
+fn seven_two_knobs_are_refused_on_older_releases_and_out_of_range() {
+    let mut e = on_72("oltp", &[("llc_balancing/imb_pct", "30")]);
+    e.kernel = "7.0".into();
+    let err = e.validate().unwrap_err();
+    assert_eq!(err.0[0].field, "llc_balancing/imb_pct", "{err}");
+    let e = on_72("oltp", &[("llc_balancing/epoch_period", "0")]);
+    let err = e.validate().unwrap_err();
+    assert_eq!(err.0[0].field, "llc_balancing/epoch_period", "{err}");
+    assert!(err.0[0].message.contains("1..=10000"), "{err}");
+    // the RFC v4 toggles merged in 7.2 are included and cannot be asked off
+    let mut e = on_72("oltp", &[]);
+    e.b = vec!["-cas-skip-many-threads".into()];
+    let err = e.validate().unwrap_err();
+    assert!(err.0[0].message.contains("deee5e27d5b6"), "{err}");
 }

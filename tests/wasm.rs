@@ -68,9 +68,14 @@ fn links_and_errors() {
         js_sys::JSON::stringify(&stories)
     );
     // the releases, and per release the toggles it merged (the page fixes them)
-    assert_eq!(js_sys::Array::from(&get(&p, "kernels")).length(), 3);
+    assert_eq!(js_sys::Array::from(&get(&p, "kernels")).length(), 4);
     let merged = get(&get(&p, "kernel_merged"), "6.19");
     assert_eq!(js_sys::Array::from(&merged).length(), 3);
+    // 7.2: 6.19's three, 7.0's nohz-no-nr-cpus, cache-aware, cas-write-if-changed, cas-skip-many-threads
+    let merged = get(&get(&p, "kernel_merged"), "7.2");
+    assert_eq!(js_sys::Array::from(&merged).length(), 7);
+    // the 7.2 kernel knobs, for the page
+    assert_eq!(js_sys::Array::from(&get(&p, "kernel_knobs")).length(), 7);
     let t = wasm::topology(e, "a", 0).unwrap();
     assert_eq!(get(&t, "cpus").as_f64(), Some(512.0));
 }

@@ -261,7 +261,8 @@ export class ScenarioForm {
    * its errors are per field, all at once, and tell "not a number" from "out of range".
    */
   rawQuery() {
-    const q = [['v', String(this.template?.v ?? 1)]];
+    const t0 = this.template || {};
+    const q = [['v', String(t0.v ?? 1)]];
     // like encode_link: only a release other than the default is written
     if ($('kernel').value && $('kernel').value !== this.presets.default_kernel) q.push(['kernel', $('kernel').value]);
     q.push(['machine', $('machine').value]);
@@ -281,6 +282,8 @@ export class ScenarioForm {
     q.push(['a', checked('patch-a').join(',')], ['b', checked('patch-b').join(',')]);
     q.push(['seconds', $('seconds').value.trim()], ['seed', $('seed').value.trim()]);
     for (const id of ['repeats', 'warmup']) if ($(id).value.trim() !== '') q.push([id, $(id).value.trim()]);
+    // 7.2's kernel knobs (llc_balancing/...): no fields yet, kept from the loaded link as get() keeps them
+    for (const [k, v] of Object.entries(t0.sched || {})) q.push([k, String(v)]);
     return q.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   }
 

@@ -161,7 +161,9 @@ pub(crate) struct ScenarioArgs {
     /// An rt-app JSON workload file (global + tasks; docs/SCHEMA.md lists the keys and events read; anything else is refused by name).
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     pub(crate) workload_file: Option<String>,
-    /// Workload knob or `hz` (100, 250, 300, 1000; default 1000), repeatable, e.g. --set clients=64 --set hz=250
+    /// Workload knob, `hz` (100, 250, 300, 1000; default 1000) or, on 7.2, a kernel knob
+    /// (`CONFIG_SCHED_CACHE`, `llc_balancing/enabled`, ...; `schedplay presets` lists them), repeatable,
+    /// e.g. --set clients=64 --set hz=250 --set llc_balancing/imb_pct=30
     #[arg(long = "set", value_name = "KEY=VALUE", allow_hyphen_values = true)]
     pub(crate) set: Vec<String>,
     /// Simulated seconds, 0.001..=60 (default 1).
@@ -170,7 +172,7 @@ pub(crate) struct ScenarioArgs {
     /// Seed of the run's random stream, 0..=2^64-1 (default 1).
     #[arg(long, allow_hyphen_values = true)]
     pub(crate) seed: Option<String>,
-    /// Kernel release: 6.18 (default), 6.19 or 7.0; --a/--b/--patch are toggles on top of what it
+    /// Kernel release: 6.18 (default), 6.19, 7.0 or 7.2; --a/--b/--patch are toggles on top of what it
     /// merged (`schedplay presets` lists each release's changes).
     #[arg(long, value_name = "RELEASE", allow_hyphen_values = true)]
     pub(crate) kernel: Option<String>,
@@ -278,6 +280,14 @@ impl ScenarioArgs {
                     Ok(h) => e.hz = h,
                     Err(_) => errs.push(scenario::hz_error(&format!("{v:?}"))),
                 },
+                // a kernel knob: checked against the release by validation below
+                Some((k, v))
+                    if schedplay::llc_balancing::knob(k).is_some()
+                        || k.starts_with("llc_balancing/")
+                        || k.starts_with("CONFIG_") =>
+                {
+                    e.sched.insert(k.to_string(), v.into());
+                }
                 Some((k, v)) => {
                     let val = v
                         .parse::<u64>()

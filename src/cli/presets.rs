@@ -33,6 +33,13 @@ pub(crate) fn main() -> ExitCode {
             println!("      {} {}: {}", c.commit, c.title, c.model);
         }
     }
+    println!("kernel knobs (--set KEY=VALUE; from 7.2, cache-aware scheduling as merged):");
+    for k in schedplay::llc_balancing::KNOBS {
+        println!(
+            "  {:<38} {}..={} (default {}): {}",
+            k.key, k.min, k.max, k.default, k.description
+        );
+    }
     println!("patches:");
     for p in patches::PATCHES {
         println!("  {:<28} {} [{}]", p.name, p.description, p.commit);

@@ -6,6 +6,7 @@ use crate::experiment::b64url;
 use crate::experiment::scenario::*;
 use crate::experiment::stories::stories;
 use crate::kernels::{self, DEFAULT_KERNEL};
+use crate::llc_balancing;
 use crate::machine::presets;
 use crate::machine::spec::LayoutOverrides;
 use crate::workload::{self, Knobs};
@@ -133,6 +134,9 @@ pub fn encode_link(e: &Experiment) -> String {
     }
     if e.warmup != 0.0 {
         kv.push(("warmup".into(), e.warmup.to_string()));
+    }
+    for (k, v) in &e.sched {
+        kv.push((k.clone(), knob_string(v)));
     }
     kv.iter()
         .map(|(k, v)| format!("{}={}", pct_encode(k), pct_encode(v)))
@@ -320,6 +324,14 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                     k,
                     "not an rt-app file: the link's file is not base64url-encoded UTF-8 text (was the link cut?)",
                 ));
+            }
+        } else if let Some(knob) = llc_balancing::knob(k) {
+            // a kernel knob; whether the release takes it is validation's
+            match knob.parse(v) {
+                Ok(x) => {
+                    e.sched.insert(k.clone(), x.into());
+                }
+                Err(err) => errs.push(err),
             }
         } else if k == "story" {
             // the page's story links (`&story=NAME`): not part of the experiment
@@ -744,7 +756,7 @@ mod tests {
         assert_eq!(errs.len(), 1);
         assert_eq!(errs[0].field, "kernel");
         assert!(
-            errs[0].message.contains("6.18, 6.19 or 7.0"),
+            errs[0].message.contains("6.18, 6.19, 7.0 or 7.2"),
             "{}",
             errs[0].message
         );

@@ -185,6 +185,12 @@ pub struct Table {
     pub workload: String,
     pub sim_seconds: f64,
     pub warmup_s: f64,
+    /// The release both sides ran (absent: 6.18, as in the report).
+    #[serde(
+        default = "crate::report::default_kernel",
+        skip_serializing_if = "crate::report::is_default_kernel"
+    )]
+    pub kernel: String,
     pub a_patches: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub b_patches: Option<Vec<String>>,
@@ -321,6 +327,7 @@ impl Table {
             workload: first.workload.clone(),
             sim_seconds: first.sim_seconds,
             warmup_s: first.warmup_s,
+            kernel: first.kernel.clone(),
             a_patches: first.patches.clone(),
             b_patches: b.map(|b| b[0].patches.clone()),
             a_not_settled: unsettled(a),
@@ -347,10 +354,11 @@ impl Table {
         };
         let _ = writeln!(
             s,
-            "{} on {} ({} CPUs), {:.3} s simulated, warm-up {:.3} s, {} runs per side, seeds {}",
+            "{} on {} ({} CPUs), kernel {}, {:.3} s simulated, warm-up {:.3} s, {} runs per side, seeds {}",
             self.workload,
             self.machine,
             self.cpus,
+            self.kernel,
             self.sim_seconds,
             self.warmup_s,
             self.repeats,

@@ -17,6 +17,8 @@ pub struct Run {
     patch_names: Vec<String>,
     /// The release that runs (the report says it).
     kernel: &'static str,
+    /// The kernel knobs set (the report lists them).
+    sched: std::collections::BTreeMap<String, u32>,
     seed: u64,
     series_sent: usize,
     /// End of the warm-up, ns (0: none).
@@ -52,6 +54,7 @@ impl Run {
             unit,
             patch_names: spec.patch_names,
             kernel: spec.kernel,
+            sched: spec.sched,
             seed: spec.seed,
             series_sent: 0,
         })
@@ -118,7 +121,7 @@ impl Run {
             &self.patch_names,
             self.seed,
         )
-        .on_kernel(self.kernel)
+        .on_kernel(self.kernel, &self.sched)
     }
 
     pub fn engine(&self) -> &sched::Engine {

@@ -273,6 +273,10 @@ pub struct Experiment {
     /// reproduces bit-identically.
     #[serde(default = "default_kernel", skip_serializing_if = "is_default_kernel")]
     pub kernel: String,
+    /// Kernel knobs (`llc_balancing::KNOBS`: `CONFIG_SCHED_CACHE`, `llc_balancing/...`), key ->
+    /// value; only a release with the merged cache-aware code takes them. Absent = none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sched: BTreeMap<String, serde_json::Value>,
 }
 
 fn default_kernel() -> String {
@@ -311,6 +315,8 @@ pub struct RunSpec {
     pub patches: Patches,
     /// The release that runs.
     pub kernel: &'static str,
+    /// The kernel knobs set (`llc_balancing::KNOBS`), validated.
+    pub sched: BTreeMap<String, u32>,
     pub patch_names: Vec<String>,
     pub hz: u32,
     pub seconds: f64,
@@ -342,6 +348,7 @@ impl Default for Experiment {
             repeats: 1,
             warmup: 0.0,
             kernel: DEFAULT_KERNEL.into(),
+            sched: BTreeMap::new(),
         }
     }
 }
@@ -485,6 +492,11 @@ impl Experiment {
                         Err(e) => errs.push(e),
                     }
                 }
+                let has = kernels::merged(k).merged.sched_cache;
+                match crate::llc_balancing::resolve(k.name, has, &self.sched) {
+                    Ok(l) => patches.llc = l,
+                    Err(e) => errs.extend(e),
+                }
             }
         }
         if let Some(spec) = &spec {
@@ -516,6 +528,16 @@ impl Experiment {
             topo,
             patches,
             kernel: kernel.name,
+            sched: self
+                .sched
+                .iter()
+                .filter_map(|(k, v)| {
+                    let knob = crate::llc_balancing::knob(k)?;
+                    knob.parse(&knob_string(v))
+                        .ok()
+                        .map(|x| (knob.key.to_string(), x))
+                })
+                .collect(),
             patch_names: if side == Side::A {
                 self.a.clone()
             } else {

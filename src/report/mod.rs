@@ -113,6 +113,10 @@ pub struct Report {
     /// hash) is what it was before releases existed.
     #[serde(default = "default_kernel", skip_serializing_if = "is_default_kernel")]
     pub kernel: String,
+    /// The kernel knobs set for the run (7.2's `CONFIG_SCHED_CACHE`, `llc_balancing/...`), key ->
+    /// value; only those set, absent when none (every older report and hash unchanged).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sched: BTreeMap<String, u32>,
     pub patches: Vec<String>,
     pub hz: u32,
     pub seed: u64,
@@ -219,10 +223,10 @@ pub fn fnv1a(s: &str) -> String {
     format!("{h:016x}")
 }
 
-fn default_kernel() -> String {
+pub(crate) fn default_kernel() -> String {
     crate::kernels::DEFAULT_KERNEL.into()
 }
-fn is_default_kernel(k: &String) -> bool {
+pub(crate) fn is_default_kernel(k: &String) -> bool {
     k == crate::kernels::DEFAULT_KERNEL
 }
 
@@ -361,6 +365,7 @@ impl Report {
             },
             workload: workload.to_string(),
             kernel: default_kernel(),
+            sched: BTreeMap::new(),
             patches: patches.to_vec(),
             hz: e.hz,
             seed,
@@ -466,9 +471,11 @@ impl Report {
         r
     }
 
-    /// The report of a run on `kernel` (the name of a `kernels::KERNELS` entry), hash updated.
-    pub fn on_kernel(mut self, kernel: &str) -> Report {
+    /// The report of a run on `kernel` (the name of a `kernels::KERNELS` entry) with the kernel
+    /// knobs `sched` set, hash updated.
+    pub fn on_kernel(mut self, kernel: &str, sched: &BTreeMap<String, u32>) -> Report {
         self.kernel = kernel.to_string();
+        self.sched = sched.clone();
         self.rehash();
         self
     }

@@ -54,7 +54,12 @@ impl Report {
             self.machine.cpus,
             self.machine.nodes,
             self.machine.llcs,
-            self.kernel,
+            if self.sched.is_empty() {
+                self.kernel.clone()
+            } else {
+                let k: Vec<String> = self.sched.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!("{} ({})", self.kernel, k.join(" "))
+            },
             self.hz,
             if self.patches.is_empty() {
                 "none".to_string()

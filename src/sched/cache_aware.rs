@@ -55,6 +55,8 @@ pub(crate) struct MmSched {
     /// the scanned LLCs.
     pub nr_running_avg: u64,
     pub nr_threads: u32,
+    /// 7.2 (a2b4cf39d9d3): mm->sc_stat.next_scan, jiffies before which no thread scans.
+    pub next_scan: u64,
     pcpu: Vec<PcpuSched>,
 }
 
@@ -131,6 +133,16 @@ pub(crate) enum TickPhase {
 /// The steps of task_cache_work().
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WorkPhase {
+    /// 7.2: `work->next = work`, then (a2b4cf39d9d3) load sc_stat.next_scan: return before it.
+    Start,
+    /// 7.2: try_cmpxchg(&sc_stat.next_scan, &next_scan, now + epoch_period); a failed one returns.
+    ClaimScan { seen: u64 },
+    /// 7.2: invalid_llc_nr(mm, p, curr_cpu) (nr_running_avg loaded unless the tolerance skips it).
+    Gate,
+    /// 7.2, the gate held: `if (READ_ONCE(sc_stat.cpu) != -1)`.
+    GateTestCpu,
+    /// 7.2: `WRITE_ONCE(sc_stat.cpu, -1); return;`.
+    GateClearCpu,
     /// Scan the LLCs' occupancy and choose the preferred LLC.
     Scan,
     /// 25/28, single-threaded mm: `mm->mm_sched_cpu = -1; return;` instead of the scan.
@@ -142,6 +154,8 @@ pub(crate) enum WorkPhase {
 }
 
 impl CacheAware {
+    /// `merged`: the 7.2 layout (mm->sc_stat) instead of RFC v4's; `epoch_period` in jiffies.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         topo: &Topology,
         lines: &mut Coherence,
@@ -149,7 +163,8 @@ impl CacheAware {
         threads: &[u32],
         nr_tasks: usize,
         own_line: bool,
-        hz: u32,
+        merged: bool,
+        epoch_period: u64,
     ) -> Self {
         let n = topo.nr_cpus();
         let mms = processes
@@ -157,7 +172,11 @@ impl CacheAware {
             .enumerate()
             .map(|(i, name)| {
                 let base = format!("mm_struct({name})");
-                let fields: &[(u32, &'static str)] = if own_line {
+                let fields: &[(u32, &'static str)] = if merged && own_line {
+                    merged::SC_STAT_FIELDS_OWN_AVG
+                } else if merged {
+                    merged::SC_STAT_FIELDS
+                } else if own_line {
                     &[
                         (0, "pcpu_sched"),
                         (8, "mm_sched_lock"),
@@ -176,10 +195,12 @@ impl CacheAware {
                 };
                 let line = lines.add_line(base.clone(), fields);
                 let (avg_line, avg_field) = if own_line {
-                    (
-                        lines.add_line(format!("{base}+0x40"), &[(64, "nr_running_avg")]),
-                        0,
-                    )
+                    let f = if merged {
+                        "sc_stat.nr_running_avg"
+                    } else {
+                        "nr_running_avg"
+                    };
+                    (lines.add_line(format!("{base}+0x40"), &[(64, f)]), 0)
                 } else {
                     (line, F_NR_RUNNING_AVG)
                 };
@@ -191,12 +212,11 @@ impl CacheAware {
                     mm_sched_cpu: -1,
                     nr_running_avg: 0,
                     nr_threads: threads.get(i).copied().unwrap_or(1),
+                    next_scan: 0,
                     pcpu: vec![PcpuSched::default(); n],
                 }
             })
             .collect();
-        // EPOCH_PERIOD = HZ/100 jiffies (10 ms)
-        let epoch_period = (hz as u64 / 100).max(1);
         CacheAware {
             mms,
             rq: vec![
@@ -267,9 +287,24 @@ pub fn exceed_llc_nr(nr_running_avg: u64, smt_nr: u64, llc_size: u64) -> bool {
 
 impl Engine {
     pub(super) fn init_cache_aware(&mut self) {
-        if !self.patches.cache_aware {
+        let merged = self.patches.merged.sched_cache;
+        let l = self.patches.llc;
+        // 7.2: sched_cache_active = CONFIG_SCHED_CACHE && sysctl_sched_cache_user &&
+        // sched_cache_present (more than one LLC)
+        let on = if merged {
+            l.config && l.enabled && self.topo.nr_llcs > 1
+        } else {
+            self.patches.cache_aware
+        };
+        if !on {
             return;
         }
+        // EPOCH_PERIOD = HZ/100 jiffies (10 ms); 7.2: llc_balancing/epoch_period
+        let epoch_period = if merged {
+            l.epoch_period_jiffies(self.hz)
+        } else {
+            (self.hz as u64 / 100).max(1)
+        };
         let procs = self.workload.processes().to_vec();
         let mut threads = vec![0u32; procs.len()];
         for t in &self.tasks {
@@ -284,7 +319,8 @@ impl Engine {
             &threads,
             self.tasks.len(),
             self.patches.cas_nr_running_avg_own_line,
-            self.hz,
+            merged,
+            epoch_period,
         ));
     }
 
@@ -305,8 +341,17 @@ impl Engine {
         let epoch = cas.account_local(mm as usize, c, delta, jiffies);
         let m = &cas.mms[mm as usize];
         // epoch - READ_ONCE(mm->mm_sched_epoch) > sysctl_llc_old, in unsigned long: an mm epoch
-        // ahead of this rq's wraps and invalidates too (RFC v4; fixed in the non-RFC v3)
-        let stale = epoch.wrapping_sub(m.mm_sched_epoch) > LLC_OLD;
+        // ahead of this rq's wraps and invalidates too (RFC v4; fixed in the non-RFC v3: 7.2 takes
+        // it in signed long against llc_epoch_affinity_timeout)
+        let stale = if self.patches.merged.sched_cache {
+            merged::stale(
+                epoch,
+                m.mm_sched_epoch,
+                self.patches.llc.epoch_affinity_timeout,
+            )
+        } else {
+            epoch.wrapping_sub(m.mm_sched_epoch) > LLC_OLD
+        };
         let single = m.nr_threads <= 1;
         self.cpus[exec]
             .exec
@@ -396,7 +441,16 @@ impl Engine {
             }
             AccountPhase::ExceedLlcNr => {
                 invalidate = invalidate || stale;
-                if !invalidate && self.patches.cas_skip_many_threads {
+                if !invalidate && self.patches.merged.sched_cache {
+                    // 7.2 invalid_llc_nr() (deee5e27d5b6), after get_nr_threads(p) <= 1
+                    let l = self.patches.llc;
+                    if merged::invalid_llc_nr_loads(&l) {
+                        self.kaccess(c, m.avg_line, Op::Load, m.avg_field, Sym::InvalidLlcNr);
+                        let smt = self.topo.spec.smt as u64;
+                        let llc_size = self.sd.llc_size[c] as u64;
+                        invalidate = merged::invalid_llc_nr(&l, m.nr_running_avg, smt, llc_size);
+                    }
+                } else if !invalidate && self.patches.cas_skip_many_threads {
                     // exceed_llc_nr(): nr_running_avg * smt_nr > sd_llc_size
                     self.kaccess(c, m.avg_line, Op::Load, m.avg_field, Sym::ExceedLlcNr);
                     let smt = self.topo.spec.smt as u64;
@@ -474,8 +528,14 @@ impl Engine {
             }
             TickPhase::LoadEpoch => {
                 // if (mm->mm_sched_epoch == rq->cpu_epoch) return;
+                // 7.2: if (time_after_eq(mm->sc_stat.epoch, epoch)) return; (never backwards)
                 self.kaccess(c, m.line, Op::Load, F_EPOCH, Sym::TaskTickCache);
-                if m.mm_sched_epoch == epoch {
+                let done = if self.patches.merged.sched_cache {
+                    merged::time_after_eq(m.mm_sched_epoch, epoch)
+                } else {
+                    m.mm_sched_epoch == epoch
+                };
+                if done {
                     return None;
                 }
                 TickPhase::Lock
@@ -502,14 +562,15 @@ impl Engine {
             TickPhase::UnlockQueueWork => {
                 // unlock, then the task_work runs on the way back to user space
                 self.kaccess(c, m.line, Op::Store, F_LOCK, Sym::TaskTickCache);
+                let phase = if self.patches.merged.sched_cache {
+                    WorkPhase::Start
+                } else {
+                    WorkPhase::Scan
+                };
                 self.cpus[c]
                     .exec
                     .jobs
-                    .push_back(Job::CacheAware(CasJob::Work {
-                        mm,
-                        task,
-                        phase: WorkPhase::Scan,
-                    }));
+                    .push_back(Job::CacheAware(CasJob::Work { mm, task, phase }));
                 return None;
             }
             TickPhase::Unlock => {
@@ -520,122 +581,8 @@ impl Engine {
         Some(CasJob::Tick { mm, task, phase })
     }
 
-    /// task_cache_work(): scan the LLCs of this CPU's node, sum occupancy per LLC, switch the
-    /// preferred LLC only past 2x hysteresis, and refresh nr_running_avg.
-    fn task_cache_work(
-        &mut self,
-        c: usize,
-        cas: &mut CacheAware,
-        mm: u32,
-        task: TaskId,
-        phase: WorkPhase,
-    ) -> Option<CasJob> {
-        let jiffies = self.jiffies();
-        let phase = match phase {
-            WorkPhase::ClearCpuSingle => {
-                let m = &mut cas.mms[mm as usize];
-                self.kaccess(c, m.line, Op::Store, F_CPU, Sym::TaskCacheWork);
-                self.metrics.count(Counter::MmSchedCpuStores);
-                if m.mm_sched_cpu == -1 {
-                    self.metrics.count(Counter::MmSchedCpuRedundantStores);
-                }
-                m.mm_sched_cpu = -1;
-                return None;
-            }
-            WorkPhase::Scan
-                if self.patches.cas_skip_many_threads && cas.mms[mm as usize].nr_threads <= 1 =>
-            {
-                // work->next = work; then 25/28:
-                // if (get_nr_threads(p) <= 1) { mm->mm_sched_cpu = -1; return; }
-                cas.work_queued[task as usize] = false;
-                WorkPhase::ClearCpuSingle
-            }
-            WorkPhase::Scan => {
-                let node = self.topo.cpus[c].node as usize;
-                let pref = cas.mms[mm as usize].mm_sched_cpu;
-                // scan mask: node(mm_sched_cpu) ∪ node(this CPU) (NUMA balancing off)
-                let mut nodes = vec![node];
-                if pref >= 0 {
-                    let pn = self.topo.cpus[pref as usize].node as usize;
-                    if pn != node {
-                        nodes.push(pn);
-                    }
-                }
-                let (mut best, mut best_cpu, mut current, mut nr_running) =
-                    (0u64, -1i32, 0u64, 0u64);
-                let mut cost = 0u64;
-                let cur_llc = if pref >= 0 {
-                    self.topo.cpus[pref as usize].llc as i32
-                } else {
-                    -1
-                };
-                for llc in 0..self.topo.nr_llcs {
-                    let first = self.llc_list[llc][0] as usize;
-                    if !nodes.contains(&(self.topo.cpus[first].node as usize)) {
-                        continue;
-                    }
-                    let (mut a_occ, mut m_occ, mut m_cpu) = (0u64, 0u64, first as i32);
-                    for &i in &self.llc_list[llc] {
-                        let i = i as usize;
-                        cost += SCAN_LINES_PER_CPU * self.topo.xfer_ns(c, i) as u64;
-                        let occ = cas.fraction(mm as usize, i, jiffies);
-                        a_occ += occ;
-                        if occ > m_occ {
-                            m_occ = occ;
-                            m_cpu = i as i32;
-                        }
-                        if self.cpus[i]
-                            .rq
-                            .curr
-                            .is_some_and(|t| self.tasks[t as usize].process == mm)
-                        {
-                            nr_running += 1;
-                        }
-                    }
-                    if a_occ > best {
-                        best = a_occ;
-                        best_cpu = m_cpu;
-                    }
-                    if llc as i32 == cur_llc {
-                        current = a_occ;
-                    }
-                    for &i in &self.llc_list[llc] {
-                        cas.mms[mm as usize].pcpu[i as usize].occ = a_occ;
-                    }
-                }
-                self.kcharge(c, Sym::TaskCacheWork, cost / STATS_MLP);
-                let switch = best_cpu >= 0 && CacheAware::should_switch(best, current);
-                cas.work_queued[task as usize] = false;
-                let m = &mut cas.mms[mm as usize];
-                m.nr_running_avg = update_avg(m.nr_running_avg, nr_running);
-                if switch {
-                    m.mm_sched_cpu = best_cpu;
-                    WorkPhase::StoreCpu
-                } else {
-                    WorkPhase::StoreAvg
-                }
-            }
-            WorkPhase::StoreCpu => {
-                self.kaccess(
-                    c,
-                    cas.mms[mm as usize].line,
-                    Op::Store,
-                    F_CPU,
-                    Sym::TaskCacheWork,
-                );
-                self.metrics.count(Counter::MmSchedCpuStores);
-                WorkPhase::StoreAvg
-            }
-            WorkPhase::StoreAvg => {
-                let m = &cas.mms[mm as usize];
-                self.kaccess(c, m.avg_line, Op::Store, m.avg_field, Sym::TaskCacheWork);
-                return None;
-            }
-        };
-        Some(CasJob::Work { mm, task, phase })
-    }
-
-    /// The LLC utilization test of the RFC's migration hint: util*100 < cap*llc_aggr_cap/smt.
+    /// The LLC utilization test of the RFC's migration hint: util*100 < cap*llc_aggr_cap/smt;
+    /// 7.2's fits_llc_capacity(): util*100 < cap*llc_overaggr_pct (x3/2 without SMT).
     fn llc_fits(&self, llc: usize, extra_util: u64) -> bool {
         let cpus = &self.llc_list[llc];
         let util: u64 = cpus
@@ -643,7 +590,21 @@ impl Engine {
             .map(|&c| self.cpus[c as usize].rq.avg.util_avg)
             .sum::<u64>()
             + extra_util;
-        util * 100 < cpus.len() as u64 * 1024 * LLC_AGGR_CAP / self.topo.spec.smt as u64
+        let cap = cpus.len() as u64 * 1024;
+        let smt = self.topo.spec.smt as u64;
+        if self.patches.merged.sched_cache {
+            return merged::fits_llc_capacity(&self.patches.llc, util, cap, smt);
+        }
+        util * 100 < cap * LLC_AGGR_CAP / smt
+    }
+
+    /// util_greater()'s margin: RFC v4's llc_aggr_imb, 7.2's llc_balancing/imb_pct.
+    fn llc_imb_pct(&self) -> u64 {
+        if self.patches.merged.sched_cache {
+            self.patches.llc.imb_pct as u64
+        } else {
+            LLC_AGGR_IMB
+        }
     }
 
     /// can_migrate_llc_task(): forbid moving a task out of its preferred LLC while that LLC is not
@@ -655,8 +616,16 @@ impl Engine {
         if m.mm_sched_cpu < 0 || m.nr_threads <= 1 {
             return false;
         }
-        // 25/28 in get_migrate_hint(): skip cache aware load balance for too many threads
-        if self.patches.cas_skip_many_threads
+        // 7.2 can_migrate_llc_task(): invalid_llc_nr(dst) leaves the migration unrestricted (its
+        // store of sc_stat.cpu = -1 is not made here: account_mm_sched makes it on the mm's next
+        // update_curr, the same test on an LLC of the same size)
+        if self.patches.merged.sched_cache {
+            let l = self.patches.llc;
+            let smt = self.topo.spec.smt as u64;
+            if merged::invalid_llc_nr(&l, m.nr_running_avg, smt, self.sd.llc_size[dst] as u64) {
+                return false;
+            }
+        } else if self.patches.cas_skip_many_threads
             && exceed_llc_nr(
                 m.nr_running_avg,
                 self.topo.spec.smt as u64,
@@ -681,13 +650,15 @@ impl Engine {
         };
         if pref == sl as i32 {
             // out of the preferred LLC: only when it is over the cap and busier by llc_aggr_imb
-            return self.llc_fits(sl, 0) || util(sl) * 100 <= util(dl) * (100 + LLC_AGGR_IMB);
+            return self.llc_fits(sl, 0) || util(sl) * 100 <= util(dl) * (100 + self.llc_imb_pct());
         }
         false
     }
 }
 
 mod llc_lb;
+pub(crate) mod merged;
+mod work;
 
 #[cfg(test)]
 mod tests;

@@ -356,8 +356,18 @@ impl Engine {
                 let mut s = self.update_sg_lb_stats(dom_id, gi, &excluded, idle);
                 if self.patches.cache_aware {
                     s.nr_pref_llc = self.group_nr_pref_llc(dom_id, gi, &excluded, dst);
+                    // 7.2 llc_balance(): off once nr_balance_failed reaches cache_nice_tries + 1;
+                    // the hint is asked from the group's first CPU, not lb_env's src_cpu
+                    let (src, gave_up) = if self.patches.merged.sched_cache {
+                        let d = &self.sd.domains[dom_id];
+                        let failed = self.cpus[dst].balance.doms[level].nr_balance_failed;
+                        (d.groups[gi].cpus[0] as usize, failed > d.cache_nice_tries)
+                    } else {
+                        (env_src, false)
+                    };
                     s.llc_balance = gi != 0
-                        && self.llc_balance(sds.flags, child_flags, s.nr_pref_llc, env_src, dst);
+                        && !gave_up
+                        && self.llc_balance(sds.flags, child_flags, s.nr_pref_llc, src, dst);
                 }
                 sds.total_load += s.group_load;
                 sds.total_capacity += s.group_capacity;

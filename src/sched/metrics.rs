@@ -25,10 +25,12 @@ pub enum Sym {
     TaskCacheWork,
     SchedBalanceUpdateBlockedAverages,
     ActiveLoadBalanceCpuStop,
+    /// 7.2's thread-count gate (deee5e27d5b6), the successor of RFC v4's exceed_llc_nr.
+    InvalidLlcNr,
 }
 
 impl Sym {
-    pub const ALL: [Sym; 20] = [
+    pub const ALL: [Sym; 21] = [
         Sym::Idle,
         Sym::User,
         Sym::SchedTick,
@@ -49,6 +51,7 @@ impl Sym {
         Sym::TaskCacheWork,
         Sym::SchedBalanceUpdateBlockedAverages,
         Sym::ActiveLoadBalanceCpuStop,
+        Sym::InvalidLlcNr,
     ];
 
     pub fn name(self) -> &'static str {
@@ -73,6 +76,7 @@ impl Sym {
             Sym::TaskCacheWork => "task_cache_work",
             Sym::SchedBalanceUpdateBlockedAverages => "sched_balance_update_blocked_averages",
             Sym::ActiveLoadBalanceCpuStop => "active_load_balance_cpu_stop",
+            Sym::InvalidLlcNr => "invalid_llc_nr",
         }
     }
 }

@@ -67,7 +67,8 @@ impl Engine {
         let src_util = self.llc_util(sl).saturating_sub(tsk_util);
         let dst_util = self.llc_util(dl) + tsk_util;
         // util_greater(u1, u2): u1 * 100 > u2 * (100 + llc_aggr_imb)
-        let greater = |a: u64, b: u64| a * 100 > b * (100 + super::LLC_AGGR_IMB);
+        let imb = self.llc_imb_pct();
+        let greater = |a: u64, b: u64| a * 100 > b * (100 + imb);
         if to_pref {
             if !self.llc_fits(dl, tsk_util) && greater(dst_util, src_util) {
                 return MigHint::Forbid;

@@ -187,7 +187,8 @@ fn cas() -> CacheAware {
         &[64],
         64,
         false,
-        1000,
+        false,
+        10, // HZ/100 at HZ=1000
     )
 }
 
@@ -252,7 +253,8 @@ fn fix_1_moves_nr_running_avg_to_its_own_line() {
         &[64],
         64,
         false,
-        1000,
+        false,
+        10, // HZ/100 at HZ=1000
     );
     assert_eq!(a.mms[0].avg_line, a.mms[0].line);
     let b = CacheAware::new(
@@ -262,7 +264,8 @@ fn fix_1_moves_nr_running_avg_to_its_own_line() {
         &[64],
         64,
         true,
-        1000,
+        false,
+        10, // HZ/100 at HZ=1000
     );
     assert_ne!(b.mms[0].avg_line, b.mms[0].line);
     assert_eq!(
@@ -302,4 +305,29 @@ fn account_mm_sched_calls_are_counted_by_their_update_curr_caller() {
     let mut off = engine(&[]);
     off.run_until(20_000_000, u64::MAX);
     assert_eq!(off.metrics.mm_sched_callers.iter().sum::<u64>(), 0);
+}
+
+/// 7.2's `struct sched_cache_stat` is one line of its own with nr_running_avg beside cpu (the
+/// seed's fix 1 is not in the merged layout), and every field lies inside the line.
+#[test]
+fn the_merged_sc_stat_keeps_nr_running_avg_in_the_line_of_cpu() {
+    let t = Topology::new(preset("milan-2s").unwrap()).unwrap();
+    let mut lines = Coherence::new(&t);
+    let m = CacheAware::new(
+        &t,
+        &mut lines,
+        &["mysqld".to_string()],
+        &[64],
+        64,
+        false,
+        true,
+        10,
+    );
+    let line = &lines.lines[m.mms[0].line];
+    assert_eq!(m.mms[0].avg_line, m.mms[0].line);
+    let names: Vec<&str> = line.fields.iter().map(|f| f.field).collect();
+    for f in ["sc_stat.cpu", "sc_stat.nr_running_avg", "sc_stat.next_scan"] {
+        assert!(names.contains(&f), "{f}: {names:?}");
+    }
+    assert!(line.fields.iter().all(|f| f.offset < 64));
 }
