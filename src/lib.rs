@@ -7,6 +7,7 @@
 //!   `protobuf` (the wire format Perfetto traces are written in):
 //!   no knowledge of machines or scheduling;
 //! - `machine`: topology, hardware figures and presets, CPU sets and maps, sched domains;
+//! - `assumptions`: the assumed figures the engine and workloads read, with their plausible ranges;
 //! - `coherence`: the cache-line model, priced by the machine;
 //! - `patches`: the kernel patch toggles; `kernels`: the releases and what each merged;
 //! - `sched` (the engine) and `workload` (each task's next step);
@@ -14,6 +15,7 @@
 //! - `report`: the report and its text renderers;
 //! - the front doors: the CLI (`src/main.rs`, `src/cli/`) and `wasm`.
 
+pub mod assumptions;
 pub mod coherence;
 pub mod error;
 pub mod experiment;

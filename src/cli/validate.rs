@@ -78,6 +78,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         repeat: None,
         warmup: None,
         jobs,
+        assume: vec![],
     };
     let threads = scen.threads().map_err(|e| errs.extend(e.0)).ok();
     let (Some(seconds), Some(warmup), Some(repeats), Some(seed), Some(threads), true) =
