@@ -135,6 +135,11 @@ impl Screen {
         out
     }
 
+    /// The experiment of every point, in point order.
+    pub fn point_experiments(&self) -> Vec<Experiment> {
+        self.points().into_iter().map(|p| p.3).collect()
+    }
+
     pub fn nr_points(&self) -> usize {
         1 + 2 * self.ranges.len()
     }
