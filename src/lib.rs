@@ -7,6 +7,7 @@
 //!   `protobuf` (the wire format Perfetto traces are written in):
 //!   no knowledge of machines or scheduling;
 //! - `machine`: topology, hardware figures and presets, CPU sets and maps, sched domains;
+//! - `assumptions`: the assumed figures the engine and workloads read, with their plausible ranges;
 //! - `coherence`: the cache-line model, priced by the machine;
 //! - `patches`: the kernel patch toggles; `kernels`: the releases and what each merged;
 //!   `llc_balancing`: the merged cache-aware scheduling's build option and debugfs knobs;
@@ -15,6 +16,7 @@
 //! - `report`: the report and its text renderers;
 //! - the front doors: the CLI (`src/main.rs`, `src/cli/`) and `wasm`.
 
+pub mod assumptions;
 pub mod coherence;
 pub mod error;
 pub mod experiment;

@@ -3,7 +3,6 @@
 //! engine's invariants while it runs.
 #![cfg(not(target_arch = "wasm32"))]
 
-use schedplay::coherence::LOCKED_HIT_NS;
 use schedplay::experiment::scenario::{Experiment, Side};
 use schedplay::machine::hardware::LatencyClass;
 use schedplay::machine::presets::preset;
@@ -86,7 +85,11 @@ fn pingpong_one_way_is_the_transfer_plus_the_locked_op_plus_the_hold_window() {
             let got = pingpong(machine, Some(hold));
             assert!(got.len() >= 4, "{machine}: {got:?}");
             for (pair, one_way, table, cas) in got {
-                let locked = if cas { 0 } else { LOCKED_HIT_NS };
+                let locked = if cas {
+                    0
+                } else {
+                    schedplay::assumptions::Assumptions::default().locked_hit_ns
+                };
                 let want = table + locked + hold as u64;
                 // With a hold window the owner's own spinning cmpxchgs keep the line while the
                 // waiter's request is on its way (its leg, half the figure: MODEL.md §5b), so the

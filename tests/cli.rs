@@ -189,6 +189,7 @@ fn every_flag_has_help_and_every_command_examples() {
         &["sweep"],
         &["validate"],
         &["merge"],
+        &["sensitivity"],
         &["bench"],
     ] {
         let mut args = cmd.to_vec();

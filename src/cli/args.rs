@@ -193,6 +193,10 @@ pub(crate) struct ScenarioArgs {
     /// Runs at once (threads) for repeats, sides and sweep points (default: every core; 1 = one after the other).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub(crate) jobs: Option<String>,
+    /// An assumed figure within its plausible range, repeatable, e.g. --assume TICK_NS=2000
+    /// (docs/MODEL.md §19a lists the names and ranges; default: the table's values).
+    #[arg(long, value_name = "NAME=VALUE", allow_hyphen_values = true)]
+    pub(crate) assume: Vec<String>,
 }
 
 pub(crate) fn split_list(s: &str) -> Vec<String> {
@@ -316,6 +320,14 @@ impl ScenarioArgs {
         }
         if let Some(b) = b {
             e.b = b;
+        }
+        for kv in &self.assume {
+            match schedplay::assumptions::parse_one(kv) {
+                Ok((name, v)) => {
+                    e.assume.insert(name, v);
+                }
+                Err(err) => errs.push(err),
+            }
         }
         if let Err(inv) = e.validate() {
             errs.extend(inv.0);

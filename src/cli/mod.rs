@@ -8,6 +8,7 @@ mod link;
 mod merge;
 mod presets;
 mod run;
+mod sensitivity;
 mod sweep;
 mod topology;
 mod validate;
@@ -103,6 +104,21 @@ Examples:
 Refuses lines of different grids, a point given twice (overlapping shards) and missing points,
 naming each; the merged JSON lines are the bytes of the unsharded sweep.")]
     Merge(merge::MergeArgs),
+    /// How sure is each number: the experiment over the plausible ranges of the assumed figures, one at a time; each headline's band and the assumptions that move it most.
+    #[command(after_help = "\
+Examples:
+  schedplay sensitivity --machine gnr-2s-96c-snc3 --b skip-not-due --seconds 0.3 --jobs 2
+  schedplay sensitivity --machine milan-2s --a cache-aware --b cache-aware,cas-write-if-changed --only STATS_MLP,XFER_PCT --json
+  schedplay sensitivity --machine milan-2s --b skew-tick --shard 0/4 > s0.jsonl   # ... 3/4
+  schedplay sensitivity --merge s0.jsonl s1.jsonl s2.jsonl s3.jsonl
+
+Point 0 runs the table's values (docs/MODEL.md §19a); then each assumption at the low and the high
+end of its range with the others at their values, same seeds: 2k+1 compares. The band of a
+headline is its lowest and highest value over these points (interactions are not explored); the
+tornado ranks the assumptions by the larger distance of either end from the base. --shard I/N
+prints the points i with i mod N == I as JSON lines; --merge joins them (refusing overlaps, gaps
+and other screens' lines) and prints the screen.")]
+    Sensitivity(sensitivity::SensitivityArgs),
     /// How close is the model? Every published figure it is calibrated or checked against, next to the model's.
     #[command(after_help = "\
 Examples:
@@ -132,6 +148,7 @@ pub fn main() -> ExitCode {
         Cmd::Link(a) => link::main(a),
         Cmd::Sweep(a) => sweep::main(a),
         Cmd::Merge(a) => merge::main(a),
+        Cmd::Sensitivity(a) => sensitivity::main(a),
         Cmd::Validate(a) => validate::main(a),
         Cmd::Bench(a) => bench::main(a),
     }

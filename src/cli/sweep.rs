@@ -55,6 +55,7 @@ fn main_grid(ab: AbArgs, grid: String, shard: String) -> ExitCode {
         || s.machine_file.is_some()
         || s.repeat.is_some()
         || s.warmup.is_some()
+        || !s.assume.is_empty()
         || !ab.a.is_empty()
         || !ab.b.is_empty();
     if given {

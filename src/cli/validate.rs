@@ -43,6 +43,10 @@ pub(crate) struct ValidateArgs {
     /// Exit 1 when a row misses.
     #[arg(long)]
     pub(crate) strict: bool,
+    /// Add each row's band over the assumptions' plausible ranges and the assumption that moves it
+    /// most (a sensitivity screen per experiment: 41 times the runs; the verdicts stay the point's).
+    #[arg(long)]
+    pub(crate) bands: bool,
 }
 
 pub(crate) fn main(args: ValidateArgs) -> ExitCode {
@@ -55,6 +59,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         json,
         markdown,
         strict,
+        bands,
     } = args;
     let mut errs = Vec::new();
     let seconds = number::<f64>("seconds", &Some(seconds), &mut errs);
@@ -78,6 +83,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         repeat: None,
         warmup: None,
         jobs,
+        assume: vec![],
     };
     let threads = scen.threads().map_err(|e| errs.extend(e.0)).ok();
     let (Some(seconds), Some(warmup), Some(repeats), Some(seed), Some(threads), true) =
@@ -92,7 +98,13 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         seed,
         threads,
     };
-    let out = match validation::validate(validation::ROWS, &s) {
+    let out = match validation::validate(validation::ROWS, &s).and_then(|o| {
+        if bands {
+            validation::bands::with_bands(validation::ROWS, &s, o, &[])
+        } else {
+            Ok(o)
+        }
+    }) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

@@ -17,6 +17,7 @@
 //!
 //! Counters per named line and per field offset feed the c2c report.
 
+use crate::assumptions::Assumptions;
 use crate::machine::hardware::{DEFAULT_RMW_HOLD_NS, LatencyClass};
 use crate::machine::topology::Topology;
 use std::collections::VecDeque;
@@ -38,10 +39,9 @@ pub enum Op {
     Atomic,
 }
 
-/// Cost of an access that hits the requester's own cache, ns (stated assumption: L1 hit ~1 ns;
-/// a locked instruction on an owned line ~20 cycles).
+/// Cost of an access that hits the requester's own cache, ns (stated assumption: L1 hit ~1 ns).
+/// A locked instruction on an owned line (~20 cycles) is `Assumptions::locked_hit_ns`, screened.
 pub const HIT_NS: u64 = 1;
-pub const LOCKED_HIT_NS: u64 = 8;
 #[derive(Clone, Debug, Default)]
 pub struct FieldStats {
     pub offset: u32,
@@ -253,6 +253,8 @@ pub struct Coherence {
     homes: HomeLegs,
     node_of_cpu: Vec<u32>,
     rmw_hold_ns: u64,
+    /// A locked RMW on a line this core owns, ns (`Assumptions::locked_hit_ns`).
+    locked_hit_ns: u64,
 }
 
 impl Coherence {
@@ -265,12 +267,18 @@ impl Coherence {
             node_of_cpu: topo.cpus.iter().map(|c| c.node).collect(),
             groups,
             rmw_hold_ns: DEFAULT_RMW_HOLD_NS,
+            locked_hit_ns: Assumptions::default().locked_hit_ns,
         }
     }
 
     /// The RMW hold window (see the module comment); `DEFAULT_RMW_HOLD_NS` unless a machine sets it.
     pub fn set_rmw_hold_ns(&mut self, ns: u64) {
         self.rmw_hold_ns = ns;
+    }
+
+    /// The locked-RMW hit cost (the run's `Assumptions::locked_hit_ns`).
+    pub fn set_locked_hit_ns(&mut self, ns: u64) {
+        self.locked_hit_ns = ns;
     }
 
     /// A named line with its fields (offset, name) for the Pareto view.
@@ -366,6 +374,7 @@ impl Coherence {
         leg: u64,
     ) -> Access {
         let hold = self.rmw_hold_ns;
+        let locked_hit_ns = self.locked_hit_ns;
         let line = &mut self.lines[id];
         let c = cpu as u32;
         let group = |x: u32| self.groups.of_cpu[x as usize];
@@ -395,7 +404,7 @@ impl Coherence {
         let modified_elsewhere = line.owner.filter(|&o| o != c);
         let locked = |op| {
             if op == Op::Atomic {
-                LOCKED_HIT_NS
+                locked_hit_ns
             } else {
                 HIT_NS
             }
@@ -439,12 +448,12 @@ impl Coherence {
             (Op::Store, _) if still_held => (now + HIT_NS, at + HIT_NS, false),
             (Op::Atomic, Some(o)) if o == c => {
                 // A locked instruction drains the store buffer first.
-                let done = at.max(line.owner_ready_at) + LOCKED_HIT_NS;
+                let done = at.max(line.owner_ready_at) + locked_hit_ns;
                 line.free_at = line.free_at.max(done + hold);
                 (done, done, false)
             }
             // A locked instruction on a line not handed over yet (the hand-off is not delayed).
-            (Op::Atomic, _) if still_held => (at + LOCKED_HIT_NS, at + LOCKED_HIT_NS, false),
+            (Op::Atomic, _) if still_held => (at + locked_hit_ns, at + locked_hit_ns, false),
             (_, owner) => {
                 // Read-for-ownership: from the owner, or invalidate every sharer (the farthest
                 // bounds it), after the loads in flight have their copies.
@@ -514,6 +523,11 @@ mod tests {
     use crate::machine::presets::preset;
     use crate::machine::topology::Topology;
 
+    /// The default locked-RMW hit cost (`Assumptions::locked_hit_ns`).
+    fn locked() -> u64 {
+        Assumptions::default().locked_hit_ns
+    }
+
     #[test]
     fn simultaneous_atomics_are_served_fifo_k_transfers_for_the_kth() {
         let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
@@ -522,7 +536,7 @@ mod tests {
         c.access(&t, l, 0, Op::Store, 0, 0); // CPU 0 owns it
         let stall0 = c.lines[l].stats.stall_ns;
         // CPUs 1..=4 (same LLC as CPU 0) hit it at the same instant.
-        let xfer = t.xfer_ns(0, 1) as u64 + LOCKED_HIT_NS;
+        let xfer = t.xfer_ns(0, 1) as u64 + locked();
         let done: Vec<u64> = (1..=4)
             .map(|cpu| c.access(&t, l, cpu, Op::Atomic, 0, 1000).done)
             .collect();
@@ -617,7 +631,7 @@ mod tests {
             c.access(&t, l, 0, Op::Store, 0, 0);
             let win = c.access(&t, l, 1, Op::Atomic, 0, 1000); // CPU 1 takes it
             let waiter = c.access(&t, l, 2, Op::Atomic, 0, 1000); // CPU 2 queues behind
-            assert_eq!(waiter.done, win.done + HOLD + xfer + LOCKED_HIT_NS);
+            assert_eq!(waiter.done, win.done + HOLD + xfer + locked());
             let rel = c.access(&t, l, 1, Op::Store, 0, win.done + release_after);
             assert_eq!(
                 rel.done,

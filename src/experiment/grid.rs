@@ -262,7 +262,34 @@ pub struct ReadLine {
 /// in point order. Overlapping, missing or foreign lines are refused, each named.
 pub fn merge(files: &[(String, String)]) -> Result<Vec<ReadLine>, Invalid> {
     let mut errs = Vec::new();
-    let mut seen: Vec<Option<(String, ReadLine)>> = Vec::new();
+    let mut out = Vec::new();
+    for (at, text) in merge_texts(files)? {
+        match serde_json::from_str(&text) {
+            Ok(line) => out.push(ReadLine { line, text }),
+            Err(e) => errs.push(FieldError::new("merge", format!("{at}: {e}"))),
+        }
+    }
+    if errs.is_empty() {
+        Ok(out)
+    } else {
+        Err(Invalid(errs))
+    }
+}
+
+/// What every sharded line starts with (a grid's point, a sensitivity screen's point): whose it
+/// is, which point, of how many.
+#[derive(Deserialize)]
+struct LineHead {
+    grid: String,
+    index: usize,
+    points: usize,
+}
+
+/// The merge of `merge`, on the lines' heads only (so the sensitivity screen's lines merge by the
+/// same rules): each point's `file:line` and text, in point order.
+pub fn merge_texts(files: &[(String, String)]) -> Result<Vec<(String, String)>, Invalid> {
+    let mut errs = Vec::new();
+    let mut seen: Vec<Option<(String, (String, String))>> = Vec::new();
     let mut grid: Option<(String, usize)> = None;
     for (name, text) in files {
         for (n, line) in text
@@ -270,7 +297,7 @@ pub fn merge(files: &[(String, String)]) -> Result<Vec<ReadLine>, Invalid> {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
-            let p: PointLine = match serde_json::from_str(line) {
+            let p: LineHead = match serde_json::from_str(line) {
                 Ok(p) => p,
                 Err(e) => {
                     errs.push(FieldError::new("merge", format!("{name}:{}: {e}", n + 1)));
@@ -311,10 +338,7 @@ pub fn merge(files: &[(String, String)]) -> Result<Vec<ReadLine>, Invalid> {
                 Some(slot) => {
                     *slot = Some((
                         name.clone(),
-                        ReadLine {
-                            line: p,
-                            text: line.to_string(),
-                        },
+                        (format!("{name}:{}", n + 1), line.to_string()),
                     ))
                 }
             }

@@ -13,6 +13,7 @@ pub mod machine_summary;
 pub mod repeat;
 pub mod run;
 pub mod scenario;
+pub mod sensitivity;
 pub mod steady;
 pub mod stories;
 pub mod sweep;

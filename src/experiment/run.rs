@@ -31,7 +31,7 @@ impl Run {
     pub fn new(exp: &Experiment, side: Side) -> Result<Run, Invalid> {
         let spec = exp.run_spec(side)?;
         let n = spec.topo.nr_cpus();
-        let wl = workload::build(&spec.workload, &spec.knobs, n)?;
+        let wl = workload::build(&spec.workload, &spec.knobs, n, &spec.assume)?;
         let end_ns = (spec.seconds * 1e9) as u64;
         // About 100 points per run, at least 10 ms apart.
         let sample_ns = (end_ns / 100).max(10_000_000).min(end_ns.max(1));
@@ -43,7 +43,15 @@ impl Run {
             },
             |w| w.unit,
         );
-        let engine = sched::Engine::new(spec.topo, spec.patches, spec.hz, spec.seed, wl, sample_ns);
+        let engine = sched::Engine::new(
+            spec.topo,
+            spec.patches,
+            spec.hz,
+            spec.seed,
+            wl,
+            sample_ns,
+            spec.assume,
+        );
         let warmup_ns = (spec.warmup * 1e9) as u64;
         Ok(Run {
             warmup_ns,

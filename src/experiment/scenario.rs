@@ -2,6 +2,7 @@
 //! its validation (every field, all errors at once, limits checked before anything is allocated);
 //! the share-link codec is `link`, the seed stories `stories`.
 
+use crate::assumptions::{self, Assumptions};
 use crate::error::{FieldError, Invalid, range_or_nan};
 use crate::kernels::{self, DEFAULT_KERNEL};
 use crate::machine::cpu_map::CpuMap;
@@ -277,6 +278,11 @@ pub struct Experiment {
     /// value; only a release with the merged cache-aware code takes them. Absent = none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sched: BTreeMap<String, serde_json::Value>,
+    /// Overrides of screened assumptions by name (`assumptions::ROWS`, each within its plausible
+    /// range): what `sensitivity` varies. Absent = none, and not written then, so every older
+    /// link and scenario reproduces bit-identically.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub assume: BTreeMap<String, u64>,
 }
 
 fn default_kernel() -> String {
@@ -325,6 +331,8 @@ pub struct RunSpec {
     pub knobs: Knobs,
     /// Warm-up, simulated seconds (0 ..< seconds).
     pub warmup: f64,
+    /// The assumed figures (the table's, with the scenario's overrides).
+    pub assume: Assumptions,
 }
 
 impl Default for Experiment {
@@ -349,6 +357,7 @@ impl Default for Experiment {
             warmup: 0.0,
             kernel: DEFAULT_KERNEL.into(),
             sched: BTreeMap::new(),
+            assume: BTreeMap::new(),
         }
     }
 }
@@ -455,7 +464,16 @@ impl Experiment {
                 ),
             ));
         }
-        let spec = self.machine_spec().map_err(|e| errs.extend(e.0)).ok();
+        let mut spec = self.machine_spec().map_err(|e| errs.extend(e.0)).ok();
+        let assume = spec.as_ref().and_then(|s| {
+            assumptions::resolve(&self.assume, &s.latency)
+                .map_err(|e| errs.extend(e))
+                .ok()
+        });
+        if let (Some(s), Some(a)) = (&mut spec, &assume) {
+            // the machine's transfer table at the scenario's scale (100: the table itself)
+            s.latency = s.latency.scaled(a.xfer_pct);
+        }
         if !HZ_VALUES.contains(&self.hz) {
             errs.push(hz_error(&self.hz.to_string()));
         }
@@ -519,11 +537,11 @@ impl Experiment {
         if !errs.is_empty() {
             return Err(Invalid(errs));
         }
-        let (Some(spec), Some(kernel)) = (spec, kernel) else {
+        let (Some(spec), Some(kernel), Some(assume)) = (spec, kernel, assume) else {
             unreachable!("a machine or kernel error was reported above")
         };
         let topo = Topology::new(spec)?;
-        workload::check_machine(&self.workload.name, &knobs, &topo)?;
+        workload::check_machine(&self.workload.name, &knobs, &topo, &assume)?;
         Ok(RunSpec {
             topo,
             patches,
@@ -549,6 +567,7 @@ impl Experiment {
             workload: self.workload.name.clone(),
             knobs,
             warmup: self.warmup,
+            assume,
         })
     }
 }

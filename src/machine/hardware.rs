@@ -55,6 +55,28 @@ pub struct LatencyTable {
     /// contains the locked instruction, so an atomic that fetches the line adds nothing to it;
     /// the others are load (HITM) latencies, and an atomic adds the locked op.
     pub cas_measured: &'static [LatencyClass],
+    /// The plausible range of the whole table as a scale, % (low, high): its measured spread, or
+    /// for a placeholder the assumed one. The sensitivity screen's `XFER_PCT` (src/assumptions).
+    pub spread_pct: [u32; 2],
+}
+
+impl LatencyTable {
+    /// Every class scaled by `pct` % (rounded to the nearest ns); 100 is the table itself.
+    pub fn scaled(&self, pct: u64) -> LatencyTable {
+        if pct == 100 {
+            return *self;
+        }
+        let f = |x: u32| ((x as u64 * pct + 50) / 100) as u32;
+        LatencyTable {
+            smt: f(self.smt),
+            cluster: f(self.cluster),
+            llc: f(self.llc),
+            node_near: f(self.node_near),
+            node_far: f(self.node_far),
+            socket: f(self.socket),
+            ..*self
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -41,6 +41,8 @@ const LAT_GNR_SNC3: LatencyTable = LatencyTable {
     node_far: 132,
     socket: 412,
     source: "Intel MLC c2c HITM on 2S Xeon 6980P SNC3 (ik_llama.cpp #201): 81 / 99-110 / 125-140 / 372-452, midpoints",
+    // the widest measured spread: cross-socket 372-452 around 412 (±10%)
+    spread_pct: [90, 110],
     cas_measured: &[LatencyClass::Smt],
 };
 const LAT_GNR_FLAT: LatencyTable = LatencyTable {
@@ -51,6 +53,8 @@ const LAT_GNR_FLAT: LatencyTable = LatencyTable {
     node_far: 180,
     socket: 423,
     source: "Intel MLC HITM on 2S Xeon 6980P SNC off (ik_llama.cpp #201): 180 / 413-433 midpoint",
+    // one 180 figure (±10% [A], as a single published value); cross-socket 413-433
+    spread_pct: [90, 110],
     cas_measured: &[LatencyClass::Smt],
 };
 const LAT_SPR: LatencyTable = LatencyTable {
@@ -61,6 +65,8 @@ const LAT_SPR: LatencyTable = LatencyTable {
     node_far: 51,
     socket: 141,
     source: "no SPR measurement found, so proxies: Ice Lake 8375C on-die 51 (core-to-core-latency; same mesh generation), Cascade Lake SNC2 cross-socket 107-175 midpoint (Intel MLC, plantegg); docs/MODEL.md Sources",
+    // proxies of other parts: the Cascade Lake cross-socket spread 107-175 around 141 (±24%)
+    spread_pct: [75, 125],
     cas_measured: &[
         LatencyClass::Smt,
         LatencyClass::Llc,
@@ -76,6 +82,8 @@ const LAT_MILAN: LatencyTable = LatencyTable {
     node_far: 108,
     socket: 197,
     source: "CAS ping-pong on 2S Milan 7R13 (core-to-core-latency): 9.8 / 22.7 / 107.6 / 197",
+    // one measurement per class: ±10% [A], as a single published value
+    spread_pct: [90, 110],
     cas_measured: ALL_CAS,
 };
 const LAT_GENOA: LatencyTable = LatencyTable {
@@ -86,6 +94,8 @@ const LAT_GENOA: LatencyTable = LatencyTable {
     node_far: 95,
     socket: 193,
     source: "core-to-core-latency #132 on 2S Genoa 9274F: ~24 / 87-102 / 187-199 midpoints; SMT from Milan (same core design)",
+    // measured spread: 87-102 around 95 (-8% / +7%)
+    spread_pct: [90, 110],
     cas_measured: ALL_CAS,
 };
 
@@ -97,6 +107,8 @@ const LAT_SRF: LatencyTable = LatencyTable {
     node_far: 81,
     socket: 412,
     source: "no Sierra Forest measurement: module 50 (Gracemont 12900K CAS), one compute die 81 and cross-socket 412 from 2S 6980P SNC3 MLC HITM (same Intel 3 mesh and Birch Stream UPI); SMT unused",
+    // placeholder from another part [A]: -25% / +50%
+    spread_pct: [75, 150],
     cas_measured: &[LatencyClass::Smt, LatencyClass::Cluster],
 };
 const LAT_CWF: LatencyTable = LatencyTable {
@@ -107,6 +119,8 @@ const LAT_CWF: LatencyTable = LatencyTable {
     node_far: 132,
     socket: 412,
     source: "no Clearwater Forest measurement: module 50 (Gracemont 12900K CAS), node / near / far / socket 81 / 105 / 132 / 412 from 2S 6980P SNC3 MLC HITM (3 dies per socket likewise); SMT unused",
+    // placeholder from another part [A]: -25% / +50%
+    spread_pct: [75, 150],
     cas_measured: &[LatencyClass::Smt, LatencyClass::Cluster],
 };
 
@@ -118,6 +132,8 @@ const LAT_ZEN4C: LatencyTable = LatencyTable {
     node_far: 110,
     socket: 204,
     source: "no Turin Dense measurement: 2S Bergamo 9754 core-to-core-latency (fwyzard): 12.7 / 32.5 / 109.7 / 203.6 (Zen 4c, same SP5 fabric)",
+    // one measurement per class: ±10% [A], as a single published value
+    spread_pct: [90, 110],
     cas_measured: ALL_CAS,
 };
 const LAT_CLX: LatencyTable = LatencyTable {
@@ -128,6 +144,8 @@ const LAT_CLX: LatencyTable = LatencyTable {
     node_far: 45,
     socket: 141,
     source: "Cascade Lake SNC2 MLC (plantegg): 45 in the LLC, 107-175 across sockets (midpoint; one class for 1 and 2 UPI hops); SMT 8 from Ice Lake 8375C",
+    // measured cross-socket spread 107-175 around 141 (±24%)
+    spread_pct: [76, 124],
     cas_measured: &[LatencyClass::Smt],
 };
 
@@ -154,6 +172,8 @@ const LAT_POWER10: LatencyTable = LatencyTable {
     node_far: 173,
     socket: 443,
     source: "placeholder: no POWER10 c2c measurement; POWER7 3.3 GHz core-to-core-latency (nviennot): 173 in socket, 443 across; SMT 10 as x86 siblings",
+    // placeholder from POWER7 [A]: ±50%
+    spread_pct: [50, 150],
     cas_measured: ALL_CAS,
 };
 /// Graviton4 (chipsandcheese, Neoverse V2 on CMN-700): 30-60 ns in the socket by home mesh stop
@@ -166,12 +186,16 @@ const LAT_GRAVITON4: LatencyTable = LatencyTable {
     node_far: 45,
     socket: 139,
     source: "Graviton4 c2c (chipsandcheese 2024-07-22): 30-60 in socket (midpoint 45), 138.6 across sockets",
+    // measured in-socket spread 30-60 around 45 (±33%)
+    spread_pct: [67, 133],
     cas_measured: ALL_CAS,
 };
 /// Placeholder: no Grace measurement; Graviton4's in-socket figure (the same Neoverse V2 core on a
 /// CMN-700 mesh); across the NVLink-C2C link Graviton4's cross-socket 139, unmeasured.
 const LAT_GRACE: LatencyTable = LatencyTable {
     source: "placeholder: no Grace c2c measurement; Graviton4 (same Neoverse V2 on CMN-700, chipsandcheese): 45 in socket, 139 across (NVLink-C2C unmeasured)",
+    // a placeholder from Graviton4 [A]: its in-socket spread, +50% for the unmeasured link
+    spread_pct: [67, 150],
     ..LAT_GRAVITON4
 };
 /// Kunpeng 920-6426: 72 ns median core-to-core in one socket (nviennot); nothing finer is
@@ -185,6 +209,8 @@ const LAT_KUNPENG920: LatencyTable = LatencyTable {
     node_far: 72,
     socket: 144,
     source: "Kunpeng 920-6426 core-to-core-latency median 72 in socket (nviennot); cross-socket placeholder 144 (2x, as Ice Lake 108/51)",
+    // a median in socket and a 2x placeholder across [A]: -25% / +50%
+    spread_pct: [75, 150],
     cas_measured: ALL_CAS,
 };
 
@@ -200,6 +226,8 @@ const LAT_HYGON_C86: LatencyTable = LatencyTable {
     node_far: 154,
     socket: 197,
     source: "placeholder from the closest measured Zen parts (no Hygon c2c): CCX 24 (Zen+ 2700X), cross-die 154 (Zen 1 1950X median), SMT 10 and cross-socket 197 (Milan 7R13)",
+    // placeholder from other Zen parts [A]: -25% / +50%
+    spread_pct: [75, 150],
     cas_measured: ALL_CAS,
 };
 

@@ -16,8 +16,6 @@ const LLC_OLD: u64 = 5;
 const LLC_AGGR_CAP: u64 = 50;
 /// llc_aggr_imb: migrations out of the preferred LLC need 20% more utilization at the source.
 const LLC_AGGR_IMB: u64 = 20;
-/// Per-CPU bookkeeping of account_mm_sched (rq->cpu_epoch_lock, pcpu_sched), ns (assumption).
-const ACCOUNT_LOCAL_NS: u64 = 40;
 /// Per CPU examined by task_cache_work (occupancy + rq->curr->mm reads are remote loads), lines.
 const SCAN_LINES_PER_CPU: u64 = 2;
 
@@ -431,7 +429,7 @@ impl Engine {
             }
             AccountPhase::ChargeLocal => {
                 // scoped_guard (raw_spinlock, &rq->cpu_epoch_lock) { __update_mm_sched() ... }
-                self.kcharge(c, Sym::AccountMmSched, ACCOUNT_LOCAL_NS);
+                self.kcharge(c, Sym::AccountMmSched, self.assume.account_local_ns);
                 AccountPhase::LoadEpoch
             }
             AccountPhase::LoadEpoch => {

@@ -576,7 +576,7 @@ impl Engine {
             match self.pick_next_task_fair(c, t) {
                 rq::Picked::Prev => return Exit::Again,
                 rq::Picked::Next => {
-                    self.kcharge(c, Sym::Schedule, SWITCH_NS);
+                    self.kcharge(c, Sym::Schedule, self.assume.switch_ns);
                     return Exit::Again;
                 }
                 rq::Picked::Idle => {}
@@ -591,7 +591,7 @@ impl Engine {
         if let Some(next) = next {
             self.set_next_entity(c, next);
             // the switch is the next work of this CPU (a job queued at the front would run now)
-            self.kcharge(c, Sym::Schedule, SWITCH_NS);
+            self.kcharge(c, Sym::Schedule, self.assume.switch_ns);
             return Exit::Again;
         }
         // Nothing to run: newidle balancing, then the idle entry (which may stop the tick).

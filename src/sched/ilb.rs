@@ -204,7 +204,7 @@ impl Engine {
                             s.phase = IlbPhase::Abort;
                             break;
                         }
-                        self.kcharge(c, Sym::NohzIdleBalance, SBD_LEVEL_NS);
+                        self.kcharge(c, Sym::NohzIdleBalance, self.assume.sbd_level_ns);
                         if has(NOHZ_STATS_KICK) {
                             s.has_blocked_load |= self.update_nohz_stats(c, b);
                         }

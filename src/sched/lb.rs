@@ -388,7 +388,7 @@ impl Engine {
             let (sum, max) = self.rq_lines_load_domain(exec, dom_id, &excluded);
             self.charge_loads(exec, Sym::UpdateSdLbStats, sum, max);
             if first {
-                self.kcharge(exec, Sym::SchedBalanceRq, SBR_FIXED_NS);
+                self.kcharge(exec, Sym::SchedBalanceRq, self.assume.sbr_fixed_ns);
                 self.update_idle_cpu_scan(exec, dst, dom_id, it, sum_util);
                 first = false;
             }
@@ -468,7 +468,7 @@ impl Engine {
                 if need && self.cpus[src].rq.curr.is_some() && !self.cpus[src].rq.active_balance {
                     self.cpus[src].rq.active_balance = true;
                     // stop_one_cpu_nowait(): queue the stopper work and IPI src
-                    let ns = TTWU_NS + self.topo.xfer_ns(exec, src) as u64;
+                    let ns = self.assume.ttwu_ns + self.topo.xfer_ns(exec, src) as u64;
                     self.kcharge(exec, Sym::SchedBalanceRq, ns);
                     self.push_job(src, Job::ActiveBalance(dst as u32));
                 }
@@ -647,7 +647,7 @@ impl Engine {
             }
             self.migrate_task(exec, src, dst, i);
             // the task's own lines, last written on src, and the dequeue/enqueue bookkeeping
-            let ns = self.topo.xfer_ns(exec, src) as u64 + 300;
+            let ns = self.topo.xfer_ns(exec, src) as u64 + self.assume.detach_task_ns;
             self.kcharge(exec, Sym::DetachTasks, ns);
             moved += 1;
             if it == IdleType::NewlyIdle {
@@ -665,7 +665,7 @@ impl Engine {
     pub(super) fn active_load_balance_cpu_stop(&mut self, src: usize, target: usize) {
         self.cpus[src].rq.active_balance = false;
         // the switch to the stopper thread, and back through schedule() afterwards
-        self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, SWITCH_NS);
+        self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, self.assume.switch_ns);
         if let Some(t) = self.cpus[src].rq.curr {
             self.put_prev(src, t);
             self.cpus[src].rq.need_resched = true;
@@ -696,7 +696,7 @@ impl Engine {
             self.lb_stat(target, level, IdleType::Idle).lb_gained += 1;
             self.sd_stat(target, level).alb_pushed += 1;
             self.rq_written_by(target, src);
-            let ns = lock + self.topo.xfer_ns(src, target) as u64 + 300;
+            let ns = lock + self.topo.xfer_ns(src, target) as u64 + self.assume.detach_task_ns;
             self.kcharge(src, Sym::ActiveLoadBalanceCpuStop, ns);
             self.metrics.count(Counter::ActiveBalances);
             self.cpus[target].balance.doms[level].nr_balance_failed = 0;

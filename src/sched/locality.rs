@@ -177,10 +177,11 @@ pub struct Refill {
     pub ns: u64,
 }
 
-/// The refill of a working set: each line at the latency of where it is, `REFILL_MLP` misses in
-/// flight, and never faster than the core's DRAM bandwidth.
+/// The refill of a working set: each line at the latency of where it is, `mlp` misses in flight
+/// (`Assumptions::refill_mlp`), and never faster than the core's DRAM bandwidth.
 pub fn refill_ns(
     f: &Figures,
+    mlp: u64,
     llc_bytes: u64,
     far_bytes: u64,
     far_ns: u64,
@@ -189,7 +190,7 @@ pub fn refill_ns(
 ) -> u64 {
     let lat =
         (llc_bytes * f.llc_hit_ns as u64 + far_bytes * far_ns + mem_bytes * mem_ns) / LINE_BYTES;
-    let by_latency = lat.div_ceil(REFILL_MLP);
+    let by_latency = lat.div_ceil(mlp);
     let by_bandwidth = (llc_bytes + far_bytes + mem_bytes).div_ceil(f.core_gbps.max(1) as u64);
     by_latency.max(by_bandwidth)
 }
@@ -315,6 +316,7 @@ impl Engine {
     /// refill; data its waker handed over comes from the waker's CPU. Returns the ns to add to its
     /// burst (charged as user time) and advances the caches' fill counters.
     pub(super) fn locality_start(&mut self, c: usize, t: TaskId) -> u64 {
+        let mlp = self.assume.refill_mlp;
         let topo = &self.topo;
         let loc = &mut self.loc;
         let task = &mut self.tasks[t as usize];
@@ -366,7 +368,7 @@ impl Engine {
                     llc_bytes: in_llc,
                     far_bytes: 0,
                     mem_bytes: mem,
-                    ns: refill_ns(&loc.fig, in_llc, 0, 0, mem, mem_ns),
+                    ns: refill_ns(&loc.fig, mlp, in_llc, 0, 0, mem, mem_ns),
                 }
             } else {
                 let far_ns = topo.xfer_ns(p, c) as u64;
@@ -374,7 +376,7 @@ impl Engine {
                     llc_bytes: 0,
                     far_bytes: s3,
                     mem_bytes: ws - s3,
-                    ns: refill_ns(&loc.fig, 0, s3, far_ns, ws - s3, mem_ns),
+                    ns: refill_ns(&loc.fig, mlp, 0, s3, far_ns, ws - s3, mem_ns),
                 }
             };
             // what this start brings into its L2 and LLC evicts others' lines there

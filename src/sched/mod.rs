@@ -46,6 +46,7 @@ pub use perfetto::{PerfettoCounts, task_pid};
 pub use schedstat::{CpuStat, DomainStat, IDLE_TYPE_NAMES, LbStat, Schedstat};
 pub use trace::{TRACE_MAX_EVENTS, TraceFormat};
 
+use crate::assumptions::Assumptions;
 use crate::coherence::{Coherence, LineId, Op};
 use crate::machine::domains::SchedDomains;
 use crate::machine::topology::Topology;
@@ -61,7 +62,6 @@ use ilb::IlbState;
 use locality::{Locality, TaskLoc};
 use newidle::NewidleWalk;
 use nohz::{KickStep, NohzState, NohzStep};
-use pelt::UPDATE_BLOCKED_NS;
 use periodic::Walk;
 use rq::RunQueue;
 use std::collections::VecDeque;
@@ -72,19 +72,8 @@ use user_lines::UserLines;
 pub mod consts {
     /// sysctl_sched_migration_cost: task_hot() window and newidle cost floor.
     pub const MIGRATION_COST_NS: u64 = 500_000;
-    /// sched_tick + update_process_times + hrtimer interrupt work (assumption).
-    pub const TICK_NS: u64 = 1_000;
-    /// __schedule + context switch direct cost (assumption, lmbench lat_ctx order).
-    pub const SWITCH_NS: u64 = 1_000;
-    /// try_to_wake_up fixed path: ttwu, enqueue, IPI or wakelist (assumption).
-    pub const TTWU_NS: u64 = 600;
-    /// Per-domain bookkeeping in sched_balance_domains (interval math, next_balance).
-    pub const SBD_LEVEL_NS: u64 = 25;
-    /// Fixed part of sched_balance_rq (lb_env setup, group walk, decisions).
-    pub const SBR_FIXED_NS: u64 = 400;
-    /// Independent rq loads in update_sg_lb_stats / refills overlap: memory-level parallelism.
-    pub const STATS_MLP: u64 = 4;
-    pub const REFILL_MLP: u64 = 8;
+    // The path costs and MLP figures that are assumptions are in `Assumptions` (src/assumptions,
+    // with their ranges): the engine reads `self.assume`.
     /// sysctl_sched_nr_migrate.
     pub const NR_MIGRATE: usize = 32;
 }
@@ -192,6 +181,8 @@ enum Ev {
 
 pub struct Engine {
     pub topo: Topology,
+    /// The assumed path costs and MLP figures of this run (`assumptions::ROWS`).
+    pub assume: Assumptions,
     pub sd: SchedDomains,
     pub patches: Patches,
     pub hz: u32,
@@ -253,6 +244,7 @@ impl Engine {
         seed: u64,
         workload: Box<dyn Workload>,
         sample_ns: u64,
+        assume: Assumptions,
     ) -> Engine {
         let sd = SchedDomains::build(&topo, patches.snc3_distance_fix);
         let n = topo.nr_cpus();
@@ -260,6 +252,7 @@ impl Engine {
         let base_slice = eevdf::sysctl_sched_base_slice(n);
         let mut lines = Coherence::new(&topo);
         lines.set_rmw_hold_ns(topo.spec.rmw_hold_ns as u64);
+        lines.set_locked_hit_ns(assume.locked_hit_ns);
         let line_sbr = lines.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
         let nohz = NohzState::new(&topo, &mut lines, &patches);
         let line_jiffies = lines.add_line("jiffies_64", &[(0, "jiffies_64")]);
@@ -322,6 +315,7 @@ impl Engine {
         let schedstat = Schedstat::new(&sd);
         let sched_info = schedstat::SchedInfo::new(n, tasks.len());
         let mut e = Engine {
+            assume,
             sd,
             patches,
             hz,
@@ -487,6 +481,14 @@ fn next_burst(e: Ev) -> (u32, u32) {
 pub(crate) fn test_engine(e: &crate::experiment::scenario::Experiment) -> Engine {
     let spec = e.run_spec(crate::experiment::scenario::Side::A).unwrap();
     let n = spec.topo.nr_cpus();
-    let wl = crate::workload::build(&spec.workload, &spec.knobs, n).unwrap();
-    Engine::new(spec.topo, spec.patches, spec.hz, 1, wl, 10_000_000)
+    let wl = crate::workload::build(&spec.workload, &spec.knobs, n, &spec.assume).unwrap();
+    Engine::new(
+        spec.topo,
+        spec.patches,
+        spec.hz,
+        1,
+        wl,
+        10_000_000,
+        spec.assume,
+    )
 }

@@ -100,7 +100,11 @@ impl Engine {
                         w.blocked_done = true;
                         w.started = self.cpus[c].exec.cursor;
                         self.sched_balance_update_blocked_averages(c);
-                        self.kcharge(c, Sym::SchedBalanceUpdateBlockedAverages, UPDATE_BLOCKED_NS);
+                        self.kcharge(
+                            c,
+                            Sym::SchedBalanceUpdateBlockedAverages,
+                            self.assume.update_blocked_ns,
+                        );
                     }
                     let mut nb = w.next_balance;
                     self.update_next_balance(c, level, &mut nb);
@@ -130,7 +134,7 @@ impl Engine {
                     }
                     self.metrics.count(Counter::NewidleBalances);
                     self.lb_stat(c, level, IdleType::NewlyIdle).lb_count += 1;
-                    self.kcharge(c, Sym::SchedBalanceNewidle, SBD_LEVEL_NS);
+                    self.kcharge(c, Sym::SchedBalanceNewidle, self.assume.sbd_level_ns);
                     if self.patches.serialize_newidle && self.dom(c, level).has(SD_SERIALIZE) {
                         w.phase = NewidlePhase::Cmpxchg;
                     } else {

@@ -28,13 +28,11 @@ pub(crate) const NOHZ_KICK_MASK: u8 = NOHZ_BALANCE_KICK | NOHZ_STATS_KICK | NOHZ
 /// LOAD_AVG_PERIOD (ms): `nohz.next_blocked = now + msecs_to_jiffies(LOAD_AVG_PERIOD)`.
 const LOAD_AVG_PERIOD_MS: u64 = 32;
 
-/// The kick's IPI (smp_call_function_single_async), stated assumptions (docs/MODEL.md §12): the
-/// sender's x2APIC ICR write and csd bookkeeping; the delivery (the target enters the kernel that
-/// much later); the receiver's interrupt entry, flush_smp_call_function_queue, nohz_csd_func and
-/// the softirq raise. The call_single_queue and nohz_flags accesses are priced on their lines.
-pub const IPI_SEND_NS: u64 = 200;
-pub const IPI_DELIVERY_NS: u64 = 1_000;
-pub const IPI_RECV_NS: u64 = 500;
+// The kick's IPI (smp_call_function_single_async) costs stated assumptions (docs/MODEL.md §12,
+// `Assumptions::ipi_*`): the sender's x2APIC ICR write and csd bookkeeping; the delivery (the
+// target enters the kernel that much later); the receiver's interrupt entry,
+// flush_smp_call_function_queue, nohz_csd_func and the softirq raise. The call_single_queue and
+// nohz_flags accesses are priced on their lines.
 
 /// The global `struct nohz`: its cache lines, the fields laid out in them, and the values the
 /// model needs (the mask's bits, next_balance, has_blocked, ...); and per CPU the two lines a kick
@@ -437,11 +435,11 @@ impl Engine {
             }
             KickStep::Send(ilb, flags) => {
                 let i = ilb as usize;
-                self.kcharge(c, Sym::SchedTick, IPI_SEND_NS);
+                self.kcharge(c, Sym::SchedTick, self.assume.ipi_send_ns);
                 self.metrics.count(Counter::IlbKicks);
                 self.trace_instant(c, "kick_ilb IPI");
                 // the ILB CPU takes the interrupt IPI_DELIVERY_NS later (idle until then)
-                let at = self.cpus[c].exec.cursor + IPI_DELIVERY_NS;
+                let at = self.cpus[c].exec.cursor + self.assume.ipi_delivery_ns;
                 self.push_job_at(i, Job::Ilb(Box::new(IlbState::kicked(flags))), at);
                 None
             }
@@ -529,7 +527,7 @@ impl Engine {
             }
             CsdStep::Flags => {
                 self.kaccess(c, self.nohz.flags_lines[c], Op::Atomic, 0, sym);
-                self.kcharge(c, sym, IPI_RECV_NS);
+                self.kcharge(c, sym, self.assume.ipi_recv_ns);
                 let f = std::mem::take(&mut self.nohz.nohz_flags[c]);
                 Some(f & NOHZ_KICK_MASK)
             }
@@ -727,11 +725,11 @@ mod tests {
         e.settle_request(0);
         e.now = e.now.max(e.cpus[0].exec.cursor);
         assert_eq!(e.step_nohz_kick(0, send.unwrap()), None);
-        assert!(e.metrics.cpu_sym[0][tick] - kicker0 >= IPI_SEND_NS);
+        assert!(e.metrics.cpu_sym[0][tick] - kicker0 >= e.assume.ipi_send_ns);
         assert_eq!(e.metrics.counters[Counter::IlbKicks as usize], kicks + 1);
         let sent = e.cpus[0].exec.cursor;
         assert!(e.cpus[1].exec.jobs.len() == 1 && e.cpus[1].exec.mode == Mode::Idle);
-        e.run_until(sent + IPI_DELIVERY_NS - 1, u64::MAX);
+        e.run_until(sent + e.assume.ipi_delivery_ns - 1, u64::MAX);
         assert_eq!(
             e.cpus[1].exec.mode,
             Mode::Idle,
@@ -739,7 +737,7 @@ mod tests {
         );
         e.run_until(sent + 100_000, u64::MAX);
         let nohz_ib = Sym::NohzIdleBalance as usize;
-        assert!(e.metrics.cpu_sym[1][nohz_ib] - ilb0[nohz_ib] >= IPI_RECV_NS);
+        assert!(e.metrics.cpu_sym[1][nohz_ib] - ilb0[nohz_ib] >= e.assume.ipi_recv_ns);
         let j = e.jiffies();
         assert_eq!(e.nohz.nohz_flags[1], 0, "taken by nohz_csd_func");
         assert_eq!(e.cpus[1].exec.mode, Mode::Idle);

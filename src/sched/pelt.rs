@@ -157,10 +157,6 @@ pub(crate) struct Removed {
 /// scaling (every CPU runs at capacity 1024, at its maximum frequency): rq_clock_pelt = clock_task.
 const PELT_CLOCK_START: u64 = 1 << 20;
 
-/// Cost of sched_balance_update_blocked_averages on the local rq: rq lock, update_rq_clock, the
-/// rt/dl/irq averages and the cfs_rq's (assumption, see docs/MODEL.md).
-pub const UPDATE_BLOCKED_NS: u64 = 150;
-
 use super::*;
 
 impl Engine {
@@ -348,7 +344,7 @@ impl Engine {
         };
         self.sched_balance_update_blocked_averages(c);
         self.cpus[c].rq.avg_written_by = Some(exec as u32);
-        let ns = UPDATE_BLOCKED_NS + lock;
+        let ns = self.assume.update_blocked_ns + lock;
         self.kcharge(exec, Sym::SchedBalanceUpdateBlockedAverages, ns);
         self.cpus[c].rq.has_blocked_load
     }

@@ -104,7 +104,7 @@ impl Engine {
                     w.interval = self.get_sd_balance_interval(rq, level, w.busy);
                     w.due = self.jiffies()
                         >= self.cpus[rq].balance.doms[level].last_balance + w.interval;
-                    self.kcharge(c, Sym::SchedBalanceDomains, SBD_LEVEL_NS);
+                    self.kcharge(c, Sym::SchedBalanceDomains, self.assume.sbd_level_ns);
                     let serialize = self.dom(rq, level).has(SD_SERIALIZE);
                     if serialize {
                         self.metrics.count(Counter::SerializeVisits);

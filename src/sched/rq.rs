@@ -181,7 +181,7 @@ impl Engine {
     /// Independent loads overlap (up to STATS_MLP in flight): their sum over the MLP, at least
     /// the longest. Charged to `sym` on `exec` as a stall.
     pub(super) fn charge_loads(&mut self, exec: usize, sym: Sym, sum: u64, max: u64) {
-        let ns = (sum / STATS_MLP).max(max);
+        let ns = (sum / self.assume.stats_mlp).max(max);
         self.metrics.stall(exec, ns);
         self.kcharge(exec, sym, ns);
     }

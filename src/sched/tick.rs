@@ -107,11 +107,11 @@ impl Engine {
             self.sched_balance_update_blocked_averages(c);
             self.cpus[c].exec.jobs.push_back(Job::Compute(
                 Sym::SchedBalanceUpdateBlockedAverages,
-                UPDATE_BLOCKED_NS,
+                self.assume.update_blocked_ns,
             ));
             let w = Walk::new(self, c, idle);
             self.cpus[c].exec.jobs.push_back(Job::Balance(w));
         }
-        self.kcharge(c, Sym::SchedTick, TICK_NS);
+        self.kcharge(c, Sym::SchedTick, self.assume.tick_ns);
     }
 }

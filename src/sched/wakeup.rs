@@ -2,7 +2,6 @@
 //! → select_idle_sibling → select_idle_cpu with the SIS_UTIL scan limit.
 
 use super::llc_shared::{HAS_IDLE_CORES, NR_IDLE_SCAN};
-use super::nohz::{IPI_DELIVERY_NS, IPI_RECV_NS, IPI_SEND_NS};
 use super::rq::RqLine;
 use super::*;
 use crate::coherence::Op;
@@ -73,7 +72,7 @@ impl Engine {
             return;
         }
         // Remote enqueue: the waker takes the target rq's lock, in its first line.
-        let ttwu_ns = TTWU_NS
+        let ttwu_ns = self.assume.ttwu_ns
             + if target != waker_cpu {
                 self.rq_lock_remote(waker_cpu, target)
             } else {
@@ -136,8 +135,8 @@ impl Engine {
         let stall = a.done - self.now;
         self.metrics.stall(waker_cpu, stall);
         let polling = self.cpus[target].exec.mode == Mode::Idle;
-        let ipi = if polling { 0 } else { IPI_SEND_NS };
-        let ttwu_ns = TTWU_NS + stall + ipi;
+        let ipi = if polling { 0 } else { self.assume.ipi_send_ns };
+        let ttwu_ns = self.assume.ttwu_ns + stall + ipi;
         self.tasks[t as usize].waking = true;
         let was_kernel = self.cpus[waker_cpu].exec.mode == Mode::Kernel;
         let at = if was_kernel {
@@ -155,7 +154,12 @@ impl Engine {
             self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
             self.cpus[waker_cpu].exec.cursor
         };
-        let at = at + if polling { 0 } else { IPI_DELIVERY_NS };
+        let at = at
+            + if polling {
+                0
+            } else {
+                self.assume.ipi_delivery_ns
+            };
         self.push_job_at(target, Job::TtwuPending(t, !polling), at);
         if !was_kernel {
             self.run_cpu(waker_cpu);
@@ -172,7 +176,7 @@ impl Engine {
         let csq = self.nohz.csq_lines[c];
         self.kaccess(c, csq, Op::Atomic, 0, Sym::TryToWakeUp);
         if ipi {
-            self.kcharge(c, Sym::TryToWakeUp, IPI_RECV_NS);
+            self.kcharge(c, Sym::TryToWakeUp, self.assume.ipi_recv_ns);
         }
         Some(Job::TtwuActivate(t))
     }
@@ -193,7 +197,7 @@ impl Engine {
         }
         self.trace_waking(waker_cpu, t, target, target);
         self.ttwu_stat(waker_cpu, target);
-        let ttwu_ns = TTWU_NS
+        let ttwu_ns = self.assume.ttwu_ns
             + if target != waker_cpu {
                 self.rq_lock_remote(waker_cpu, target)
             } else {
@@ -369,11 +373,12 @@ impl Engine {
         }
         let has_idle_core = smt && self.llc_has_idle_cores[llc];
         let (mut sum, mut max) = (0u64, 0u64);
+        let mlp = self.assume.stats_mlp;
         let mut load = |e: &mut Engine, c: usize| {
             let ns = e.rq_line_load(waker, c, RqLine::Rq);
             sum += ns;
             max = max.max(ns);
-            (sum / STATS_MLP).max(max)
+            (sum / mlp).max(max)
         };
         let mut cost = 0u64;
         if smt && !has_idle_core && self.share_cache(prev, target) {

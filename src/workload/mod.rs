@@ -12,6 +12,7 @@ pub mod rtapp;
 mod schbench;
 mod spin;
 
+use crate::assumptions::Assumptions;
 use crate::error::{FieldError, Invalid};
 use crate::machine::topology::Topology;
 use crate::sim::rng::SimRng;
@@ -323,6 +324,8 @@ pub struct KnobValues<'a> {
     info: &'static WorkloadInfo,
     knobs: &'a Knobs,
     nr_cpus: u64,
+    /// The run's assumed figures (the OLTP timings read theirs).
+    pub assume: Assumptions,
 }
 
 impl KnobValues<'_> {
@@ -435,8 +438,14 @@ impl Workload for Placed {
     }
 }
 
-/// Builds a workload for a machine with `nr_cpus` CPUs. Knobs must have been validated.
-pub fn build(name: &str, knobs: &Knobs, nr_cpus: usize) -> Result<Box<dyn Workload>, Invalid> {
+/// Builds a workload for a machine with `nr_cpus` CPUs and the run's assumed figures. Knobs must
+/// have been validated.
+pub fn build(
+    name: &str,
+    knobs: &Knobs,
+    nr_cpus: usize,
+    assume: &Assumptions,
+) -> Result<Box<dyn Workload>, Invalid> {
     if name == rtapp::NAME {
         return Ok(Box::new(rtapp::build(knobs)?));
     }
@@ -448,6 +457,7 @@ pub fn build(name: &str, knobs: &Knobs, nr_cpus: usize) -> Result<Box<dyn Worklo
         info,
         knobs,
         nr_cpus: nr_cpus as u64,
+        assume: *assume,
     };
     Ok(Box::new(Placed {
         inner: (info.build)(&k),
@@ -457,8 +467,13 @@ pub fn build(name: &str, knobs: &Knobs, nr_cpus: usize) -> Result<Box<dyn Worklo
 }
 
 /// Knob values the machine cannot honour (`Workload::machine_errors`). Knobs must have been validated.
-pub fn check_machine(name: &str, knobs: &Knobs, topo: &Topology) -> Result<(), Invalid> {
-    let errs = build(name, knobs, topo.nr_cpus())?.machine_errors(topo);
+pub fn check_machine(
+    name: &str,
+    knobs: &Knobs,
+    topo: &Topology,
+    assume: &Assumptions,
+) -> Result<(), Invalid> {
+    let errs = build(name, knobs, topo.nr_cpus(), assume)?.machine_errors(topo);
     if errs.is_empty() {
         Ok(())
     } else {
@@ -476,6 +491,7 @@ pub fn task_count(name: &str, knobs: &Knobs, nr_cpus: usize) -> u64 {
             info,
             knobs,
             nr_cpus: nr_cpus as u64,
+            assume: Assumptions::default(),
         })
     })
 }
@@ -505,6 +521,7 @@ mod tests {
                                 info: w,
                                 knobs: &Knobs::new(),
                                 nr_cpus: cpus as u64,
+                                assume: Assumptions::default(),
                             }
                             .int(k.name);
                             assert!((k.min..=k.max).contains(&v), "{at}: {v} on {cpus} CPUs");
@@ -528,7 +545,7 @@ mod tests {
                     .filter(|(k, _)| w.knobs.iter().any(|x| x.name == k))
                     .collect();
                 for cpus in [1, 7, 64, 512] {
-                    let built = build(w.name, &knobs, cpus).unwrap();
+                    let built = build(w.name, &knobs, cpus, &Assumptions::default()).unwrap();
                     assert_eq!(
                         built.tasks().len() as u64,
                         task_count(w.name, &knobs, cpus),

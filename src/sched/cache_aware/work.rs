@@ -162,7 +162,7 @@ impl Engine {
                         cas.mms[mm as usize].pcpu[i as usize].occ = a_occ;
                     }
                 }
-                self.kcharge(c, Sym::TaskCacheWork, cost / STATS_MLP);
+                self.kcharge(c, Sym::TaskCacheWork, cost / self.assume.stats_mlp);
                 let switch = best_cpu >= 0 && CacheAware::should_switch(best, current);
                 cas.work_queued[task as usize] = false;
                 let m = &mut cas.mms[mm as usize];

@@ -80,8 +80,8 @@ fn refill_costs_by_distance_class_by_hand() {
         core_gbps: 1,
         ..GNR_SNC3
     };
-    assert_eq!(refill_ns(&GNR_SNC3, 4096, 0, 0, 0, 0), 264);
-    assert_eq!(refill_ns(&f, 4096, 0, 0, 0, 0), 4096);
+    assert_eq!(refill_ns(&GNR_SNC3, 8, 4096, 0, 0, 0, 0), 264);
+    assert_eq!(refill_ns(&f, 8, 4096, 0, 0, 0, 0), 4096);
 }
 
 /// The SNC3 classes on `gnr-2s-snc3` (CPU 0 on node 0): the nearer node 1 (CPU 43, SLIT 15)

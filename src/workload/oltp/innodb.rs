@@ -68,13 +68,11 @@ pub const THREADS: usize = ROLES.len();
 
 /// A background thread's first burst (its start), ns [A].
 const START_NS: u64 = 10_000;
-/// log_writer's CPU per write of a group: copy the log buffer out, the write() syscall, ns [A].
-pub const LOG_WRITE_NS: u64 = 5_000;
+// log_writer's CPU per write of a group (copy the log buffer out, the write() syscall) and the
+// device's fsync of a redo write (the flusher sleeps in I/O) are screened assumptions:
+// `Assumptions::oltp_log_write_ns`, `oltp_fsync_ns` (src/assumptions, with their ranges).
 /// log_flusher's CPU per fsync (the syscall, not the device), ns [A].
 pub const FSYNC_CPU_NS: u64 = 3_000;
-/// The device's fsync of a redo write: the flusher sleeps in I/O, ns [A: a datacenter NVMe with
-/// power-loss protection; plausible 20 µs–2 ms].
-pub const FSYNC_NS: u64 = 50_000;
 /// log_flush_notifier's CPU per group before its wakeups, ns [A].
 pub const NOTIFY_NS: u64 = 1_000;
 
@@ -107,11 +105,16 @@ pub struct Innodb {
     /// Per InnoDB thread: asleep on its event (a producer wakes it), and its phase.
     asleep: [bool; THREADS],
     phase: [Phase; THREADS],
+    /// log_writer's CPU per write, the device's fsync time, ns (the run's assumptions).
+    log_write_ns: u64,
+    fsync_ns: u64,
 }
 
 impl Innodb {
-    pub fn new(base: TaskId) -> Innodb {
+    pub fn new(base: TaskId, log_write_ns: u64, fsync_ns: u64) -> Innodb {
         Innodb {
+            log_write_ns,
+            fsync_ns,
             base,
             pending: Vec::new(),
             written: Vec::new(),
@@ -207,7 +210,7 @@ impl Innodb {
         std::mem::swap(&mut self.writing, &mut self.pending);
         self.phase[i] = Phase::Busy;
         Step::Run {
-            ns: LOG_WRITE_NS,
+            ns: self.log_write_ns,
             shared_lines: 0,
         }
     }
@@ -216,7 +219,7 @@ impl Innodb {
         match self.phase[i] {
             Phase::Busy => {
                 self.phase[i] = Phase::Io;
-                return Step::Sleep { ns: FSYNC_NS };
+                return Step::Sleep { ns: self.fsync_ns };
             }
             Phase::Io => {
                 self.phase[i] = Phase::Idle;

@@ -12,6 +12,7 @@ mod innodb;
 mod statements;
 
 use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
+use crate::assumptions::Assumptions;
 use crate::sim::rng::SimRng;
 use innodb::Innodb;
 use statements::{Stmt, TXN};
@@ -47,6 +48,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         Box::new(Oltp::new(
             k.int("clients") as usize,
             k.choice("client") == "local",
+            &k.assume,
         ))
     },
     tasks: |k| {
@@ -58,12 +60,9 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
 
 /// `client=remote`: mean round trip to the client on another machine per statement, ns [A].
 pub const ROUND_TRIP_NS: u64 = 40_000;
-/// Cache lines of shared server state (buffer-pool pages, locks, log) each statement touches that
-/// another mysqld thread wrote last [A].
-pub const SHARED_LINES: u32 = 24;
-/// `client=local`: sysbench's CPU per statement (Lua event(), building the query, libmysqlclient,
-/// the socket send and receive), ns [A].
-pub const CLIENT_CPU_NS: u64 = 10_000;
+// The cache lines of shared server state each statement touches that another mysqld thread wrote
+// last, sysbench's CPU per statement (`client=local`) and the scale of the statements' CPU are
+// screened assumptions: `Assumptions::oltp_*` (src/assumptions, with their ranges).
 /// A query sent to mysqld and a reply sent back (a few hundred bytes each over the loopback
 /// socket), cache lines [A].
 pub const REQUEST_LINES: u32 = 4;
@@ -102,10 +101,14 @@ pub struct Oltp {
     /// InnoDB's log and background threads: tasks from `bg_base` on.
     innodb: Innodb,
     bg_base: usize,
+    /// The run's assumed figures: statement CPU scale (%), shared lines, sysbench's CPU (ns).
+    stmt_cpu_pct: u64,
+    shared_lines: u32,
+    client_cpu_ns: u64,
 }
 
 impl Oltp {
-    pub fn new(clients: usize, local: bool) -> Self {
+    pub fn new(clients: usize, local: bool, assume: &Assumptions) -> Self {
         let mut tasks = vec![TaskSpec { process: 0 }; clients];
         let mut procs = vec!["mysqld".to_string()];
         if local {
@@ -119,8 +122,15 @@ impl Oltp {
             procs,
             conns: vec![Conn::default(); clients],
             local,
-            innodb: Innodb::new(bg_base as TaskId),
+            innodb: Innodb::new(
+                bg_base as TaskId,
+                assume.oltp_log_write_ns,
+                assume.oltp_fsync_ns,
+            ),
             bg_base,
+            stmt_cpu_pct: assume.oltp_stmt_cpu_pct,
+            shared_lines: assume.oltp_shared_lines as u32,
+            client_cpu_ns: assume.oltp_client_cpu_ns,
         }
     }
 
@@ -144,8 +154,8 @@ impl Oltp {
                 c.server = Server::Running;
                 let st = TXN[c.stmt];
                 Step::Run {
-                    ns: rng.exp_ns(st.cpu_ns()),
-                    shared_lines: SHARED_LINES,
+                    ns: rng.exp_ns(st.cpu_ns() * self.stmt_cpu_pct / 100),
+                    shared_lines: self.shared_lines,
                 }
             }
             Server::Running => {
@@ -201,7 +211,7 @@ impl Oltp {
             0 => {
                 c.client_phase = 1;
                 Step::Run {
-                    ns: rng.exp_ns(CLIENT_CPU_NS),
+                    ns: rng.exp_ns(self.client_cpu_ns),
                     shared_lines: 0,
                 }
             }

@@ -28,7 +28,7 @@ fn a_transaction_is_oltp_read_write_s_twenty_statements() {
 /// completes and the reply goes out.
 #[test]
 fn commit_waits_for_the_log_threads_and_loopback_wakeups_are_sync() {
-    let mut o = Oltp::new(1, true);
+    let mut o = Oltp::new(1, true, &Assumptions::default());
     let mut rng = SimRng::new(3);
     let (server, client, writer, flusher, notifier) = (0, 1, 2, 3, 4);
     assert_eq!(o.tasks().len(), 2 + THREADS);
