@@ -1,6 +1,9 @@
 //! The screened assumptions (src/assumptions) against the runs that read them.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+use common::schedplay;
+
 use schedplay::assumptions::ROWS;
 
 /// Every row reaches the run: its value at either end of its range changes the report of a small
@@ -32,18 +35,6 @@ fn every_row_reaches_the_run() {
         }
     }
     assert!(still.is_empty(), "moved nothing: {still:?}");
-}
-
-fn schedplay(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_schedplay"))
-        .args(args)
-        .output()
-        .expect("run schedplay");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
 }
 
 /// `--assume` takes a name of the table within its range (per machine for `XFER_PCT`); anything

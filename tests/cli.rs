@@ -1,19 +1,8 @@
 //! The CLI contract: topology JSON, error messages and exit codes, links that round-trip.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::process::Command;
-
-fn schedplay(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_schedplay"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::schedplay;
 
 #[test]
 fn topology_json_of_gnr_snc3() {

@@ -3,19 +3,8 @@
 //! 7.2 knobs are validated by name and range.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::process::Command;
-
-fn schedplay(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_schedplay"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::schedplay;
 
 const SMALL: &[&str] = &[
     "--machine",

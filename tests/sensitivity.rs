@@ -2,17 +2,8 @@
 //! clear errors for names it does not know.
 #![cfg(not(target_arch = "wasm32"))]
 
-fn schedplay(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_schedplay"))
-        .args(args)
-        .output()
-        .expect("run schedplay");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::schedplay;
 
 const SCENARIO: &[&str] = &[
     "sensitivity",

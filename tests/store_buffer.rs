@@ -1,19 +1,8 @@
 //! The store buffer's size as a machine field (`store_buffer_entries`, docs/MODEL.md §5c): the
 //! report states the figure a run used, an override reaches the engine, bad values are refused.
 
-use std::process::Command;
-
-fn schedplay(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_schedplay"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::schedplay;
 
 /// `run --json` on a small 2-socket machine with extra flags: (store_buffer_entries, report_hash).
 fn run(extra: &[&str]) -> (u64, String) {
