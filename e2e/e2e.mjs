@@ -957,8 +957,10 @@ test('repeats: the interval table (insignificant changes greyed, none coloured),
     assert.equal(r.cls.includes('insignificant'), r.significant !== 'true', `greyed iff not significant: ${JSON.stringify(r)}`);
   }
   // (which rows are greyed is the model's result; the rule above, greyed iff the interval holds 0,
-  // is what the page must get right)
-  assert.equal(rows.find((r) => r.key === 'throughput').significant, 'true');
+  // is what the page must get right). skip-not-due removes the flag's storm from B, so at least one
+  // row (sched_balance_domains' share, contention) differs beyond its interval: the rule's other side
+  // is exercised too.
+  assert.ok(rows.some((r) => r.significant === 'true'), `a significant row: ${JSON.stringify(rows)}`);
   // no win/loss colour anywhere: every cell has the table's one text colour
   assert.equal(new Set(rows.flatMap((r) => r.colour)).size, 1, JSON.stringify(rows.map((r) => r.colour)));
   assert.equal(await page.locator('#card-delta .good, #card-delta .bad').count(), 0);
