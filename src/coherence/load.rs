@@ -47,15 +47,7 @@ impl Coherence {
     /// The hit is checked in line (a balance pass hits about half the lines it reads).
     #[inline]
     pub fn load(&mut self, topo: &Topology, id: LineId, cpu: usize, field: usize, now: u64) -> u64 {
-        let line = &mut self.lines[id];
-        let c = cpu as u32;
-        let hit = match line.owner {
-            Some(o) => o == c,
-            None => line.has_sharer(c),
-        };
-        if hit {
-            line.stats.loads += 1;
-            line.fields[field].loads += 1;
+        if self.load_hit(id, cpu, field) {
             return HIT_NS;
         }
         self.load_miss(topo, id, cpu, field, now)

@@ -328,6 +328,7 @@ impl Coherence {
 
     /// A load by `cpu` that hits its own cache, counted exactly as `access` counts it; false (and
     /// nothing counted) when it would miss. A fast path for lines read in bulk.
+    #[inline]
     pub fn load_hit(&mut self, id: LineId, cpu: usize, field: usize) -> bool {
         let line = &mut self.lines[id];
         let c = cpu as u32;
