@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { registerPageHonesty } from './page-honesty.mjs';
 import { registerKernelTools } from './kernel-tools.mjs';
+import { registerHowsure } from './howsure.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -1047,8 +1048,7 @@ test('locality: where user time went, for A and B, and starts, wakeups and hando
   assert.deepEqual(problems, []);
 });
 
-registerPageHonesty({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
-registerKernelTools({ test, openPage, runAB, OUT, context });
+for (const register of [registerPageHonesty, registerKernelTools, registerHowsure]) register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 
 let passed = 0, failed = 0;
 try {
