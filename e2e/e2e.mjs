@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { registerPageHonesty } from './page-honesty.mjs';
 import { registerKernelTools } from './kernel-tools.mjs';
-import { registerHowsure } from './howsure.mjs';
+import { registerHowsure, registerHowsureLinks } from './howsure.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -1048,7 +1048,7 @@ test('locality: where user time went, for A and B, and starts, wakeups and hando
   assert.deepEqual(problems, []);
 });
 
-for (const register of [registerPageHonesty, registerKernelTools, registerHowsure]) register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
+for (const register of [registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks]) register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 
 let passed = 0, failed = 0;
 try {

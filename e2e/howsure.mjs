@@ -108,3 +108,33 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     await page.close();
   });
 }
+
+export function registerHowsureLinks({ test, openPage, runAB }) {
+  test('i32 assume in links: assume.NAME=VALUE runs and is shared, a bad value is a field error, a link without it is as before', async () => {
+    const { page, problems } = await openPage(`?${QUERY}&assume.TICK_NS=700`);
+    assert.equal(await page.textContent('#other-errors'), '');
+    assert.match(await page.textContent('#howsure-note'), /This experiment sets assumptions \(TICK_NS = 700, from its link\)/);
+    await page.click('#share');
+    await page.waitForFunction(() => !!document.getElementById('share').dataset.link);
+    const link = await page.getAttribute('#share', 'data-link');
+    assert.match(link, /&assume\.TICK_NS=700$/, link);
+    await runAB(page);
+    // the screen refuses an experiment that sets assumptions, naming the field
+    await page.click('#howsure-run');
+    await page.waitForSelector('#howsure[data-state="error"]');
+    assert.match(await page.textContent('#howsure-error'), /^assume \(the link's assume\.NAME keys\): a sensitivity screen varies the assumptions itself/);
+    await page.close();
+    const bad = await openPage(`?${QUERY}&assume.TICK_NS=fast&assume.SWITCH_NS=9`);
+    await bad.page.waitForFunction(() => /SWITCH_NS = 9 is out of range/.test(document.getElementById('other-errors').textContent), null, { timeout: 10000 });
+    const errs = await bad.page.textContent('#other-errors');
+    assert.match(errs, /assume: TICK_NS = "fast" is not a number: an integer in /, errs);
+    await bad.page.close();
+    const plain = await openPage(`?${QUERY}`);
+    await plain.page.click('#share');
+    await plain.page.waitForFunction(() => !!document.getElementById('share').dataset.link);
+    assert.doesNotMatch(await plain.page.getAttribute('#share', 'data-link'), /assume/);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(plain.problems, []);
+    await plain.page.close();
+  });
+}

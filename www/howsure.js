@@ -16,7 +16,7 @@ const { MSG } = PROTOCOL;
 export const HOWSURE_SECONDS_CAP = 0.05;
 
 // the panel's own names for the fields it sets
-const FIELD = { seconds: 'seconds per run', repeats: 'seeds' };
+const FIELD = { seconds: 'seconds per run', repeats: 'seeds', assume: 'assume (the link\'s assume.NAME keys)' };
 const describe = (e) => (e.errors?.length ? e.errors.map((x) => `${FIELD[x.field] ?? String(x.field)}: ${String(x.message)}`).join('; ') : String(e.message));
 const secs = (x) => String(Number(Number(x).toPrecision(6)));
 const value = (key, x) => (key === 'throughput_pct' ? `${fmtFixed(x, 2, true)}%` : `${fmtFixed(x, 2)}%`);
@@ -53,8 +53,10 @@ export function setupHowsure(engine, current, stopOthers) {
     const n = Math.max(1, Math.floor(Number($('howsure-seeds').value)) || 1);
     const k = engine.presets?.assumptions?.length ?? 0;
     const runs = (2 * k + 1) * 2 * n;
+    const set = Object.entries(exp.assume || {}).map(([name, v]) => `${name} = ${v}`);
     setText('howsure-note', `${runs} runs: ${2 * k + 1} points (the table's values, then ${k} assumptions at each end) × A and B × ${n} seed${n === 1 ? '' : 's'}, ` +
-      `${secs(seconds)} s simulated each${typed ? '' : ` (the experiment's ${secs(exp.seconds)} s, capped at ${HOWSURE_SECONDS_CAP} s to keep it affordable; type more for a closer screen)`}.`);
+      `${secs(seconds)} s simulated each${typed ? '' : ` (the experiment's ${secs(exp.seconds)} s, capped at ${HOWSURE_SECONDS_CAP} s to keep it affordable; type more for a closer screen)`}.` +
+      (set.length ? ` This experiment sets assumptions (${set.join(', ')}, from its link): the screen varies them itself and starts from the table's values, so remove them from the link to screen it.` : ''));
   };
 
   async function start() {
