@@ -67,7 +67,6 @@ export function setupHowsure(engine, current, stopOthers) {
     const { seconds } = runSeconds(exp.seconds, $('howsure-seconds').value);
     const repeats = Math.floor(Number($('howsure-seeds').value));
     setText('howsure-error', '');
-    stopOthers();
     setState('preparing', 'planning the screen…');
     const base = { ...exp, seconds, repeats };
     let plan;
@@ -80,6 +79,7 @@ export function setupHowsure(engine, current, stopOthers) {
       return;
     }
     if (my !== token) return;
+    stopOthers(); // only once the screen can run: a refused one leaves a running A/B run alone
     ranges = plan.ranges;
     const N = plan.runs.length;
     const reports = new Array(N);
