@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { registerPageHonesty } from './page-honesty.mjs';
 import { registerKernelTools } from './kernel-tools.mjs';
 import { registerExperiments } from './experiments.mjs';
+import { registerHowsure, registerHowsureLinks } from './howsure.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -862,9 +863,10 @@ test('c2c on hygon-2s (the second story): the shared lines, the 8 per-CPU lines 
   assert.deepEqual(problems, []);
 });
 
-registerExperiments({ test, openPage, runAB, summary, state, OUT, RUN_TIMEOUT });
-registerPageHonesty({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
-registerKernelTools({ test, openPage, runAB, OUT, context });
+// in this order: the experiments' tests read the story runs above (state.page, state.story002)
+for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks]) {
+  register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
+}
 
 let passed = 0, failed = 0;
 try {

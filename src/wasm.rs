@@ -86,6 +86,8 @@ pub fn presets() -> JsValue {
         "kernels": kernels::KERNELS,
         "default_kernel": kernels::DEFAULT_KERNEL,
         "kernel_knobs": crate::llc_balancing::KNOBS,
+        // the screened assumptions ("How sure?" counts its runs from them)
+        "assumptions": crate::assumptions::ROWS.iter().map(|r| r.name).collect::<Vec<_>>(),
         // per release, every toggle it has merged (its own and its predecessors'): the page shows
         // them included and fixed
         "kernel_merged": kernels::KERNELS.iter().map(|k| {
@@ -470,4 +472,73 @@ pub fn validation_table(seconds: f64, repeats: u32, reports: JsValue) -> Result<
     Ok(to_js(&serde_json::json!({
         "rows": out, "headline": crate::experiment::validation::headline(&out),
     })))
+}
+
+fn screen(
+    experiment_js: JsValue,
+    only: JsValue,
+) -> Result<crate::experiment::sensitivity::Screen, JsValue> {
+    let e = experiment(experiment_js)?;
+    let only: Vec<String> = if only.is_undefined() || only.is_null() {
+        vec![]
+    } else {
+        serde_wasm_bindgen::from_value(only).map_err(|err| {
+            invalid(
+                &FieldError::new("only", format!("not a list of assumption names: {err}")).into(),
+            )
+        })?
+    };
+    crate::experiment::sensitivity::Screen::new(&e, &only).map_err(|i| invalid(&i))
+}
+
+/// "How sure?": the runs of `schedplay sensitivity` for the experiment (`only`: these assumptions,
+/// absent or empty: all), one at a time over each one's range (`sensitivity::Screen`):
+/// `{points, seeds, ranges: [{name, value, low, high, unit, why, why_low, why_high}], runs:
+/// [{point, experiment, side}]}`, to be run on the page's workers and handed back to
+/// `sensitivity_summary` in this order. An experiment that sets assumptions itself is refused
+/// (field `assume`).
+#[wasm_bindgen]
+pub fn sensitivity_plan(experiment_js: JsValue, only: JsValue) -> Result<JsValue, JsValue> {
+    let s = screen(experiment_js, only)?;
+    let ranges: Vec<serde_json::Value> = s
+        .ranges
+        .iter()
+        .map(|r| {
+            let row = crate::assumptions::row(&r.name);
+            serde_json::json!({
+                "name": r.name, "value": r.value, "low": r.low, "high": r.high, "unit": r.unit,
+                "why": row.map(|x| x.why), "why_low": row.map(|x| x.why_low),
+                "why_high": row.map(|x| x.why_high),
+            })
+        })
+        .collect();
+    let runs: Vec<serde_json::Value> = s
+        .runs()
+        .iter()
+        .map(|(i, (e, side))| {
+            let side = if *side == Side::A { "a" } else { "b" }; // the worker's side names
+            serde_json::json!({ "point": i, "experiment": e, "side": side })
+        })
+        .collect();
+    let seeds = crate::experiment::repeat::seeds(s.base.seed, s.base.repeats.max(1));
+    Ok(to_js(&serde_json::json!({
+        "points": s.nr_points(), "seeds": seeds, "ranges": ranges, "runs": runs,
+    })))
+}
+
+/// The screen's bands and tornados (`sensitivity::Summary`, as `schedplay sensitivity --json`
+/// prints it) from the reports of every run of `sensitivity_plan`, in plan order.
+#[wasm_bindgen]
+pub fn sensitivity_summary(
+    experiment_js: JsValue,
+    only: JsValue,
+    reports: JsValue,
+) -> Result<JsValue, JsValue> {
+    let s = screen(experiment_js, only)?;
+    let reports: Vec<Report> = serde_wasm_bindgen::from_value(reports).map_err(|e| {
+        invalid(&FieldError::new("reports", format!("not a list of reports: {e}")).into())
+    })?;
+    s.summary_of(&reports)
+        .map(|x| to_js(&x))
+        .map_err(|i| invalid(&i))
 }

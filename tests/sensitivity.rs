@@ -90,3 +90,43 @@ fn unknown_assumptions_are_named() {
         "{err}"
     );
 }
+
+/// The page's path (issue 32 item 4): the link's experiment, `Screen::runs` run one at a time (as
+/// the page's workers do, in any order), `Screen::summary_of` (what `wasm::sensitivity_summary`
+/// wraps) — equal to `schedplay sensitivity --json` of the same scenario, seconds and seeds.
+#[test]
+fn the_pages_runs_and_summary_equal_the_cli() {
+    use schedplay::experiment::sensitivity::Screen;
+    let scenario: Vec<String> = with(&["--repeat", "2"]);
+    let cut = scenario.iter().position(|x| x == "--only").unwrap();
+    let mut link = vec!["link".to_string(), "--base".into(), "x/".into()];
+    link.extend(scenario[1..cut].iter().chain(&scenario[cut + 2..]).cloned());
+    let (code, url, err) = run(&link);
+    assert_eq!(code, 0, "{err}");
+    let (e, errors) =
+        schedplay::experiment::link::decode_link(url.trim().trim_start_matches("x/?"));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(e.repeats, 2);
+    let only = ["STATS_MLP".to_string(), "XFER_PCT".to_string()];
+    let screen = Screen::new(&e, &only).unwrap();
+    let runs = screen.runs();
+    assert_eq!(runs.len(), 5 * 2 * 2, "5 points, 2 seeds, A and B");
+    // the workers finish in any order; the page files each report under its run's index
+    let mut reports: Vec<Option<schedplay::Report>> = vec![None; runs.len()];
+    for i in (0..runs.len()).rev() {
+        let (_, (x, side)) = &runs[i];
+        reports[i] = Some(schedplay::run(x, *side).unwrap());
+    }
+    let reports: Vec<_> = reports.into_iter().map(Option::unwrap).collect();
+    let page = screen.summary_of(&reports).unwrap();
+    let (code, cli, err) = run(&with(&["--repeat", "2", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        serde_json::to_string_pretty(&page).unwrap(),
+        cli.trim_end(),
+        "the page's tornado is the CLI's"
+    );
+    assert_eq!(page.headlines[0].tornado.len(), 2);
+    let err = screen.summary_of(&reports[1..]).unwrap_err();
+    assert_eq!(err.0[0].field, "reports");
+}

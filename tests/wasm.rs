@@ -200,6 +200,70 @@ fn validation_plan_and_table_match_native() {
     );
 }
 
+/// The page's "How sure?" (plan, runs on the workers, summary) is `schedplay sensitivity`'s screen.
+#[wasm_bindgen_test]
+fn sensitivity_plan_and_summary_match_native() {
+    let mut e = golden::experiment();
+    e.seconds = 0.005;
+    let only = vec!["STATS_MLP".to_string(), "TICK_NS".to_string()];
+    let to = |v: &Vec<String>| serde_wasm_bindgen::to_value(v).unwrap();
+    let ej = || serde_wasm_bindgen::to_value(&e).unwrap();
+    let plan: serde_json::Value =
+        serde_wasm_bindgen::from_value(wasm::sensitivity_plan(ej(), to(&only)).unwrap()).unwrap();
+    assert_eq!(plan["points"], 5);
+    assert_eq!(plan["ranges"][0]["name"], "TICK_NS", "the table's order");
+    let runs = plan["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 10);
+    let reports: Vec<schedplay::Report> = runs
+        .iter()
+        .map(|r| {
+            let x: schedplay::Experiment = serde_json::from_value(r["experiment"].clone()).unwrap();
+            let side = if r["side"] == "a" { Side::A } else { Side::B };
+            schedplay::run(&x, side).unwrap()
+        })
+        .collect();
+    let page = wasm::sensitivity_summary(
+        ej(),
+        to(&only),
+        serde_wasm_bindgen::to_value(&reports).unwrap(),
+    )
+    .unwrap();
+    let page: serde_json::Value = serde_wasm_bindgen::from_value(page).unwrap();
+    let screen = schedplay::experiment::sensitivity::Screen::new(&e, &only).unwrap();
+    let native = schedplay::experiment::sensitivity::summarize(
+        &screen
+            .run(schedplay::experiment::grid::Shard::ALL, 1)
+            .unwrap(),
+    );
+    // as numbers (a JS 0 reads back as the integer 0, Rust's as 0.0)
+    fn num(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Number(n) => serde_json::json!(n.as_f64()),
+            serde_json::Value::Array(a) => a.iter().map(num).collect(),
+            serde_json::Value::Object(o) => o.iter().map(|(k, x)| (k.clone(), num(x))).collect(),
+            x => x.clone(),
+        }
+    }
+    assert_eq!(num(&page), num(&serde_json::to_value(&native).unwrap()));
+    // all assumptions when `only` is absent; an experiment that sets one is refused by field
+    let all: serde_json::Value =
+        serde_wasm_bindgen::from_value(wasm::sensitivity_plan(ej(), JsValue::UNDEFINED).unwrap())
+            .unwrap();
+    assert_eq!(
+        all["ranges"].as_array().unwrap().len(),
+        schedplay::assumptions::ROWS.len()
+    );
+    e.assume.insert("TICK_NS".into(), 700);
+    let err = wasm::sensitivity_plan(
+        serde_wasm_bindgen::to_value(&e).unwrap(),
+        JsValue::UNDEFINED,
+    )
+    .unwrap_err();
+    let errors = get(&err, "errors");
+    let f: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(errors).unwrap();
+    assert_eq!(f[0]["field"], "assume");
+}
+
 #[wasm_bindgen_test]
 fn run_trace_gives_either_format_and_the_default_window_never_fails() {
     let e = serde_wasm_bindgen::to_value(&golden::experiment()).unwrap();

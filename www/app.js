@@ -7,7 +7,7 @@
 // the pool never changes a figure.
 // The A/B run and the scaling sweep are both engine *jobs* (engine.js): one at a time, starting one
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
-import { $, h, clear, setText, fmtInt, fmtFixed, fmtPct } from './dom.js';
+import { $, clear, setText, fmtInt } from './dom.js';
 import { Engine, PROTOCOL } from './engine.js';
 import { ScenarioForm, showErrors, showMachineSummary } from './form.js';
 import { Charts } from './charts.js';
@@ -21,6 +21,8 @@ import { setupRtapp } from './rtapp.js';
 import { showSchedstat } from './schedstat.js';
 import { renderClaim, renderVerdict } from './story.js';
 import { timeLeft } from './eta.js';
+import { renderValidation } from './validation.js';
+import { setupHowsure } from './howsure.js';
 
 const { MSG, ERROR_KINDS } = PROTOCOL;
 
@@ -65,6 +67,7 @@ async function onReady(presets) {
     form = new ScenarioForm(presets, onFormChange);
     setupImport(engine, form, presets);
     setupRtapp(engine, form);
+    setupHowsure(engine, () => form.get(), () => { starting = 'howsure'; stopAll('replaced'); });
     wireStories(presets);
     try {
       // each story's canonical link (its shared link is this + &story=NAME)
@@ -330,7 +333,7 @@ async function startRun(story = null) {
       if (reason === 'restart') return; // the new run sets the state
       setText('progress-label', 'cancelled');
       // say what stopped it: the job that replaced it (engine.job is the new one by now)
-      const by = { sweep: 'the scaling sweep runs', validate: 'the model check ("How close is the model?") runs' }[starting];
+      const by = { sweep: 'the scaling sweep runs', validate: 'the model check ("How close is the model?") runs', howsure: 'the "How sure?" screen runs' }[starting];
       showResultsOf('Cancelled, not run to the end:', link);
       $('results-cancel').hidden = true;
       setState('cancelled', reason === 'replaced' && by ? `A/B run cancelled: ${by}` : 'A/B run cancelled');
@@ -629,7 +632,7 @@ async function startSweep() {
     cancelled: (reason) => {
       if (reason === 'restart' || reason === 'failed') return;
       sweep.halt('cancelled');
-      const by = { ab: 'the A/B run started', validate: 'the model check started' }[starting];
+      const by = { ab: 'the A/B run started', validate: 'the model check started', howsure: 'the "How sure?" screen started' }[starting];
       setSweepState('cancelled', reason === 'replaced' && by ? `stopped: ${by}` : 'cancelled');
     },
     crashed: () => { sweep.halt('not run: engine crashed'); setSweepState('error', 'engine crashed'); },
@@ -643,36 +646,6 @@ async function startSweep() {
 }
 
 // ---------------------------------------------------------------- how close is the model?
-
-const fmtModel = (x) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : fmtFixed(x, Math.abs(x) >= 100 ? 0 : 2));
-
-function renderValidation(rows) {
-  const table = $('validation-table');
-  const tbody = table.tBodies[0];
-  tbody.replaceChildren();
-  table.hidden = false;
-  for (const r of rows) {
-    const ci = r.model_ci95 ? ` [${fmtModel(r.model_ci95[0])}, ${fmtModel(r.model_ci95[1])}]` : '';
-    const tr = document.createElement('tr');
-    tr.id = `vrow-${r.id}`;
-    tr.tabIndex = -1; // a story's "row …" link focuses it
-    tr.dataset.id = r.id;
-    tr.dataset.status = r.status;
-    tr.dataset.kind = r.kind;
-    if ($('validation').dataset.wanted === r.id) tr.dataset.marked = '1';
-    tr.title = `${r.command}\nsource: ${r.source}`;
-    for (const [text, cls] of [[r.id, ''], [r.kind, ''], [r.machine, ''], [r.workload, ''], [r.what, ''], [r.published, ''],
-      [`${fmtModel(r.model)}${ci}`, 'num'], [`${fmtModel(r.tolerance[0])} .. ${fmtModel(r.tolerance[1])}`, 'num']]) {
-      const td = document.createElement('td');
-      td.textContent = text;
-      if (cls) td.className = cls;
-      tr.append(td);
-    }
-    // status in words and a mark, not colour alone
-    tr.append(h('td', { class: `status ${r.status}` }, h('span', { class: 'mark', 'aria-hidden': 'true' }, r.status === 'holds' ? '✓ ' : '✗ '), r.status));
-    tbody.append(tr);
-  }
-}
 
 async function startValidation() {
   if (!engine.ready) return;
@@ -731,7 +704,7 @@ async function startValidation() {
     cancelled: (reason) => {
       $('validation').dataset.state = 'cancelled';
       $('validation-cancel').disabled = true;
-      const by = { ab: 'the A/B run started', sweep: 'the scaling sweep started' }[starting];
+      const by = { ab: 'the A/B run started', sweep: 'the scaling sweep started', howsure: 'the "How sure?" screen started' }[starting];
       setText('validation-progress-label', reason === 'replaced' && by ? `cancelled: ${by}` : 'cancelled');
     },
     crashed: () => { $('validation').dataset.state = 'error'; $('validation-cancel').disabled = true; setText('validation-progress-label', 'engine crashed'); },

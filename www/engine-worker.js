@@ -222,6 +222,10 @@ function handle(msg) {
       return reply(msg, () => ({ note: wasm_bindgen.link_note(msg.experiment) ?? null }));
     case MSG.import_machine:
       return reply(msg, () => ({ machine: plain(wasm_bindgen.import_machine(String(msg.text ?? ''), String(msg.hardware ?? ''))) }));
+    case MSG.sensitivity_plan:
+      return reply(msg, () => ({ plan: plain(wasm_bindgen.sensitivity_plan(msg.experiment, msg.only ?? undefined)) }));
+    case MSG.sensitivity_summary:
+      return reply(msg, () => ({ summary: plain(wasm_bindgen.sensitivity_summary(msg.experiment, msg.only ?? undefined, msg.reports)) }));
     case MSG.repeat_table:
       return reply(msg, () => ({ table: plain(wasm_bindgen.repeat_table(msg.a, msg.b)) }));
     default:

@@ -284,6 +284,8 @@ export class ScenarioForm {
     for (const id of ['repeats', 'warmup']) if ($(id).value.trim() !== '') q.push([id, $(id).value.trim()]);
     // 7.2's kernel knobs (llc_balancing/...): no fields yet, kept from the loaded link as get() keeps them
     for (const [k, v] of Object.entries(t0.sched || {})) q.push([k, String(v)]);
+    // assumption overrides (assume.NAME=VALUE): no fields, kept from the loaded link as get() keeps them
+    for (const [k, v] of Object.entries(t0.assume || {})) q.push([`assume.${k}`, String(v)]);
     return q.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   }
 

@@ -40,6 +40,13 @@
  * @typedef {{type: 'validation_table', id: number, seconds: number, repeats: number, reports: object[]}} ValidationTableMsg
  *          -> {type, id, rows: object[], headline: string}  the validation rows (`validate --json`) from
  *             the runs' reports, in plan order, and the headline (behaviour checks and inputs apart)
+ * @typedef {{type: 'sensitivity_plan', id: number, experiment: object, only?: string[]}} SensitivityPlanMsg
+ *          -> {type, id, plan: {points: number, seeds: number[], ranges: {name, value, low, high, unit, why, why_low, why_high}[],
+ *             runs: {point: number, experiment: object, side: Side}[]}}  the runs of `schedplay sensitivity` (one at
+ *             a time over each assumption's range; `only`: these assumptions, absent: all)
+ * @typedef {{type: 'sensitivity_summary', id: number, experiment: object, only?: string[], reports: object[]}} SensitivitySummaryMsg
+ *          -> {type, id, summary: object}  the bands and tornados (`sensitivity --json`) from every run's
+ *             report, in plan order
  * @typedef {{type: 'trace', id: number, experiment: object, side: Side, format: 'pftrace' | 'json', from?: number, to?: number}} TraceMsg
  *          -> {type, id, bytes: Uint8Array, format, from_s: number, to_s: number, cut: boolean, events: number, summary: string}
  *             the side run again with a trace of simulated seconds [from, to) as Perfetto protobuf or
@@ -80,7 +87,7 @@
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
     'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
     'validation_table', 'trace', 'topology_summary', 'import_machine', 'story_check', 'percentile_bounds',
-    'schedstat_diff', 'link_note'];
+    'schedstat_diff', 'link_note', 'sensitivity_plan', 'sensitivity_summary'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;

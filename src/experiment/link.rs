@@ -55,6 +55,11 @@ fn pct_decode(s: &str) -> String {
 /// characters per 3 bytes; percent-encoding JSON's `{}":[]` would take 3 per byte.
 pub const WORKLOAD_FILE_KEY: &str = "workload_file";
 
+/// The prefix of a link key that overrides a screened assumption: `assume.TICK_NS=700`, as the
+/// CLI's `--assume TICK_NS=700` (`assumptions::parse_one`; the range is validation's). Written only
+/// when set, so a link without it decodes as before.
+pub const ASSUME_PREFIX: &str = "assume.";
+
 /// Links up to this many characters pass through chat tools, mail clients and web servers
 /// (Apache's default request line limit is 8,190 bytes, nginx's default header buffer 8 KiB);
 /// browsers open far longer ones (Chromium: 2 MiB). A longer link still carries everything, and
@@ -137,6 +142,9 @@ pub fn encode_link(e: &Experiment) -> String {
     }
     for (k, v) in &e.sched {
         kv.push((k.clone(), knob_string(v)));
+    }
+    for (k, v) in &e.assume {
+        kv.push((format!("{ASSUME_PREFIX}{k}"), v.to_string()));
     }
     kv.iter()
         .map(|(k, v)| format!("{}={}", pct_encode(k), pct_encode(v)))
@@ -333,6 +341,14 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                 }
                 Err(err) => errs.push(err),
             }
+        } else if let Some(name) = k.strip_prefix(ASSUME_PREFIX) {
+            // a bad value keeps the table's (it is not set), named by `assume`
+            match crate::assumptions::parse_one(&format!("{name}={v}")) {
+                Ok((n, x)) => {
+                    e.assume.insert(n, x);
+                }
+                Err(err) => errs.push(err),
+            }
         } else if k == "story" {
             // the page's story links (`&story=NAME`): not part of the experiment
             if !stories().iter().any(|s| s.name == v) {
@@ -448,6 +464,53 @@ mod tests {
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(d, e);
         assert_eq!(encode_link(&d), q);
+    }
+
+    #[test]
+    fn assumptions_ride_in_links_and_bad_ones_are_named() {
+        let mut e = Experiment::default();
+        e.assume.insert("TICK_NS".into(), 700);
+        e.assume.insert("XFER_PCT".into(), 110);
+        let q = encode_link(&e);
+        assert!(
+            q.ends_with("&assume.TICK_NS=700&assume.XFER_PCT=110"),
+            "{q}"
+        );
+        let (d, errs) = decode_link(&q);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d, e);
+        // without them: the same link and experiment as before
+        let plain = encode_link(&Experiment::default());
+        assert!(!plain.contains("assume"), "{plain}");
+        assert_eq!(decode_link(&plain).0, Experiment::default());
+        // not a number, an unknown name: field `assume`, the rest loads; out of range: validation
+        let (d, errs) =
+            decode_link("v=1&seed=5&assume.TICK_NS=fast&assume.NOPE=1&assume.SWITCH_NS=9");
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["assume", "assume"], "{errs:?}");
+        assert!(
+            errs[0]
+                .message
+                .starts_with("TICK_NS = \"fast\" is not a number: an integer in "),
+            "{}",
+            errs[0].message
+        );
+        assert!(
+            errs[1]
+                .message
+                .starts_with("unknown assumption \"NOPE\": allowed TICK_NS"),
+            "{}",
+            errs[1].message
+        );
+        assert_eq!(d.seed, 5);
+        assert_eq!(d.assume.len(), 1);
+        let v = d.validate().unwrap_err();
+        assert!(
+            v.0.iter()
+                .any(|x| x.field == "assume"
+                    && x.message.starts_with("SWITCH_NS = 9 is out of range")),
+            "{v}"
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::error::{FieldError, Invalid};
 use crate::experiment::grid::{self, Shard};
 use crate::experiment::repeat::{self, Table};
 use crate::experiment::scenario::{Experiment, Side};
-use crate::report::fnv1a;
+use crate::report::{Report, fnv1a};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -144,32 +144,59 @@ impl Screen {
         1 + 2 * self.ranges.len()
     }
 
-    /// The lines of `shard`'s points: all their runs in one pool of `threads`, in point order.
-    pub fn run(&self, shard: Shard, threads: usize) -> Result<Vec<ScreenLine>, Invalid> {
-        let total = self.nr_points();
-        let mine: Vec<_> = self
-            .points()
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| shard.has(*i))
-            .collect();
-        let sides = [Side::A, Side::B];
-        let jobs: Vec<repeat::Job> = mine
+    /// Every run of the points `points` (indices, ascending), in the order `run` makes them and
+    /// `lines_of` reads their reports: per point, per seed (`repeat::seeds`), side A then side B.
+    pub fn runs_of(&self, points: &[usize]) -> Vec<(usize, repeat::Job)> {
+        let all = self.point_experiments();
+        points
             .iter()
-            .flat_map(|(_, (_, _, _, e))| repeat::jobs(e, &sides))
-            .collect();
-        let reports = repeat::run_jobs(&jobs, threads)?;
+            .filter_map(|&i| all.get(i).map(|e| (i, e)))
+            .flat_map(|(i, e)| {
+                repeat::jobs(e, &[Side::A, Side::B])
+                    .into_iter()
+                    .map(move |j| (i, j))
+            })
+            .collect()
+    }
+
+    /// Every run of the screen (all its points), as `runs_of`: what the page hands its workers.
+    pub fn runs(&self) -> Vec<(usize, repeat::Job)> {
+        self.runs_of(&(0..self.nr_points()).collect::<Vec<_>>())
+    }
+
+    /// The lines of the points `points` (indices, ascending) from the reports of their runs, in
+    /// `runs_of` order. Too few or too many reports is an error naming `reports`.
+    pub fn lines_of(
+        &self,
+        points: &[usize],
+        reports: &[Report],
+    ) -> Result<Vec<ScreenLine>, Invalid> {
         let per = 2 * self.base.repeats.max(1) as usize;
+        let total = self.nr_points();
+        if reports.len() != per * points.len() || points.iter().any(|&i| i >= total) {
+            return Err(FieldError::new(
+                "reports",
+                format!(
+                    "{} reports for {} points of {} runs each: give every run's report, in plan order",
+                    reports.len(),
+                    points.len(),
+                    per
+                ),
+            )
+            .into());
+        }
+        let all = self.points();
         let hash = self.hash();
-        Ok(mine
+        Ok(points
             .iter()
             .zip(reports.chunks(per))
-            .map(|((i, (r, end, v, _)), rs)| {
+            .map(|(&i, rs)| {
+                let (r, end, v, _) = &all[i];
                 let a: Vec<_> = rs.iter().step_by(2).cloned().collect();
                 let b: Vec<_> = rs.iter().skip(1).step_by(2).cloned().collect();
                 ScreenLine {
                     grid: hash.clone(),
-                    index: *i,
+                    index: i,
                     points: total,
                     assumption: r.map(|r| self.ranges[r].name.clone()),
                     end: end.to_string(),
@@ -178,6 +205,21 @@ impl Screen {
                 }
             })
             .collect())
+    }
+
+    /// The bands and tornados from the reports of every run of the screen (`runs` order): what
+    /// `schedplay sensitivity` prints for the same scenario, by the same arithmetic.
+    pub fn summary_of(&self, reports: &[Report]) -> Result<Summary, Invalid> {
+        let all: Vec<usize> = (0..self.nr_points()).collect();
+        Ok(summarize(&self.lines_of(&all, reports)?))
+    }
+
+    /// The lines of `shard`'s points: all their runs in one pool of `threads`, in point order.
+    pub fn run(&self, shard: Shard, threads: usize) -> Result<Vec<ScreenLine>, Invalid> {
+        let mine: Vec<usize> = (0..self.nr_points()).filter(|i| shard.has(*i)).collect();
+        let jobs: Vec<repeat::Job> = self.runs_of(&mine).into_iter().map(|(_, j)| j).collect();
+        let reports = repeat::run_jobs(&jobs, threads)?;
+        self.lines_of(&mine, &reports)
     }
 }
 

@@ -1,0 +1,237 @@
+// "How sure is this?" (issue 32 item 4): the form's experiment screened one at a time over the
+// plausible range of every assumed figure (src/assumptions), as `schedplay sensitivity` does. The
+// engine plans the runs (`sensitivity_plan`: 2k+1 points, A and B per seed) and makes the bands and
+// the tornados from their reports (`sensitivity_summary`, the CLI's `--json`), so no figure is
+// computed here; the page only runs the plan on the engine's worker pool as one job (progress n of
+// N runs, Cancel / Esc stop it: queued runs are dropped, running ones cancelled) and draws the
+// tornado of the chosen figure (CSS bars) with its table (the chart's text alternative).
+import { $, h, clear, setText, fmtFixed } from './dom.js';
+import { PROTOCOL } from './engine.js';
+import { timeLeft } from './eta.js';
+
+const { MSG } = PROTOCOL;
+
+/** Simulated seconds per run unless the user types some: the experiment's, capped here (the screen
+ * has 2k+1 points, each A and B per seed: 82 runs for one seed). */
+export const HOWSURE_SECONDS_CAP = 0.05;
+
+// the panel's own names for the fields it sets
+const FIELD = { seconds: 'seconds per run', repeats: 'seeds', assume: 'assume (the link\'s assume.NAME keys)' };
+const describe = (e) => (e.errors?.length ? e.errors.map((x) => `${FIELD[x.field] ?? String(x.field)}: ${String(x.message)}`).join('; ') : String(e.message));
+const secs = (x) => String(Number(Number(x).toPrecision(6)));
+const value = (key, x) => (key === 'throughput_pct' ? `${fmtFixed(x, 2, true)}%` : `${fmtFixed(x, 2)}%`);
+
+/** Seconds per run: the typed value if any, else the experiment's seconds capped. */
+function runSeconds(expSeconds, typed) {
+  const t = String(typed ?? '').trim();
+  if (t !== '') return { seconds: Number(t), typed: true };
+  const s = Number(expSeconds);
+  return { seconds: Number.isFinite(s) && s > 0 ? Math.min(s, HOWSURE_SECONDS_CAP) : HOWSURE_SECONDS_CAP, typed: false };
+}
+
+/**
+ * Wires the panel (once the engine is ready). `current()`: the form's experiment; `stopOthers()`:
+ * stops whatever the page runs (an A/B run, a sweep still preparing) before the screen starts.
+ */
+export function setupHowsure(engine, current, stopOthers) {
+  const panel = $('howsure');
+  let summary = null; // the engine's Summary of the last finished screen
+  let ranges = [];
+  let token = 0; // a newer start or a cancel makes an older plan call stale
+
+  const setState = (state, text) => {
+    panel.dataset.state = state;
+    if (text !== undefined) setText('howsure-progress-label', text);
+    $('howsure-cancel').disabled = state !== 'running' && state !== 'preparing';
+    $('howsure-run').disabled = false; // set up once the engine is ready; a click while it restarts does nothing
+  };
+
+  const note = () => {
+    const exp = current();
+    if (!exp) return;
+    const { seconds, typed } = runSeconds(exp.seconds, $('howsure-seconds').value);
+    const n = Math.max(1, Math.floor(Number($('howsure-seeds').value)) || 1);
+    const k = engine.presets?.assumptions?.length ?? 0;
+    const runs = (2 * k + 1) * 2 * n;
+    const set = Object.entries(exp.assume || {}).map(([name, v]) => `${name} = ${v}`);
+    setText('howsure-note', `${runs} runs: ${2 * k + 1} points (the table's values, then ${k} assumptions at each end) × A and B × ${n} seed${n === 1 ? '' : 's'}, ` +
+      `${secs(seconds)} s simulated each${typed ? '' : ` (the experiment's ${secs(exp.seconds)} s, capped at ${HOWSURE_SECONDS_CAP} s to keep it affordable; type more for a closer screen)`}.` +
+      (set.length ? ` This experiment sets assumptions (${set.join(', ')}, from its link): the screen varies them itself and starts from the table's values, so remove them from the link to screen it.` : ''));
+  };
+
+  async function start() {
+    if (!engine.ready) return;
+    const exp = current();
+    if (!exp) return;
+    const my = ++token;
+    const { seconds } = runSeconds(exp.seconds, $('howsure-seconds').value);
+    const repeats = Math.floor(Number($('howsure-seeds').value));
+    setText('howsure-error', '');
+    setState('preparing', 'planning the screen…');
+    const base = { ...exp, seconds, repeats };
+    let plan;
+    try {
+      plan = (await engine.call(MSG.sensitivity_plan, { experiment: base })).plan;
+    } catch (e) {
+      if (my !== token) return;
+      setText('howsure-error', describe(e));
+      setState('error', 'not run: fix the fields named above');
+      return;
+    }
+    if (my !== token) return;
+    stopOthers(); // only once the screen can run: a refused one leaves a running A/B run alone
+    ranges = plan.ranges;
+    const N = plan.runs.length;
+    const reports = new Array(N);
+    const frac = {};
+    let done = 0;
+    const started = performance.now();
+    const label = () => {
+      const f = Object.values(frac).reduce((x, y) => x + y, 0) / N;
+      $('howsure-progress').value = f;
+      const left = timeLeft(started, f);
+      setText('howsure-progress-label', `${done} of ${N} runs${left ? ` · ${left}` : ''}`);
+    };
+    const job = engine.startJob({
+      kind: 'howsure',
+      progress: (msg) => { frac[msg.key] = Math.max(0, Math.min(1, Number(msg.frac) || 0)); label(); },
+      done: async (msg) => {
+        const i = Number(String(msg.key).slice(1));
+        if (reports[i]) return;
+        reports[i] = msg.report;
+        frac[msg.key] = 1;
+        done++;
+        label();
+        if (done < N) return;
+        let s;
+        try {
+          s = (await engine.call(MSG.sensitivity_summary, { experiment: base, reports })).summary;
+        } catch (e) {
+          if (!engine.isCurrent(job)) return;
+          engine.finishJob(job);
+          setText('howsure-error', describe(e));
+          setState('error', 'failed');
+          return;
+        }
+        if (!engine.isCurrent(job)) return;
+        engine.finishJob(job);
+        summary = s;
+        render();
+        setState('done', `${N} of ${N} runs · done`);
+      },
+      error: (err, side, key) => {
+        setText('howsure-error', `run ${String(key ?? side ?? '')}: ${describe(err)}`);
+        setState('error', `failed after ${done} of ${N} runs`);
+      },
+      cancelled: (reason) => setState('cancelled', `${reason === 'user' ? 'cancelled' : 'stopped: another run started'} after ${done} of ${N} runs`),
+      crashed: () => setState('error', `engine crashed after ${done} of ${N} runs`),
+    });
+    $('howsure-progress').value = 0;
+    setState('running', `0 of ${N} runs`);
+    panel.dataset.runs = String(N);
+    plan.runs.forEach((r, i) => engine.run(job, r.experiment, r.side, `${r.side}${i}`));
+  }
+
+  function cancel() {
+    if (panel.dataset.state === 'preparing') { token++; setState('cancelled', 'cancelled'); return; }
+    if (engine.job?.kind === 'howsure') engine.cancelJob(engine.job, 'user');
+  }
+
+  /** The bands, the figure chooser, and the chosen figure's tornado and table. */
+  function render() {
+    const s = summary;
+    $('howsure-results').hidden = false;
+    const seeds = s.seeds.join(', ');
+    setText('howsure-about', `${s.machine}, ${s.workload}; A: ${s.a_patches.join(', ') || '(none)'}, B: ${s.b_patches.join(', ') || '(none)'}. ` +
+      `One at a time over ${ranges.length} assumptions (${s.points} points), ${secs(s.sim_seconds)} s simulated per run, seed${s.seeds.length === 1 ? '' : 's'} ${seeds}. ` +
+      `The band is the envelope of single changes; two ends together may move a figure further. ` +
+      `With ${s.seeds.length === 1 ? 'one seed' : `${s.seeds.length} seeds`} at ${secs(s.sim_seconds)} s, a swing below the run-to-run noise (the form's repeats show it) is noise, not sensitivity.`);
+    const bands = clear($('howsure-bands'));
+    for (const hl of s.headlines) {
+      bands.append(h('div', { class: 'band', dataset: { key: hl.key } },
+        h('span', { class: 'band-label' }, hl.label),
+        h('strong', {}, value(hl.key, hl.base)),
+        h('span', { class: 'band-range' }, ` band ${value(hl.key, hl.band[0])} … ${value(hl.key, hl.band[1])}`)));
+    }
+    const sel = $('howsure-figure');
+    const keep = sel.value;
+    clear(sel);
+    for (const hl of s.headlines) sel.append(h('option', { value: hl.key, selected: hl.key === keep }, hl.label));
+    drawTornado();
+  }
+
+  function drawTornado() {
+    if (!summary) return;
+    const hl = summary.headlines.find((x) => x.key === $('howsure-figure').value) ?? summary.headlines[0];
+    const byName = new Map(ranges.map((r) => [r.name, r]));
+    const lo = Math.min(hl.band[0], hl.base);
+    const hi = Math.max(hl.band[1], hl.base);
+    const pad = (hi - lo) * 0.05 || Math.max(Math.abs(hl.base) * 0.01, 0.01);
+    const [x0, x1] = [lo - pad, hi + pad];
+    const at = (x) => ((x - x0) / (x1 - x0)) * 100;
+    const chart = clear($('howsure-tornado'));
+    chart.setAttribute('aria-label', `Tornado of ${hl.label}: each assumption's low and high end around ${value(hl.key, hl.base)}`);
+    // positions through the CSSOM: the CSP (style-src 'self') refuses style attributes
+    const place = (el, left, width) => { el.style.left = `${left.toFixed(3)}%`; if (width !== undefined) el.style.width = `${width.toFixed(3)}%`; return el; };
+    // the axis: its two ends, and below them the base figure over its line
+    chart.append(h('div', { class: 'tornado-axis', 'aria-hidden': 'true' }, h('span'),
+      h('span', { class: 'tornado-scale' },
+        h('span', { class: 'end lo' }, value(hl.key, x0)),
+        place(h('span', { class: 'at-base' }, value(hl.key, hl.base)), Math.min(85, Math.max(15, at(hl.base)))),
+        h('span', { class: 'end hi' }, value(hl.key, x1)))));
+    const seg = (from, to, cls) => {
+      if (from === to) return null; // this end does not move the figure
+      const [a, b] = [Math.min(from, to), Math.max(from, to)];
+      return place(h('span', { class: `seg ${cls}` }), at(a), Math.max(0.4, at(b) - at(a)));
+    };
+    for (const b of hl.tornado) {
+      const r = byName.get(b.assumption);
+      chart.append(h('div', { class: 'tornado-row', dataset: { assumption: b.assumption, swing: String(b.swing) }, title: r?.why ?? '' },
+        h('span', { class: 'tornado-name' }, b.assumption),
+        h('span', { class: 'tornado-track' },
+          place(h('span', { class: 'base' }), at(hl.base)),
+          seg(hl.base, b.at_low, 'low'), seg(hl.base, b.at_high, 'high'))));
+    }
+    const top = hl.tornado[0];
+    setText('howsure-most', top && top.swing > 0
+      ? `Measuring ${top.assumption} would narrow this figure most: across its range (${fmtNum(top.low_value)} to ${fmtNum(top.high_value)} ${byName.get(top.assumption)?.unit ?? ''}) it moves it by up to ${fmtFixed(top.swing, 2)} points.`
+      : 'No assumption moves this figure over its range.');
+    setText('howsure-caption', `${hl.label}: ${value(hl.key, hl.base)} at the table's values, band ${value(hl.key, hl.band[0])} … ${value(hl.key, hl.band[1])}`);
+    const tbody = clear($('howsure-table').tBodies[0]);
+    hl.tornado.forEach((b, i) => {
+      const r = byName.get(b.assumption);
+      const unit = r?.unit ?? '';
+      tbody.append(h('tr', { dataset: { assumption: b.assumption } },
+        h('td', { class: 'num' }, String(i + 1)),
+        h('th', { scope: 'row', title: r?.why ?? '' }, b.assumption),
+        h('td', { class: 'num' }, `${fmtNum(r?.value)} (${fmtNum(b.low_value)} … ${fmtNum(b.high_value)}) ${unit}`),
+        h('td', { class: 'num', title: r?.why_low ?? '' }, value(hl.key, b.at_low)),
+        h('td', { class: 'num', title: r?.why_high ?? '' }, value(hl.key, b.at_high)),
+        h('td', { class: 'num', dataset: { value: String(b.swing) } }, b.swing > 0 ? fmtFixed(b.swing, 2) : 'none')));
+    });
+  }
+
+  const fmtNum = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : '–');
+
+  panel.addEventListener('submit', (ev) => { ev.preventDefault(); start(); });
+  // Enter in the panel starts the screen, not an A/B run (the page's Enter handler is on document)
+  panel.addEventListener('keydown', (ev) => {
+    if (ev.key !== 'Enter' || ev.isComposing || ev.shiftKey || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    if (ev.target?.closest?.('button, select')) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    if (!engine.job) start();
+  });
+  $('howsure-cancel').addEventListener('click', cancel);
+  $('howsure-figure').addEventListener('change', drawTornado);
+  for (const id of ['howsure-seconds', 'howsure-seeds']) $(id).addEventListener('input', note);
+  // the note follows the form's seconds: its edits, and a link or story loaded into it (the page's
+  // state changes then)
+  for (const ev of ['input', 'change']) $('scenario').addEventListener(ev, () => queueMicrotask(note));
+  new MutationObserver(note).observe(document.body, { attributes: true, attributeFilter: ['data-state', 'data-ready'] });
+  panel.addEventListener('focusin', note);
+  setState('idle');
+  note();
+  (globalThis.schedplay ??= {}).howsure = () => summary;
+  return { note };
+}
