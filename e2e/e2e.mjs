@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { registerPageHonesty } from './page-honesty.mjs';
 import { registerKernelTools } from './kernel-tools.mjs';
+import { registerLlcKnobs } from './llc-knobs.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -1049,6 +1050,7 @@ test('locality: where user time went, for A and B, and starts, wakeups and hando
 
 registerPageHonesty({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 registerKernelTools({ test, openPage, runAB, OUT, context });
+registerLlcKnobs({ test, openPage, OUT });
 
 let passed = 0, failed = 0;
 try {
