@@ -12,6 +12,7 @@ import { registerPageHonesty } from './page-honesty.mjs';
 import { registerKernelTools } from './kernel-tools.mjs';
 import { registerExperiments } from './experiments.mjs';
 import { registerHowsure, registerHowsureLinks } from './howsure.mjs';
+import { registerLlcKnobs } from './llc-knobs.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -864,7 +865,7 @@ test('c2c on hygon-2s (the second story): the shared lines, the 8 per-CPU lines 
 });
 
 // in this order: the experiments' tests read the story runs above (state.page, state.story002)
-for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks]) {
+for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs]) {
   register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 }
 

@@ -107,17 +107,29 @@ pub const KERNELS: &[KernelInfo] = &[
             Change {
                 commit: "e837456fdca8",
                 title: "sched/fair: Reimplement NEXT_BUDDY to align with EEVDF goals",
-                model: "not modelled: the engine's wakeup preemption is v6.18's with NEXT_BUDDY off",
-                effect: Effect::NotModelled(
-                    "wakeup preemption with NEXT_BUDDY is not in the engine",
-                ),
+                model: "check_preempt_wakeup_fair as reimplemented (with 15257cc2f905): a WF_FORK or delayed wakee returns before the pick, update_protect_slice() runs on every wakeup that does not preempt (not only PREEMPT_SHORT ones), the PICK_BUDDY check moves into __pick_eevdf(); with NEXT_BUDDY off and every slice the base slice it differs from v6.18 only for a delayed task that load balancing attached (no preemption for it); the buddy itself is the next-buddy toggle",
+                effect: Effect::Internal(|m| &mut m.next_buddy_eevdf),
             },
             Change {
                 commit: "aceccac58ad7",
                 title: "sched/fair: Enable scheduler feature NEXT_BUDDY",
-                model: "not modelled (see e837456fdca8)",
+                model: "no change in v6.19 as released: 4f70f106bca1 set NEXT_BUDDY back to false before v6.19 (v6.19-rc7); the next-buddy toggle is this commit's default",
                 effect: Effect::NotModelled(
-                    "wakeup preemption with NEXT_BUDDY is not in the engine",
+                    "turned off again before the release by 4f70f106bca1; the next-buddy toggle turns it on",
+                ),
+            },
+            Change {
+                commit: "15257cc2f905",
+                title: "sched/fair: Revert force wakeup preemption",
+                model: "part of the reimplemented check_preempt_wakeup_fair above (v6.19-rc7, Fixes: e837456fdca8): no PREEMPT_WAKEUP_RESCHED when the waker is no longer eligible",
+                effect: Effect::Reused("rq.rs: check_preempt_wakeup_fair, the e837456fdca8 form"),
+            },
+            Change {
+                commit: "4f70f106bca1",
+                title: "sched/fair: Disable scheduler feature NEXT_BUDDY",
+                model: "SCHED_FEAT(NEXT_BUDDY, false) again (v6.19-rc7, regressions in mysql, specjbb, daytrader): v6.19 runs without the buddy unless the next-buddy toggle is on",
+                effect: Effect::NotModelled(
+                    "a default: NEXT_BUDDY stays off, as in the engine without the next-buddy toggle",
                 ),
             },
             Change {
@@ -208,6 +220,14 @@ pub const KERNELS: &[KernelInfo] = &[
                 model: "the engine's group_llc_balance (llc_balance() one level above the LLC, busiest by tasks preferring dst's LLC) with the merged fits_llc_capacity(): util*100 < cap*overaggr_pct (x3/2 without SMT), util_greater() by imb_pct",
                 effect: Effect::Reused(
                     "llc_lb.rs: llc_balance, get_migrate_hint with the merged capacity rule",
+                ),
+            },
+            Change {
+                commit: "78cde54ea5f0",
+                title: "sched/eevdf: Clear buddies for preempt_short (v7.1, read in its stable backport mail)",
+                model: "no change in the engine: __pick_eevdf checks the buddy only with protect and a PREEMPT_WAKEUP_SHORT preemption clears it; every task has the base slice, so PREEMPT_SHORT never applies",
+                effect: Effect::NotModelled(
+                    "only PREEMPT_SHORT wakeups change, and no task has a shorter slice",
                 ),
             },
         ],
@@ -301,6 +321,16 @@ pub fn resolve<S: AsRef<str>>(
     }
     let asked = Patches::parse(field, &on)?;
     let mut p = merged(kernel);
+    if asked.next_buddy && !p.merged.next_buddy_eevdf {
+        let side = if field == "b" { "B" } else { "A" };
+        return Err(FieldError::new(
+            field,
+            format!(
+                "next-buddy in {side} needs kernel 6.19 or later (kernel is {}): the reimplemented NEXT_BUDDY (e837456fdca8) is the one modelled, v6.18's form is not",
+                kernel.name
+            ),
+        ));
+    }
     for e in patches::PATCHES {
         if asked.is_set(e) {
             *(e.flag)(&mut p) = true;

@@ -88,6 +88,12 @@ pub const PATCHES: &[PatchInfo] = &[
         commit: "lkml 2604.2/06474",
         flag: |p| &mut p.nohz_ilb_round_robin,
     },
+    PatchInfo {
+        name: "next-buddy",
+        description: "sched_features NEXT_BUDDY on, as aceccac58ad7 set it in the v6.19 merge window before 4f70f106bca1 turned it off again for v6.19: check_preempt_wakeup_fair nominates the wakee as cfs_rq->next unless the old buddy's deadline is earlier (set_preempt_buddy), a WF_SYNC wakeup then preempts only after the waker ran sysctl_sched_migration_cost (/4 with WF_RQ_SELECTED) since exec_start (preempt_sync), and __pick_eevdf takes an eligible buddy first (e837456fdca8); kernel 6.19 or later",
+        commit: "aceccac58ad7",
+        flag: |p| &mut p.next_buddy,
+    },
 ];
 
 /// The set of toggles of one run: one field per `PATCHES` entry, named as the entry with `_` for
@@ -106,6 +112,9 @@ pub struct Patches {
     pub cas_write_if_changed: bool,
     pub nohz_no_nr_cpus: bool,
     pub nohz_ilb_round_robin: bool,
+    /// sched_features NEXT_BUDDY: read only where `merged.next_buddy_eevdf` (the reimplemented
+    /// form); `kernels::resolve` refuses it on a release without it.
+    pub next_buddy: bool,
     /// Changes only a kernel release sets (`kernels::KERNELS`); no toggle names them.
     pub merged: Merged,
     /// `CONFIG_SCHED_CACHE` and the `llc_balancing/` knobs: read only where `merged.sched_cache`.
@@ -129,6 +138,10 @@ pub struct Merged {
     /// a2b4cf39d9d3 (v7.2): one thread per epoch scans: task_cache_work() claims
     /// mm->sc_stat.next_scan with try_cmpxchg.
     pub sched_cache_next_scan: bool,
+    /// e837456fdca8 with 15257cc2f905 (v6.19): check_preempt_wakeup_fair() as reimplemented for
+    /// NEXT_BUDDY (WF_FORK and delayed wakees return before the pick; update_protect_slice() on
+    /// every wakeup that does not preempt), the PICK_BUDDY check inside __pick_eevdf().
+    pub next_buddy_eevdf: bool,
 }
 
 /// The table entry of a patch name.

@@ -88,6 +88,11 @@ pub fn presets() -> JsValue {
         "kernel_knobs": crate::llc_balancing::KNOBS,
         // the screened assumptions ("How sure?" counts its runs from them)
         "assumptions": crate::assumptions::ROWS.iter().map(|r| r.name).collect::<Vec<_>>(),
+        // the releases that take them (the merged cache-aware code): the page shows their fields
+        "kernel_knob_releases": kernels::KERNELS.iter()
+            .filter(|k| kernels::merged(k).merged.sched_cache)
+            .map(|k| k.name)
+            .collect::<Vec<_>>(),
         // per release, every toggle it has merged (its own and its predecessors'): the page shows
         // them included and fixed
         "kernel_merged": kernels::KERNELS.iter().map(|k| {

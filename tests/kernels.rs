@@ -119,6 +119,27 @@ fn where_cpus_go_idle_6_19_differs_from_6_18_with_its_toggles_in_newidle_balanci
     assert_ne!(unlabelled(r619).report_hash, unlabelled(r618).report_hash);
 }
 
+/// NEXT_BUDDY: v6.19 ships it off (4f70f106bca1 after aceccac58ad7); the `next-buddy` toggle
+/// turns the reimplemented form (e837456fdca8) on, and it changes who runs after a wakeup: more
+/// wakees preempt (an eligible buddy is picked ahead of curr's protection), so the context
+/// switches differ. It is refused on 6.18, naming the side and the release.
+#[test]
+fn next_buddy_changes_who_runs_on_6_19_and_is_refused_on_6_18() {
+    let mut e = small("hackbench", 0.05);
+    e.kernel = "6.19".into();
+    let off = run(&e, Side::A).unwrap();
+    e.a = vec!["next-buddy".into()];
+    let on = run(&e, Side::A).unwrap();
+    let cs = |r: &Report| r.counters["context_switches"];
+    assert_ne!(cs(&on), cs(&off), "the buddy changes the switches");
+    assert_ne!(unlabelled(on).report_hash, unlabelled(off).report_hash);
+    e.kernel = "6.18".into();
+    let err = e.validate().unwrap_err();
+    assert_eq!(err.0[0].field, "a", "{err}");
+    assert!(err.0[0].message.contains("6.19 or later"), "{err}");
+    assert!(err.0[0].message.contains("kernel is 6.18"), "{err}");
+}
+
 fn on_72(workload: &str, knobs: &[(&str, &str)]) -> Experiment {
     let mut e = small(workload, 0.05);
     e.kernel = "7.2".into();

@@ -76,6 +76,10 @@ fn links_and_errors() {
     assert_eq!(js_sys::Array::from(&merged).length(), 7);
     // the 7.2 kernel knobs, for the page
     assert_eq!(js_sys::Array::from(&get(&p, "kernel_knobs")).length(), 7);
+    // and the releases that take them (the page shows their fields only there)
+    let takes = js_sys::Array::from(&get(&p, "kernel_knob_releases"));
+    assert_eq!(takes.length(), 1);
+    assert_eq!(takes.get(0).as_string().as_deref(), Some("7.2"));
     let t = wasm::topology(e, "a", 0).unwrap();
     assert_eq!(get(&t, "cpus").as_f64(), Some(512.0));
 }

@@ -3,6 +3,7 @@
 // are the engine's; nothing here decides what is allowed.
 import { $, h, clear } from './dom.js';
 import { b64url } from './rtapp.js';
+import { KernelKnobs } from './kernel-knobs.js';
 
 /** The workload name of an rt-app file (src/workload/rtapp): not in presets().workloads. */
 export const RTAPP = 'rtapp';
@@ -51,6 +52,8 @@ export class ScenarioForm {
     const ksel = clear($('kernel'));
     for (const k of p.kernels || []) ksel.append(h('option', { value: k.name, title: k.source || '' }, k.name));
     ksel.value = p.default_kernel;
+    this.kernelKnobs = new KernelKnobs($('kernel-knobs'), p);
+    this.schedRest = {}; // kernel knob keys of the loaded experiment that have no field
     const tbody = clear($('patches').tBodies[0]);
     for (const pt of p.patches) tbody.append(patchRow(pt));
     this.applyKernel();
@@ -203,6 +206,10 @@ export class ScenarioForm {
     for (const el of document.querySelectorAll('input.patch-a')) el.checked = a.has(el.dataset.patch);
     for (const el of document.querySelectorAll('input.patch-b')) el.checked = b.has(el.dataset.patch);
     $('kernel').value = exp.kernel ?? this.presets.default_kernel;
+    // knobs on a release without them stay out of the fields: they are sent as given, and the
+    // engine's "applies from kernel 7.2" is shown (under #other-errors, the fields being hidden)
+    const takes = this.kernelKnobs.applies($('kernel').value);
+    this.schedRest = takes ? this.kernelKnobs.set(exp.sched) : (this.kernelKnobs.set({}), { ...(exp.sched || {}) });
     this.applyKernel();
     $('seconds').value = String(exp.seconds ?? '');
     $('seed').value = String(exp.seed ?? '');
@@ -219,6 +226,7 @@ export class ScenarioForm {
     const p = this.presets;
     const name = $('kernel').value || p.default_kernel;
     const merged = new Set((p.kernel_merged || {})[name] || []);
+    this.kernelKnobs?.show(name);
     const list = clear($('kernel-changes'));
     const upto = (p.kernels || []).findIndex((k) => k.name === name);
     for (const k of (p.kernels || []).slice(0, upto + 1)) {
@@ -282,8 +290,7 @@ export class ScenarioForm {
     q.push(['a', checked('patch-a').join(',')], ['b', checked('patch-b').join(',')]);
     q.push(['seconds', $('seconds').value.trim()], ['seed', $('seed').value.trim()]);
     for (const id of ['repeats', 'warmup']) if ($(id).value.trim() !== '') q.push([id, $(id).value.trim()]);
-    // 7.2's kernel knobs (llc_balancing/...): no fields yet, kept from the loaded link as get() keeps them
-    for (const [k, v] of Object.entries(t0.sched || {})) q.push([k, String(v)]);
+    for (const [k, v] of Object.entries(this.sched())) q.push([k, String(v)]);
     // assumption overrides (assume.NAME=VALUE): no fields, kept from the loaded link as get() keeps them
     for (const [k, v] of Object.entries(t0.assume || {})) q.push([`assume.${k}`, String(v)]);
     return q.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
@@ -326,8 +333,11 @@ export class ScenarioForm {
     }
     const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked && !e.disabled).map((e) => e.dataset.patch);
     const kernel = $('kernel').value || this.presets.default_kernel;
+    const sched = this.sched();
+    const rest = { ...t };
+    delete rest.sched; // the knob fields and schedRest stand for the loaded experiment's knobs
     return {
-      ...t,
+      ...rest,
       v: t.v ?? 1,
       machine,
       hz: Number($('hz').value),
@@ -339,7 +349,19 @@ export class ScenarioForm {
       a: checked('patch-a'),
       b: checked('patch-b'),
       kernel,
+      ...(Object.keys(sched).length ? { sched } : {}),
     };
+  }
+
+  /**
+   * The kernel knobs to send: the typed fields while the release takes them (hidden fields keep
+   * their text but are not sent), and any key of the loaded experiment that has no field (the
+   * engine names it in its error).
+   */
+  sched() {
+    const name = $('kernel').value || this.presets.default_kernel;
+    const typed = this.kernelKnobs.applies(name) ? this.kernelKnobs.sched() : {};
+    return { ...this.schedRest, ...typed };
   }
 }
 
@@ -386,7 +408,7 @@ export function showErrors(errors, onDismiss) {
   for (const el of document.querySelectorAll('#scenario [aria-invalid="true"]')) el.removeAttribute('aria-invalid');
   for (const e of errors || []) {
     const field = String(e.field ?? '');
-    let target = all.find((el) => el.dataset.errorFor === field && !other.contains(el) && el.isConnected);
+    let target = all.find((el) => el.dataset.errorFor === field && !other.contains(el) && el.isConnected && !el.closest('[hidden]'));
     const text = target ? String(e.message ?? '') : `${field}: ${String(e.message ?? '')}`;
     if (!target) {
       target = h('div', { class: 'field-error', 'data-error-for': field });

@@ -532,7 +532,13 @@ impl Engine {
             Job::TtwuPending(t, ipi) => self.sched_ttwu_pending(c, t, ipi),
             Job::TtwuActivate(t) => {
                 self.tasks[t as usize].waking = false;
-                self.enqueue(c, t, c);
+                // sched_ttwu_pending: ttwu_do_activate(rq, p, p->sched_remote_wakeup ? WF_MIGRATED : 0)
+                let wf = if self.tasks[t as usize].sched_remote_wakeup {
+                    wakeup::WF_MIGRATED
+                } else {
+                    0
+                };
+                self.enqueue(c, t, c, wf);
                 None
             }
             Job::Newidle(w) => self.step_newidle(c, w).map(Job::Newidle),

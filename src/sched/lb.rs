@@ -622,8 +622,11 @@ impl Engine {
             if running {
                 break; // task_on_cpu: the running task is not detached (and it is the last)
             }
+            // task_hot(): CACHE_HOT_BUDDY (the cfs_rq->next buddy is hot while dst runs something)
+            let buddy = self.cpus[src].rq.next == Some(t) && self.cpus[dst].nr_running() > 0;
             let hot = flags & SD_SHARE_CPUCAPACITY == 0
-                && now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS;
+                && (buddy
+                    || now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS);
             // migrate_degrades_llc(): cache-aware keeps tasks in their preferred LLC until balancing failed
             let llc_pinned = failed <= cache_nice_tries && self.llc_forbids_migration(t, src, dst);
             if (hot && failed <= cache_nice_tries) || llc_pinned {
@@ -715,7 +718,7 @@ impl Engine {
         self.dequeue_entity(src, t, exec);
         let resched = self.enqueue_entity(dst, t, exec, rq::Enq::Migrated);
         self.metrics.count(Counter::Migrations);
-        self.wakeup_preempt(dst, t, exec, resched);
+        self.wakeup_preempt(dst, t, exec, resched, 0); // attach_task: wakeup_preempt(rq, p, 0)
     }
 }
 

@@ -112,6 +112,8 @@ pub(crate) struct Task {
     recent_used_cpu: u32,
     /// TASK_WAKING on a wake list: woken, not yet enqueued by its target CPU.
     waking: bool,
+    /// p->sched_remote_wakeup: the wakeup that put it on a wake list had WF_MIGRATED.
+    sched_remote_wakeup: bool,
     wakee_flip_decay_ts: u64,
     last_wakee: u32,
     pub sum_exec: u64,
@@ -285,6 +287,7 @@ impl Engine {
                 wakee_flips: 0,
                 recent_used_cpu: (i % n) as u32,
                 waking: false,
+                sched_remote_wakeup: false,
                 wakee_flip_decay_ts: 0,
                 last_wakee: u32::MAX,
                 sum_exec: 0,

@@ -10,6 +10,7 @@
 
 use super::eevdf::{Entity, before};
 use super::pelt::{Removed, SchedAvg};
+use super::wakeup::{WF_FORK, WF_RQ_SELECTED, WF_SYNC};
 use super::*;
 
 /// The run queue's cache lines other CPUs read (docs/MODEL.md §9, §10): the first line of
@@ -71,6 +72,9 @@ pub(crate) struct RunQueue {
     pub(super) last_blocked_load_update_tick: u64,
     /// rq->active_balance: a stopper push is queued.
     pub(super) active_balance: bool,
+    /// cfs_rq->next: the NEXT_BUDDY nominee (set only with the `next-buddy` toggle), a queued
+    /// entity; clear_buddies() drops it when it is set running or dequeued.
+    pub(super) next: Option<TaskId>,
 }
 
 impl RunQueue {
@@ -91,6 +95,7 @@ impl RunQueue {
             has_blocked_load: false,
             last_blocked_load_update_tick: 0,
             active_balance: false,
+            next: None,
         }
     }
 }
@@ -403,6 +408,7 @@ impl Engine {
     pub(super) fn dequeue_entity(&mut self, c: usize, t: TaskId, exec: usize) {
         // (a reschedule it would ask of a busy source is left to that CPU's next tick)
         self.update_curr_by(c, exec, UpdateCurrCaller::DequeueEntity);
+        self.clear_buddies(c, t);
         let before = self.cpus[c].nr_running();
         self.update_load_avg(c, t, true, false, true);
         self.update_entity_lag(c, t);
@@ -422,6 +428,7 @@ impl Engine {
     /// positive one dropped (finish_delayed_dequeue_entity, DELAY_ZERO).
     fn dequeue_delayed(&mut self, c: usize, t: TaskId) {
         self.update_curr(c, UpdateCurrCaller::DequeueEntityDelayed);
+        self.clear_buddies(c, t);
         let before = self.cpus[c].nr_running();
         self.update_load_avg(c, t, true, false, false);
         self.update_entity_lag(c, t);
@@ -480,6 +487,14 @@ impl Engine {
             return Some(rq.queued[0]);
         }
         let sums = self.avg_sums(c);
+        // e837456fdca8 (v6.19): PICK_BUDDY here, ahead of curr's protection ("picking the ->next
+        // buddy will affect latency but not fairness")
+        if let Some(n) = rq.next
+            && self.patches.merged.next_buddy_eevdf
+            && self.vruntime_eligible(c, sums, self.se(n).vruntime)
+        {
+            return Some(n);
+        }
         let mut curr = rq.curr;
         if let Some(cu) = curr
             && !self.vruntime_eligible(c, sums, self.se(cu).vruntime)
@@ -549,6 +564,7 @@ impl Engine {
     /// set_next_entity(): `t` leaves the queue and runs; its protection point is set
     /// (set_protect_slice); working-set refill and handed-over data cost user time.
     pub(super) fn set_next_entity(&mut self, c: usize, t: TaskId) {
+        self.clear_buddies(c, t);
         self.update_load_avg(c, t, true, false, false);
         self.__dequeue_entity(c, t);
         // set_protect_slice(): RUN_TO_PARITY protects up to the smallest slice
@@ -628,49 +644,138 @@ impl Engine {
         resched || !protected
     }
 
+    /// clear_buddies(): `t` stops being cfs_rq->next (it is set running or dequeued).
+    fn clear_buddies(&mut self, c: usize, t: TaskId) {
+        if self.cpus[c].rq.next == Some(t) {
+            self.cpus[c].rq.next = None;
+        }
+    }
+
     /// check_preempt_wakeup_fair(): the wakee preempts when it is what pick_eevdf would take
-    /// now (PREEMPT_SHORT: a shorter slice ignores curr's protection).
-    fn check_preempt_wakeup_fair(&mut self, c: usize, t: TaskId, exec: usize) -> bool {
+    /// now (PREEMPT_SHORT: a shorter slice ignores curr's protection). From v6.19 the
+    /// reimplemented form (`check_preempt_wakeup_eevdf`).
+    fn check_preempt_wakeup_fair(&mut self, c: usize, t: TaskId, exec: usize, wf: u32) -> bool {
         let Some(curr) = self.cpus[c].rq.curr else {
             return false;
         };
         if curr == t || self.cpus[c].rq.need_resched {
             return false;
         }
-        if self.update_curr_by(c, exec, UpdateCurrCaller::CheckPreemptWakeupFair) {
+        let resched = self.update_curr_by(c, exec, UpdateCurrCaller::CheckPreemptWakeupFair);
+        if self.patches.merged.next_buddy_eevdf {
+            return self.check_preempt_wakeup_eevdf(c, t, curr, wf, resched);
+        }
+        if resched {
             return true;
         }
         let short = self.se(t).slice < self.se(curr).slice;
         if self.pick_eevdf(c, !short) == Some(t) {
             if short {
-                let se = &mut self.tasks[curr as usize].se;
-                if se.protect_slice() {
-                    se.vprot = se.vruntime; // cancel_protect_slice
-                }
+                self.cancel_protect_slice(curr);
             }
             return true;
         }
         if short {
-            // update_protect_slice(): shrink curr's protection to the smallest slice
-            let min_slice = self.cfs_rq_min_slice(c, curr);
-            let se = &mut self.tasks[curr as usize].se;
-            let p = se.vruntime.wrapping_add(se.calc_delta_fair(min_slice));
-            if before(p, se.vprot) {
-                se.vprot = p;
-            }
+            self.update_protect_slice(c, curr);
         }
         false
     }
 
+    /// The rest of check_preempt_wakeup_fair() as e837456fdca8 reimplemented it, with
+    /// 15257cc2f905 (no forced preemption of an ineligible waker), after update_curr (whose
+    /// reschedule request is `resched`): a shorter slice goes to the pick unprotected
+    /// (PREEMPT_WAKEUP_SHORT); a forked or delayed wakee returns; with NEXT_BUDDY the wakee
+    /// becomes the buddy and a WF_SYNC wakeup asks preempt_sync(); then the pick decides, and
+    /// a wakeup that does not preempt shrinks curr's protection (RUN_TO_PARITY).
+    fn check_preempt_wakeup_eevdf(
+        &mut self,
+        c: usize,
+        t: TaskId,
+        curr: TaskId,
+        wf: u32,
+        resched: bool,
+    ) -> bool {
+        let short = self.se(t).slice < self.se(curr).slice;
+        if !short {
+            if wf & WF_FORK != 0 || self.se(t).sched_delayed {
+                return resched;
+            }
+            if self.patches.next_buddy && self.set_preempt_buddy(c, t) && wf & WF_SYNC != 0 {
+                // PREEMPT_WAKEUP_NONE or PREEMPT_WAKEUP_RESCHED: no pick either way
+                return resched || self.preempt_sync(wf, t, curr);
+            }
+        }
+        if self.pick_eevdf(c, !short) == Some(t) {
+            if short {
+                self.cancel_protect_slice(curr);
+            }
+            return true;
+        }
+        self.update_protect_slice(c, curr);
+        resched
+    }
+
+    /// set_preempt_buddy(): the wakee becomes cfs_rq->next unless the buddy there has the
+    /// earlier deadline (entity_before).
+    fn set_preempt_buddy(&mut self, c: usize, t: TaskId) -> bool {
+        if let Some(n) = self.cpus[c].rq.next
+            && before(self.se(n).deadline, self.se(t).deadline)
+        {
+            return false;
+        }
+        self.cpus[c].rq.next = Some(t);
+        true
+    }
+
+    /// preempt_sync(): a WF_SYNC wakee with the earlier deadline preempts once curr has run
+    /// sysctl_sched_migration_cost since its exec_start (a quarter of it with WF_RQ_SELECTED).
+    /// update_curr() has just set exec_start to the clock this reads, so the delta is 0 here as
+    /// in the kernel's code (docs/MODEL.md, kernel releases).
+    fn preempt_sync(&self, wf: u32, t: TaskId, curr: TaskId) -> bool {
+        let mut threshold = MIGRATION_COST_NS;
+        let delta = self
+            .now
+            .saturating_sub(self.tasks[curr as usize].exec_start);
+        if wf & WF_RQ_SELECTED != 0 {
+            threshold >>= 2;
+        }
+        before(self.se(t).deadline, self.se(curr).deadline) && delta >= threshold
+    }
+
+    /// cancel_protect_slice(): curr's protection ends now.
+    fn cancel_protect_slice(&mut self, curr: TaskId) {
+        let se = &mut self.tasks[curr as usize].se;
+        if se.protect_slice() {
+            se.vprot = se.vruntime;
+        }
+    }
+
+    /// update_protect_slice(): shrink curr's protection to the smallest slice on the queue.
+    fn update_protect_slice(&mut self, c: usize, curr: TaskId) {
+        let min_slice = self.cfs_rq_min_slice(c, curr);
+        let se = &mut self.tasks[curr as usize].se;
+        let p = se.vruntime.wrapping_add(se.calc_delta_fair(min_slice));
+        if before(p, se.vprot) {
+            se.vprot = p;
+        }
+    }
+
     /// wakeup_preempt() after an enqueue on `c` by CPU `exec`: an idle CPU is kicked; a busy one
     /// gets need_resched (and the IPI) when update_curr or check_preempt_wakeup_fair ask for it.
-    pub(super) fn wakeup_preempt(&mut self, c: usize, t: TaskId, exec: usize, resched: bool) {
+    pub(super) fn wakeup_preempt(
+        &mut self,
+        c: usize,
+        t: TaskId,
+        exec: usize,
+        resched: bool,
+        wf: u32,
+    ) {
         if self.cpus[c].exec.mode == Mode::Idle {
             self.resched_cpu(c);
             return;
         }
         let was = self.cpus[c].rq.need_resched;
-        if resched || self.check_preempt_wakeup_fair(c, t, exec) {
+        if resched || self.check_preempt_wakeup_fair(c, t, exec, wf) {
             self.cpus[c].rq.need_resched = true;
         }
         if self.cpus[c].rq.need_resched && !was {
@@ -678,18 +783,19 @@ impl Engine {
         }
     }
 
-    /// Enqueue a woken task on `c`, by CPU `exec` (in the kernel), and decide on preemption.
-    pub(super) fn enqueue(&mut self, c: usize, t: TaskId, exec: usize) {
+    /// Enqueue a woken task on `c`, by CPU `exec` (in the kernel), and decide on preemption
+    /// (`wf`: the wake_flags ttwu_do_activate passes on).
+    pub(super) fn enqueue(&mut self, c: usize, t: TaskId, exec: usize, wf: u32) {
         let resched = self.enqueue_entity(c, t, exec, Enq::Wakeup);
         self.sched_info_enqueue(t, self.now);
-        self.wakeup_preempt(c, t, exec, resched);
+        self.wakeup_preempt(c, t, exec, resched, wf);
     }
 
     /// ttwu_runnable() of a delayed task: requeue_delayed_entity (DELAY_ZERO: a positive lag is
     /// dropped and the task re-placed at V) on its own CPU, then wakeup preemption. v6.18's
     /// requeue_delayed_entity() does not call update_curr(): V is taken with curr as last
     /// accounted, and curr is accounted by check_preempt_wakeup_fair() after.
-    pub(super) fn requeue_delayed(&mut self, t: TaskId, exec: usize) {
+    pub(super) fn requeue_delayed(&mut self, t: TaskId, exec: usize, wf: u32) {
         let c = self.tasks[t as usize].cpu as usize;
         self.update_entity_lag(c, t);
         if self.se(t).vlag > 0 {
@@ -703,7 +809,7 @@ impl Engine {
         let task = &mut self.tasks[t as usize];
         task.se.sched_delayed = false;
         task.state = TaskState::Runnable;
-        self.wakeup_preempt(c, t, exec, false);
+        self.wakeup_preempt(c, t, exec, false, wf);
     }
 
     /// reweight_entity() for a nice change: lag and relative deadline scale by old/new weight.

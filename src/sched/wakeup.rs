@@ -10,6 +10,14 @@ use crate::machine::domains::SD_WAKE_AFFINE;
 /// `WF_SYNC` (kernel/sched/sched.h): the waker is about to sleep, a hint to `wake_affine`. The
 /// workloads say which of their wakeups the kernel makes sync (`Step::Wake::sync`).
 pub(crate) const WF_SYNC: u32 = 0x10;
+/// `WF_FORK`: wake_up_new_task()'s wakeup (the engine starts its tasks without one).
+pub(crate) const WF_FORK: u32 = 0x04;
+/// `WF_TTWU`: a try_to_wake_up() wakeup.
+pub(crate) const WF_TTWU: u32 = 0x08;
+/// `WF_MIGRATED`: select_task_rq() moved the task (the wake list passes only this on).
+pub(crate) const WF_MIGRATED: u32 = 0x20;
+/// `WF_RQ_SELECTED`: select_task_rq() was called (the task may run on more than one CPU).
+pub(crate) const WF_RQ_SELECTED: u32 = 0x80;
 
 impl Engine {
     fn share_cache(&self, a: usize, b: usize) -> bool {
@@ -42,7 +50,8 @@ impl Engine {
         }
         self.metrics.count(Counter::Wakeups);
         if self.tasks[t as usize].se.sched_delayed {
-            self.ttwu_runnable(t, waker_cpu, waker);
+            // ttwu_runnable(p, wake_flags): WF_TTWU and WF_SYNC, no select_task_rq
+            self.ttwu_runnable(t, waker_cpu, waker, WF_TTWU | (wake_flags & WF_SYNC));
             return;
         }
         if let Some((w, lines)) = waker {
@@ -62,6 +71,16 @@ impl Engine {
         if target != prev {
             self.metrics.count(Counter::WakeMigrations);
         }
+        // ttwu's wake_flags: WF_TTWU, WF_SYNC, WF_RQ_SELECTED (no task is pinned), WF_MIGRATED
+        let mut wf = WF_TTWU | (wake_flags & WF_SYNC);
+        if self.cpus.len() > 1 {
+            wf |= WF_RQ_SELECTED;
+        }
+        if target != prev {
+            wf |= WF_MIGRATED;
+        }
+        // p->sched_remote_wakeup: what a wake-list activation passes on
+        self.tasks[t as usize].sched_remote_wakeup = wf & WF_MIGRATED != 0;
         if waker.is_some() {
             self.locality_wakeup(waker_cpu, target);
         }
@@ -87,7 +106,7 @@ impl Engine {
                 jobs.push_back(Job::Compute(Sym::SelectIdleSibling, sis_ns));
             }
             jobs.push_back(Job::Compute(Sym::TryToWakeUp, ttwu_ns));
-            self.enqueue(target, t, waker_cpu);
+            self.enqueue(target, t, waker_cpu, wf);
             return;
         }
         self.enter_kernel(waker_cpu);
@@ -96,7 +115,7 @@ impl Engine {
         // queued before anything the enqueue queues would. The wakee's CPU, run from here, is not
         // the outermost: it must not move the clock past the waker's unscheduled work.
         self.run_depth += 1;
-        self.enqueue(target, t, waker_cpu);
+        self.enqueue(target, t, waker_cpu, wf);
         self.run_depth -= 1;
         if sis_ns > 0 {
             self.kcharge(waker_cpu, Sym::SelectIdleSibling, sis_ns);
@@ -183,7 +202,13 @@ impl Engine {
 
     /// ttwu_runnable(): the task is still queued (DELAY_DEQUEUE), so it wakes where it is: no
     /// select_task_rq, the delayed entity is requeued under the rq lock of its CPU.
-    fn ttwu_runnable(&mut self, t: TaskId, waker_cpu: usize, waker: Option<(TaskId, u32)>) {
+    fn ttwu_runnable(
+        &mut self,
+        t: TaskId,
+        waker_cpu: usize,
+        waker: Option<(TaskId, u32)>,
+        wf: u32,
+    ) {
         if let Some((w, lines)) = waker {
             self.record_wakee(w, t);
             if lines > 0 {
@@ -206,12 +231,12 @@ impl Engine {
         if self.cpus[waker_cpu].exec.mode == Mode::Kernel {
             let jobs = &mut self.cpus[waker_cpu].exec.jobs;
             jobs.push_back(Job::Compute(Sym::TryToWakeUp, ttwu_ns));
-            self.requeue_delayed(t, waker_cpu);
+            self.requeue_delayed(t, waker_cpu, wf);
             return;
         }
         self.enter_kernel(waker_cpu);
         self.run_depth += 1;
-        self.requeue_delayed(t, waker_cpu);
+        self.requeue_delayed(t, waker_cpu, wf);
         self.run_depth -= 1;
         self.kcharge(waker_cpu, Sym::TryToWakeUp, ttwu_ns);
         self.run_cpu(waker_cpu);

@@ -1,5 +1,6 @@
 use super::*;
 use crate::experiment::scenario::Experiment;
+use crate::sched::wakeup::{WF_RQ_SELECTED, WF_SYNC, WF_TTWU};
 
 /// An engine on a 1-socket machine of `cores` CPUs (SMT off) running `threads` spinners, with
 /// nothing run yet.
@@ -172,7 +173,7 @@ fn a_wakee_with_lag_preempts_an_unprotected_curr_and_not_a_protected_one() {
     e.tasks[1].se.vlag = 0;
     e.tasks[1].cpu = 0;
     e.tasks[1].state = TaskState::Sleeping;
-    e.enqueue(0, 1, 0);
+    e.enqueue(0, 1, 0, 0);
     assert!(!e.cpus[0].rq.need_resched);
     // a wakee owed 1 ms lands before V with an earlier deadline: it preempts once curr's
     // protection is over
@@ -180,7 +181,7 @@ fn a_wakee_with_lag_preempts_an_unprotected_curr_and_not_a_protected_one() {
     e.tasks[2].se.vlag = 1_000_000;
     e.tasks[2].cpu = 0;
     e.tasks[2].state = TaskState::Sleeping;
-    e.enqueue(0, 2, 0);
+    e.enqueue(0, 2, 0, 0);
     assert!(e.cpus[0].rq.need_resched);
     assert_eq!(e.pick_eevdf(0, true), Some(2));
 }
@@ -255,4 +256,66 @@ fn a_delayed_task_moved_by_load_balancing_stays_delayed() {
     assert_eq!(e.pick_task_fair(1), e.cpus[1].rq.curr);
     assert!(!e.tasks[1].se.sched_delayed && e.cpus[1].rq.nr_delayed == 0);
     e.check_invariants().unwrap();
+}
+
+/// NEXT_BUDDY as v6.19 reimplemented it (e837456fdca8): a wakee at V (no lag, a later deadline
+/// than curr) does not preempt a protected curr without the buddy (v6.18, and v6.19 as released);
+/// with it the wakee becomes cfs_rq->next, __pick_eevdf takes an eligible buddy ahead of curr's
+/// protection, and it preempts. A WF_SYNC wakee becomes the buddy without preempting
+/// (preempt_sync: curr has run 0 ns since update_curr), and the next pick takes it.
+#[test]
+fn next_buddy_lets_an_eligible_wakee_preempt_a_protected_curr_from_6_19() {
+    let setup = |eevdf: bool, buddy: bool| {
+        let mut e = engine(2, 8);
+        e.patches.merged.next_buddy_eevdf = eevdf;
+        e.patches.next_buddy = buddy;
+        let slice = e.base_slice;
+        hand_queue(&mut e, &[(0, slice)]);
+        e.set_next_entity(0, 0);
+        e.cpus[0].exec.mode = Mode::Kernel;
+        assert!(e.tasks[0].se.protect_slice());
+        for t in [1, 2] {
+            e.tasks[t].se.vlag = 0;
+            e.tasks[t].cpu = 0;
+            e.tasks[t].state = TaskState::Sleeping;
+        }
+        e
+    };
+    for (eevdf, buddy) in [(false, false), (true, false)] {
+        let mut e = setup(eevdf, buddy);
+        e.enqueue(0, 1, 0, WF_TTWU | WF_RQ_SELECTED);
+        assert!(!e.cpus[0].rq.need_resched, "6.19: {eevdf}");
+        assert_eq!(e.cpus[0].rq.next, None);
+        assert_eq!(e.pick_eevdf(0, true), Some(0), "protected curr stays");
+    }
+    let mut e = setup(true, true);
+    e.enqueue(0, 1, 0, WF_TTWU | WF_RQ_SELECTED);
+    assert_eq!(e.cpus[0].rq.next, Some(1));
+    assert!(e.cpus[0].rq.need_resched, "the buddy preempts");
+    assert_eq!(e.pick_next_task_fair(0, 0), Picked::Next);
+    assert_eq!(e.cpus[0].rq.curr, Some(1));
+    assert_eq!(e.cpus[0].rq.next, None, "clear_buddies when set running");
+    e.check_invariants().unwrap();
+    // a sync wakeup: the buddy is set, no preemption now, the pick takes it
+    let mut e = setup(true, true);
+    e.enqueue(0, 2, 0, WF_TTWU | WF_SYNC | WF_RQ_SELECTED);
+    assert_eq!(e.cpus[0].rq.next, Some(2));
+    assert!(
+        !e.cpus[0].rq.need_resched,
+        "preempt_sync: no runtime since exec_start"
+    );
+    assert_eq!(
+        e.pick_eevdf(0, true),
+        Some(2),
+        "PICK_BUDDY ahead of protection"
+    );
+    // a second wakee with a later deadline (placed after V: it owes 1 ms) keeps the first
+    // buddy (set_preempt_buddy); an equal deadline would replace it
+    e.tasks[1].se.vlag = -1_000_000;
+    e.enqueue(0, 1, 0, WF_TTWU | WF_RQ_SELECTED);
+    assert_eq!(e.cpus[0].rq.next, Some(2));
+    assert!(
+        !e.cpus[0].rq.need_resched,
+        "the pick is the old buddy, not the wakee"
+    );
 }
