@@ -68,8 +68,7 @@ impl Coherence {
         let line = &mut self.lines[id];
         line.forget_handoffs_before(now);
         if line.owner.is_some() || !line.handoffs.is_empty() {
-            // a HITM, or a hand-off still ahead (the line may still be in `cpu`'s cache)
-            return self.access(topo, id, cpu, Op::Load, field, now).done - now;
+            return self.load_contended(topo, id, cpu, field, now);
         }
         // A clean miss: nobody holds the line Modified, `cpu` has no copy (`load_hit` said so), no
         // hand-off pending.
@@ -107,6 +106,21 @@ impl Coherence {
         line.reads_until = line.reads_until.max(done);
         line.stats.stall_ns += done - now;
         done - now
+    }
+
+    /// `load_miss` of a line modified elsewhere or with a hand-off still ahead (it may still be in
+    /// `cpu`'s cache): the general path. Out of line, so the clean miss saves fewer registers.
+    #[cold]
+    #[inline(never)]
+    fn load_contended(
+        &mut self,
+        topo: &Topology,
+        id: LineId,
+        cpu: usize,
+        field: usize,
+        now: u64,
+    ) -> u64 {
+        self.access(topo, id, cpu, Op::Load, field, now).done - now
     }
 }
 
