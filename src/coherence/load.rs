@@ -9,12 +9,12 @@ use super::{Coherence, Groups, HIT_NS, Line, LineId, Op, served_at};
 use crate::machine::topology::Topology;
 
 impl Groups {
-    /// The nearest transfer latency to `cpu` from the line's sharers, `cpu` not among them: the
-    /// first of `sharer_xfer_bounds`, without looking for the farthest.
-    fn nearest_sharer_ns(&self, line: &Line, cpu: usize) -> Option<u32> {
+    /// The nearest transfer latency to `cpu` from the line's sharers, `cpu` (of group `mine`,
+    /// which holds `n` of them) not among them: the first of `sharer_xfer_bounds`, without looking
+    /// for the farthest.
+    #[inline]
+    fn nearest_sharer_ns(&self, line: &Line, cpu: usize, mine: usize, n: u32) -> Option<u32> {
         let mut lo = u32::MAX;
-        let mine = self.of_cpu[cpu] as usize;
-        let n = line.group_sharers[mine];
         if n > 0 {
             let mut others = n;
             for &(s, ns) in self.cluster_ns[cpu].iter() {
@@ -27,7 +27,9 @@ impl Groups {
                 lo = lo.min(self.llc_ns);
             }
         }
-        if line.nr_sharers != n {
+        // the other groups, unless a copy is already as near as the nearest of them (the usual
+        // case: a run-queue line read by many CPUs of the reader's LLC)
+        if line.nr_sharers != n && lo > self.nearest_other_ns[mine] {
             let k = self.rep.len() - 1;
             let order = &self.nearest_first[mine * k..(mine + 1) * k];
             if let Some(&(_, ns)) = order
@@ -64,24 +66,23 @@ impl Coherence {
         now: u64,
     ) -> u64 {
         let line = &mut self.lines[id];
-        let c = cpu as u32;
         line.forget_handoffs_before(now);
         if line.owner.is_some() || !line.handoffs.is_empty() {
-            // a HITM, or a hand-off still ahead (the line may still be in `cpu`'s cache)
-            return self.access(topo, id, cpu, Op::Load, field, now).done - now;
+            return self.load_contended(topo, id, cpu, field, now);
         }
-        // A clean miss: nobody holds the line Modified, `cpu` has no copy, no hand-off pending.
+        // A clean miss: nobody holds the line Modified, `cpu` has no copy (`load_hit` said so), no
+        // hand-off pending.
         // request_leg: ordered in the requester's domain when a copy is there, else at the home
         // (forwarded to the last holder's domain when that is elsewhere).
-        let group = self.groups.of_cpu[cpu];
+        let group = self.groups.of_cpu[cpu] as usize;
+        let in_group = line.group_sharers[group];
         let last = line.last as usize;
-        let leg = if line.group_sharers[group as usize] > 0
-            || line.nr_sharers > 0 && self.homes.same_domain(topo, last, cpu)
+        let leg = if in_group > 0 || line.nr_sharers > 0 && self.homes.same_domain(topo, last, cpu)
         {
-            (self.groups.llc_ns as u64 / 2).max(1)
+            self.groups.llc_leg
         } else {
             let home = line.home;
-            let to_home = self.homes.to_node(group, home);
+            let to_home = self.homes.to_node(group as u32, home);
             let holder_home =
                 topo.cpus[last].node == home || self.homes.domain_holds_node(topo, last, home);
             let forward = if line.nr_sharers == 0 || holder_home {
@@ -96,15 +97,30 @@ impl Coherence {
         line.fields[field].loads += 1;
         let at = now + leg;
         let start = now.max(line.free_at);
-        let nearest = match self.groups.nearest_sharer_ns(line, cpu) {
+        let nearest = match self.groups.nearest_sharer_ns(line, cpu, group, in_group) {
             Some(lo) => lo,
             None => topo.xfer_ns(last, cpu),
         };
-        line.add_sharer(c, group);
+        line.add_new_sharer(cpu as u32, group);
         let done = served_at(start, at, nearest as u64);
         line.reads_until = line.reads_until.max(done);
         line.stats.stall_ns += done - now;
         done - now
+    }
+
+    /// `load_miss` of a line modified elsewhere or with a hand-off still ahead (it may still be in
+    /// `cpu`'s cache): the general path. Out of line, so the clean miss saves fewer registers.
+    #[cold]
+    #[inline(never)]
+    fn load_contended(
+        &mut self,
+        topo: &Topology,
+        id: LineId,
+        cpu: usize,
+        field: usize,
+        now: u64,
+    ) -> u64 {
+        self.access(topo, id, cpu, Op::Load, field, now).done - now
     }
 }
 

@@ -105,6 +105,13 @@ impl Line {
             self.group_sharers[group as usize] += 1;
         }
     }
+    /// `add_sharer` of a CPU known to hold no copy (a clean miss).
+    fn add_new_sharer(&mut self, cpu: u32, group: usize) {
+        debug_assert!(!self.has_sharer(cpu));
+        self.sharers[cpu as usize / 64] |= 1 << (cpu % 64);
+        self.nr_sharers += 1;
+        self.group_sharers[group] += 1;
+    }
     fn push_handoff(&mut self, from: u32, at: u64, nr_cpus: usize) {
         if self.handing_off.is_empty() {
             self.handing_off = vec![0; nr_cpus];
@@ -148,6 +155,11 @@ struct Groups {
     /// without asking the topology.
     cluster_ns: Vec<Box<[(u32, u32)]>>,
     llc_ns: u32,
+    /// A request leg inside the requester's domain: half the LLC figure (`home.rs`).
+    llc_leg: u64,
+    /// Per group, the transfer latency from the nearest other group (`u32::MAX` when there is
+    /// none): a miss that already has a copy that near need not look at the other groups.
+    nearest_other_ns: Vec<u32>,
 }
 
 impl Groups {
@@ -169,12 +181,14 @@ impl Groups {
             .map(|i| topo.xfer_ns(rep[i / n] as usize, rep[i % n] as usize))
             .collect();
         let mut nearest_first = Vec::with_capacity(n * n.saturating_sub(1));
+        let mut nearest_other_ns = Vec::with_capacity(n);
         for h in 0..n {
             let mut others: Vec<(u32, u32)> = (0..n)
                 .filter(|&g| g != h)
                 .map(|g| (g as u32, xfer[g * n + h]))
                 .collect();
             others.sort_by_key(|&(g, ns)| (ns, g));
+            nearest_other_ns.push(others.first().map_or(u32::MAX, |&(_, ns)| ns));
             nearest_first.extend(others);
         }
         let cluster_ns = (0..topo.nr_cpus())
@@ -185,12 +199,15 @@ impl Groups {
                     .collect()
             })
             .collect();
+        let llc_ns = topo.class_ns(LatencyClass::Llc);
         Groups {
             of_cpu,
             rep,
             nearest_first,
             cluster_ns,
-            llc_ns: topo.class_ns(LatencyClass::Llc),
+            llc_ns,
+            llc_leg: (llc_ns as u64 / 2).max(1),
+            nearest_other_ns,
         }
     }
 

@@ -280,7 +280,7 @@ impl Engine {
             prefer_sibling: g.flags & SD_PREFER_SIBLING != 0,
             ..Default::default()
         };
-        for &cpu in &g.cpus {
+        for (&cpu, &core_first) in g.cpus.iter().zip(&g.core_first) {
             let i = cpu as usize;
             if excluded.contains(&i) {
                 continue;
@@ -288,13 +288,7 @@ impl Engine {
             let rq = &self.cpus[i].rq;
             s.group_weight += 1;
             s.group_capacity += CAPACITY;
-            if !self
-                .topo
-                .smt_siblings(i)
-                .any(|sib| sib < i && g.span.contains(sib))
-            {
-                s.cores += 1;
-            }
+            s.cores += u64::from(core_first);
             s.group_load += rq.avg.load_avg; // cpu_load()
             s.group_util += rq.avg.util_avg.min(CAPACITY); // cpu_util_cfs()
             s.group_runnable += rq.avg.runnable_avg; // cpu_runnable()

@@ -215,6 +215,7 @@ struct GroupCache {
 impl GroupCache {
     fn intern(
         &mut self,
+        topo: &Topology,
         span: CpuSet,
         cpus: Vec<u32>,
         balance_cpus: Vec<u32>,
@@ -223,11 +224,19 @@ impl GroupCache {
         self.interned
             .entry((cpus.clone(), balance_cpus.clone(), flags))
             .or_insert_with(|| {
+                let core_first = cpus
+                    .iter()
+                    .map(|&c| {
+                        let c = c as usize;
+                        !topo.smt_siblings(c).any(|s| s < c && span.contains(s))
+                    })
+                    .collect();
                 Rc::new(Group {
                     span,
                     cpus,
                     balance_cpus,
                     flags,
+                    core_first,
                 })
             })
             .clone()
@@ -391,7 +400,7 @@ fn make_domain(
                 } else {
                     cpus.clone()
                 };
-                groups.push(cache.intern(gspan, cpus, balance_cpus, gflags));
+                groups.push(cache.intern(topo, gspan, cpus, balance_cpus, gflags));
             }
             if !overlap {
                 cache.by_span.insert((li, sid), groups.clone());

@@ -64,6 +64,9 @@ pub struct Group {
     /// `sg->flags`: the flags of the child domain the group was built from, a lower level's for
     /// a group built through find_descended_sibling (0 for a group of one CPU).
     pub flags: u32,
+    /// Per CPU of `cpus`: no SMT sibling with a lower number is in the span, so it counts a core
+    /// (sgs->cores). Fixed by the topology, so looked up instead of searched on every balance pass.
+    pub core_first: Vec<bool>,
 }
 
 /// One sched domain as seen by the CPUs that share it (spans, groups and parameters are shared;
