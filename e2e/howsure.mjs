@@ -6,28 +6,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { assertContrast } from './page-honesty.mjs';
+import { shots } from './shots.mjs';
 
-const VIEWPORTS = [['1280x800', { width: 1280, height: 800 }], ['390x844', { width: 390, height: 844 }]];
 const BIN = process.env.SCHEDPLAY_BIN ?? 'target/release/schedplay';
 // a small machine at short seconds: 41 points × A and B = 82 short runs
 const SCENARIO = ['--machine', 'custom', '--sockets', '2', '--cores-per-socket', '4', '--b', 'skip-not-due', '--seconds', '0.005', '--seed', '3'];
 const QUERY = 'v=1&machine=custom&sockets=2&cores_per_socket=4&b=skip-not-due&seconds=0.005&seed=3';
-
-async function shots(page, OUT, el) {
-  for (const [name, vp] of VIEWPORTS) {
-    await page.setViewportSize(vp);
-    for (const scheme of ['light', 'dark']) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.waitForTimeout(150);
-      await page.locator(el).scrollIntoViewIfNeeded();
-      await page.locator(el).screenshot({ path: join(OUT, `i32-howsure-${name}-${scheme}.png`) });
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 720 });
-}
 
 const state = (page) => page.getAttribute('#howsure', 'data-state');
 
@@ -72,7 +57,7 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     await assertContrast(page, ['#howsure-about', '#howsure-most', '#howsure-table td.num', '.tornado-name', '.tornado-axis', '.tornado-scale .at-base', '#howsure-bands .band-label', '#howsure-progress-label'],
       ['.tornado-track .seg.low', '.tornado-track .seg.high', '.tornado-track .base']);
     await page.selectOption('#howsure-figure', 'throughput_pct');
-    await shots(page, OUT, '#howsure');
+    await shots(page, OUT, 'i32-howsure', { el: '#howsure' });
 
     // Cancel midway: longer runs, stop after some have finished; nothing runs on, the page works
     await page.fill('#howsure-seconds', '0.05');

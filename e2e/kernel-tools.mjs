@@ -6,26 +6,8 @@
 // 1280x800 and 390x844, light and dark.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { assertContrast } from './page-honesty.mjs';
-
-const VIEWPORTS = [['1280x800', { width: 1280, height: 800 }], ['390x844', { width: 390, height: 844 }]];
-
-/** Screenshots of element `el` at both sizes in both schemes. */
-async function shots(page, OUT, what, el) {
-  const old = page.viewportSize();
-  for (const [name, vp] of VIEWPORTS) {
-    await page.setViewportSize(vp);
-    for (const scheme of ['light', 'dark']) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.waitForTimeout(150);
-      await page.locator(el).scrollIntoViewIfNeeded();
-      await page.locator(el).screenshot({ path: join(OUT, `i29-${what}-${name}-${scheme}.png`) });
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  if (old) await page.setViewportSize(old);
-}
+import { shots } from './shots.mjs';
 
 /** A stand-in for ui.perfetto.dev: answers PONG only after a while (the page must keep pinging) and
  * keeps what it was posted. */
@@ -90,7 +72,7 @@ export function registerKernelTools({ test, openPage, runAB, OUT, context }) {
     } finally {
       await context.unroute('https://ui.perfetto.dev/**');
     }
-    await shots(page, OUT, 'trace', '#trace-box');
+    await shots(page, OUT, 'i29-trace', { el: '#trace-box' });
     await assertContrast(page, ['#trace-status', '#trace-box .desc', '#open-perfetto']);
     assert.deepEqual(problems, []);
     state29.tracePage = page;
@@ -130,7 +112,7 @@ export function registerKernelTools({ test, openPage, runAB, OUT, context }) {
     // lb_count[busy] + lb_count[idle] over the domains = sched_balance_rq calls
     const lb = (i) => per.flatMap((d) => d.rows).filter((r) => r[0] === 'lb_count[busy]' || r[0] === 'lb_count[idle]').reduce((s, r) => s + n(r[i]), 0);
     assert.deepEqual([lb(1), lb(2)], [rep[0].sched_balance_rq_calls, rep[1].sched_balance_rq_calls]);
-    await shots(page, OUT, 'schedstat', '#schedstat-box');
+    await shots(page, OUT, 'i29-schedstat', { el: '#schedstat-box' });
     await assertContrast(page, ['#schedstat td.zero', '#schedstat th.ss-group', '#schedstat td.moved']);
     assert.deepEqual(problems, []);
     await page.close();
@@ -154,8 +136,8 @@ export function registerKernelTools({ test, openPage, runAB, OUT, context }) {
     await page.click('#run');
     await page.waitForSelector('body[data-state="error"]');
     assert.equal(await page.inputValue('#rtapp-text'), bad, 'still kept after a refused run');
-    await shots(page, OUT, 'rtapp-refused', '#rtapp-box');
-    await shots(page, OUT, 'rtapp-refusals', '[data-error-for="workload_file"]');
+    await shots(page, OUT, 'i29-rtapp-refused', { el: '#rtapp-box' });
+    await shots(page, OUT, 'i29-rtapp-refusals', { el: '[data-error-for="workload_file"]' });
     await assertContrast(page, ['[data-error-for="workload_file"] .msg-text', '#rtapp-status']);
     // rt-app's tutorial load: 2 threads, 10 ms every 100 ms, with a comment
     const good = '{ /* 10% load */\n  "tasks": { "thread0": { "instance": 2, "loop": -1, "run": 10000,\n    "timer": { "ref": "unique", "period": 100000 } } },\n  "global": { "duration": 6, "default_policy": "SCHED_OTHER" }\n}\n';
@@ -190,8 +172,8 @@ export function registerKernelTools({ test, openPage, runAB, OUT, context }) {
     await p2.click('#share');
     await p2.waitForFunction(() => !document.getElementById('share-note').hidden, null, { timeout: 5000 });
     assert.match(await p2.textContent('#share-note'), /characters long: it carries the whole rt-app file .* send the rt-app file along with it/);
-    await shots(p2, OUT, 'rtapp-long-link', '#share-box');
-    await shots(page, OUT, 'rtapp-ok', '#rtapp-box');
+    await shots(p2, OUT, 'i29-rtapp-long-link', { el: '#share-box' });
+    await shots(page, OUT, 'i29-rtapp-ok', { el: '#rtapp-box' });
     assert.deepEqual(problems, []);
     assert.deepEqual(pr2, []);
     await page.close();

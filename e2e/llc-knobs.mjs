@@ -5,9 +5,8 @@
 // sent, and a link that gives them to one is refused by name. Registered by e2e.mjs.
 // Screenshots: OUT/i31-llc-knobs-*.png, 1280x800 and 390x844, light and dark.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { shots } from './shots.mjs';
 
-const VIEWPORTS = [['1280x800', { width: 1280, height: 800 }], ['390x844', { width: 390, height: 844 }]];
 const Q = '?v=1&machine=milan-2s&workload=hackbench&seconds=0.01&seed=3';
 const IMB = 'llc_balancing/imb_pct';
 const OVER = 'llc_balancing/overaggr_pct';
@@ -59,16 +58,7 @@ export function registerLlcKnobs({ test, openPage, OUT }) {
     assert.match(await errText(page, OVER), /"5000" is out of range: allowed 0..=1000/);
     // what the user sees: the viewport with the fields scrolled into it (the scenario panel
     // scrolls on its own, so an element shot would be clipped)
-    for (const [name, vp] of VIEWPORTS) {
-      await page.setViewportSize(vp);
-      for (const scheme of ['light', 'dark']) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.waitForTimeout(150);
-        await page.locator(field(OVER)).scrollIntoViewIfNeeded();
-        await page.screenshot({ path: join(OUT, `i31-llc-knobs-${name}-${scheme}.png`) });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
+    await shots(page, OUT, 'i31-llc-knobs', { into: field(OVER) });
     await page.fill(field(OVER), '70');
     // another release: hidden, not sent (the typed text is kept for a return to 7.2)
     await page.selectOption('#kernel', '7.0');

@@ -2,28 +2,8 @@
 // the story, exports of what is on screen, no silent change of input). Registered by e2e.mjs,
 // whose helpers they use. Screenshots: OUT/i30-*.png, 1280x800 and 390x844, light and dark.
 import assert from 'node:assert/strict';
+import { shots } from './shots.mjs';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-const VIEWPORTS = [['1280x800', { width: 1280, height: 800 }], ['390x844', { width: 390, height: 844 }]];
-
-/** Screenshots of the page at both sizes in both schemes (`what` names the files). */
-async function shots(page, OUT, what, { full = false, el = null, fullPhone = false, scrollTo = null } = {}) {
-  const old = page.viewportSize();
-  for (const [name, vp] of VIEWPORTS) {
-    await page.setViewportSize(vp);
-    for (const scheme of ['light', 'dark']) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.waitForTimeout(150);
-      const path = join(OUT, `i30-${what}-${name}-${scheme}.png`);
-      if (scrollTo) await page.locator(scrollTo).evaluate((e) => e.scrollIntoView({ block: 'start' }));
-      if (el) { await page.locator(el).scrollIntoViewIfNeeded(); await page.locator(el).screenshot({ path }); }
-      else await page.screenshot({ path, fullPage: full || (fullPhone && name === '390x844') });
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  if (old) await page.setViewportSize(old);
-}
 
 /** WCAG AA contrast of the given text selectors (4.5:1) and graphics (3:1) in light and dark; every
  * selector must match. */
@@ -93,8 +73,8 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     assert.ok(Math.abs(delta - model) < 0.06, `verdict ${model} = Δ card ${delta}`);
     assert.equal(await p2.isChecked('#side-a'), true);
     assert.equal(await p2.textContent('#c2c-side'), 'A');
-    await shots(p2, OUT, 'story-link');
-    await shots(p2, OUT, 'story-link-results', { scrollTo: '#results-of' });
+    await shots(p2, OUT, 'i30-story-link');
+    await shots(p2, OUT, 'i30-story-link-results', { scrollTo: '#results-of' });
     await assertContrast(p2, ['#story-figure li.verdict', '#story-figure li.verdict.misses .mark', '#story-figure li.verdict.holds .mark',
       '#story-figure a.row-link', '#story-figure strong', '#story-claim .story-note', '#story-claim strong', '#results-of-label', '.card .hash']);
     // the row link goes to the validation panel (the table is not run yet: it says how)
@@ -148,7 +128,7 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
       assert.equal(r.noisy, w > 100, `${r.ci}: noisy note iff wider than 100`);
     }
     await assertContrast(page, ['[data-testid="seed-a"]', '#repeat-table td.ci', '#repeat-box .desc']);
-    await shots(page, OUT, 'export', { el: '#repeat-box' });
+    await shots(page, OUT, 'i30-export', { el: '#repeat-box' });
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -196,7 +176,7 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     assert.deepEqual(await Promise.all(['sockets', 'cores_per_socket', 'nodes_per_socket', 'cores_per_llc'].map((k) => page.inputValue(`#${k}`))), ['1', '16', '1', '16']);
     assert.match(await page.textContent('#machine-desc'), /^Imported machine/);
     await assertContrast(page, ['[data-testid="import-note"]', '[data-testid="import-note"] strong', '#machine-desc', '#import-status']);
-    await shots(page, OUT, 'import', { scrollTo: '#machine-keys' });
+    await shots(page, OUT, 'i30-import', { scrollTo: '#machine-keys' });
     // back to the preset: its layout again
     await page.click('#import-clear');
     await page.waitForFunction(() => document.getElementById('cores_per_socket').value !== '16', null, { timeout: 5000 });
@@ -213,7 +193,7 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     await page.waitForFunction(() => /left/.test(document.getElementById('progress-label').textContent), null, { timeout: 60000 });
     assert.match(await page.textContent('#progress-label'), /^A \d+% · B \d+% · about \d+ (s|min) left$/);
     assert.match(await page.textContent('#results-progress'), /^\(A \d+% · B \d+% · about \d+ (s|min) left\)$/);
-    await shots(page, OUT, 'long-run', { scrollTo: '#results-of' });
+    await shots(page, OUT, 'i30-long-run', { scrollTo: '#results-of' });
     await assertContrast(page, ['#results-cancel', '#results-progress', '.used-hint', '#progress-label']);
     await page.click('#results-cancel');
     await page.waitForSelector('body[data-state="cancelled"]', { timeout: 5000 });
