@@ -38,6 +38,7 @@ mod task;
 mod tick;
 mod trace;
 mod user_lines;
+mod wake_flags;
 mod wakeup;
 
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};

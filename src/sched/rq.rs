@@ -14,7 +14,7 @@
 
 use super::eevdf::{Entity, before};
 use super::pelt::{Removed, SchedAvg};
-use super::wakeup::{WF_FORK, WF_RQ_SELECTED, WF_SYNC};
+use super::wake_flags::{WF_FORK, WF_RQ_SELECTED, WF_SYNC};
 use super::*;
 
 /// The run queue's cache lines other CPUs read (docs/MODEL.md §9, §10): the first line of

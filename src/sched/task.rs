@@ -1,7 +1,7 @@
 //! The workload driver: a task's script steps (run, complete, wake, sleep, block, exit) executed
 //! on its CPU at the end of a burst or at kernel exit.
 
-use super::wakeup::WF_SYNC;
+use super::wake_flags::WF_SYNC;
 use super::*;
 use crate::workload::Step;
 

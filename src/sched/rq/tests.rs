@@ -1,6 +1,6 @@
 use super::*;
 use crate::experiment::scenario::Experiment;
-use crate::sched::wakeup::{WF_RQ_SELECTED, WF_SYNC, WF_TTWU};
+use crate::sched::wake_flags::{WF_RQ_SELECTED, WF_SYNC, WF_TTWU};
 
 /// An engine on a 1-socket machine of `cores` CPUs (SMT off) running `threads` spinners, with
 /// nothing run yet.
