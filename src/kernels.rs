@@ -288,6 +288,18 @@ pub fn merged(kernel: &KernelInfo) -> Patches {
     p
 }
 
+/// Why a toggle cannot be asked for on `kernel`, or None if it can: the release lacks the code the
+/// modelled form of the patch applies to. The text follows the toggle's name and side in the error
+/// `resolve` gives, and is shown as it is next to the greyed-out toggle in the page.
+pub fn not_on(kernel: &KernelInfo, toggle: &str) -> Option<String> {
+    match toggle {
+        "next-buddy" if !merged(kernel).merged.next_buddy_eevdf => Some(
+            "needs kernel 6.19 or later: the reimplemented NEXT_BUDDY (e837456fdca8) is the one modelled, v6.18's form is not".into(),
+        ),
+        _ => None,
+    }
+}
+
 /// The effective patch set of one side: the release's merged set plus the toggles `names` asks
 /// for. A name asks a toggle on; `-name` asks it off, which is refused: on a release that merged
 /// it (no revert is a real option) and on one that did not (there is nothing to turn off). A
@@ -321,14 +333,16 @@ pub fn resolve<S: AsRef<str>>(
     }
     let asked = Patches::parse(field, &on)?;
     let mut p = merged(kernel);
-    if asked.next_buddy && !p.merged.next_buddy_eevdf {
+    let refused = patches::PATCHES
+        .iter()
+        .filter(|e| asked.is_set(e))
+        .find_map(|e| not_on(kernel, e.name).map(|why| (e.name, why)));
+    if let Some((name, why)) = refused {
         let side = if field == "b" { "B" } else { "A" };
+        let k = kernel.name;
         return Err(FieldError::new(
             field,
-            format!(
-                "next-buddy in {side} needs kernel 6.19 or later (kernel is {}): the reimplemented NEXT_BUDDY (e837456fdca8) is the one modelled, v6.18's form is not",
-                kernel.name
-            ),
+            format!("{name} in {side} on kernel {k} {why}"),
         ));
     }
     for e in patches::PATCHES {
@@ -425,5 +439,35 @@ mod tests {
         let e = resolve(k619, "a", &["-bogus"]).unwrap_err();
         assert!(e.message.contains("unknown patch"), "{}", e.message);
         assert!(resolve(k619, "a", &["bogus"]).is_err());
+    }
+
+    /// The page greys out what `not_on` lists (presets().kernel_refused): that must be exactly
+    /// what `resolve` refuses, on every release and side, with the same reason.
+    #[test]
+    fn not_on_lists_exactly_the_toggles_resolve_refuses() {
+        let mut refused = 0;
+        for k in KERNELS {
+            for e in patches::PATCHES {
+                for side in ["a", "b"] {
+                    match (resolve(k, side, &[e.name]), not_on(k, e.name)) {
+                        (Ok(_), None) => {}
+                        (Err(err), Some(why)) => {
+                            assert_eq!(err.field, side);
+                            assert!(err.message.ends_with(&why), "{}: {}", k.name, err.message);
+                            refused += 1;
+                        }
+                        (r, why) => panic!(
+                            "{} {}: resolve {:?}, not_on {:?}",
+                            k.name,
+                            e.name,
+                            r.is_ok(),
+                            why
+                        ),
+                    }
+                }
+            }
+        }
+        // next-buddy on 6.18, on both sides
+        assert!(refused >= 2, "{refused}");
     }
 }

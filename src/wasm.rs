@@ -99,6 +99,14 @@ pub fn presets() -> JsValue {
             let t: Vec<&str> = kernels::changes(k).filter_map(|c| c.toggle()).collect();
             (k.name, t)
         }).collect::<std::collections::BTreeMap<_, _>>(),
+        // per release, every toggle it cannot take, with why (kernels::not_on): the page greys
+        // them out with that text, as the engine would refuse them
+        "kernel_refused": kernels::KERNELS.iter().map(|k| {
+            let t: std::collections::BTreeMap<&str, String> = patches::PATCHES.iter()
+                .filter_map(|e| kernels::not_on(k, e.name).map(|why| (e.name, why)))
+                .collect();
+            (k.name, t)
+        }).collect::<std::collections::BTreeMap<_, _>>(),
         "stories": serde_json::to_value(&stories).unwrap_or_default(),
         "hz": HZ_VALUES,
         "default_hz": Experiment::default().hz,

@@ -137,7 +137,12 @@ fn next_buddy_changes_who_runs_on_6_19_and_is_refused_on_6_18() {
     let err = e.validate().unwrap_err();
     assert_eq!(err.0[0].field, "a", "{err}");
     assert!(err.0[0].message.contains("6.19 or later"), "{err}");
-    assert!(err.0[0].message.contains("kernel is 6.18"), "{err}");
+    assert!(
+        err.0[0]
+            .message
+            .contains("on kernel 6.18 needs kernel 6.19"),
+        "{err}"
+    );
 }
 
 fn on_72(workload: &str, knobs: &[(&str, &str)]) -> Experiment {

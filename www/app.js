@@ -44,8 +44,8 @@ const sweep = new SweepView();
 // (the header wraps to two or three rows on narrower screens).
 const topbar = document.querySelector('.topbar');
 new ResizeObserver(() => document.documentElement.style.setProperty('--topbar-h', `${topbar.offsetHeight}px`)).observe(topbar);
-// For tests and the devtools console: the live uPlot instances.
-window.schedplay = { charts, sweep, lastReport: (side) => last?.reports?.[side] ?? null };
+// For tests and the devtools console: the live uPlot instances, the engine's tables.
+window.schedplay = { charts, sweep, presets: () => engine.presets, lastReport: (side) => last?.reports?.[side] ?? null };
 
 function setState(state, text) {
   document.body.dataset.state = state;

@@ -203,8 +203,10 @@ export class ScenarioForm {
     this.renderKnobs(wl.name, wl);
     const a = new Set(exp.a || []), b = new Set(exp.b || []);
     this.ensurePatchRows([...a, ...b]);
-    for (const el of document.querySelectorAll('input.patch-a')) el.checked = a.has(el.dataset.patch);
-    for (const el of document.querySelectorAll('input.patch-b')) el.checked = b.has(el.dataset.patch);
+    // what the experiment names is what it asks for, whatever the previous release had fixed
+    const ask = (el, set) => { el.checked = set.has(el.dataset.patch); el.dataset.fixed = ''; };
+    for (const el of document.querySelectorAll('input.patch-a')) ask(el, a);
+    for (const el of document.querySelectorAll('input.patch-b')) ask(el, b);
     $('kernel').value = exp.kernel ?? this.presets.default_kernel;
     // knobs on a release without them stay out of the fields: they are sent as given, and the
     // engine's "applies from kernel 7.2" is shown (under #other-errors, the fields being hidden)
@@ -240,12 +242,27 @@ export class ScenarioForm {
     $('kernel-summary').textContent = n
       ? `kernel ${name}: ${n} change${n === 1 ? '' : 's'} since ${p.default_kernel} in the modelled paths; ${merged.size} toggle${merged.size === 1 ? '' : 's'} included and fixed`
       : `kernel ${name}: the release the engine mirrors; every patch is a toggle`;
+    // a toggle the release cannot take (presets().kernel_refused) is greyed out with the engine's
+    // reason; one already ticked (a link, the release changed after) stays ticked and can be
+    // unticked, so nothing typed is dropped and the engine's error says why it is refused
+    const refused = (p.kernel_refused || {})[name] || {};
     for (const el of document.querySelectorAll('input.patch-a, input.patch-b')) {
       const fixed = merged.has(el.dataset.patch);
+      const why = refused[el.dataset.patch];
       if (fixed) el.checked = true;
-      else if (el.disabled) el.checked = false;
-      el.disabled = fixed;
-      el.title = fixed ? `merged in ${name}: included, cannot be turned off` : '';
+      else if (el.dataset.fixed) el.checked = false; // ticked only because the last release merged it
+      el.dataset.fixed = fixed ? '1' : '';
+      el.disabled = fixed || (why !== undefined && !el.checked);
+      el.title = fixed ? `merged in ${name}: included, cannot be turned off` : (why ? `not on ${name}: ${why}` : '');
+    }
+    // the same said in the row, as text (touch screens have no hover)
+    for (const row of $('patches').tBodies[0].rows) {
+      const why = refused[row.dataset.patch];
+      const status = merged.has(row.dataset.patch) ? `merged in ${name}: included in A and B, cannot be turned off`
+        : why ? `not on kernel ${name}: ${why}` : '';
+      row.classList.toggle('not-on', why !== undefined);
+      row.querySelector('.patch-status')?.remove();
+      if (status) row.cells[2].append(h('div', { class: 'patch-status' }, status));
     }
   }
 

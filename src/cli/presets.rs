@@ -32,6 +32,11 @@ pub(crate) fn main() -> ExitCode {
         for c in k.changes {
             println!("      {} {}: {}", c.commit, c.title, c.model);
         }
+        for e in patches::PATCHES {
+            if let Some(why) = kernels::not_on(k, e.name) {
+                println!("      (not a toggle here) {}: {why}", e.name);
+            }
+        }
     }
     println!("kernel knobs (--set KEY=VALUE; from 7.2, cache-aware scheduling as merged):");
     for k in schedplay::llc_balancing::KNOBS {
