@@ -168,7 +168,7 @@ pub const KERNELS: &[KernelInfo] = &[
     },
     KernelInfo {
         name: "7.2",
-        source: "v7.2 merge window: tip sched/core, merge a26d9208c137 of branch sched/cache (tip gitolite revlist 2026-05-20). The commit texts could not be read (no tip-bot mail of the series in the archive); the code was read in trees carrying the merged series (docs/MODEL.md, 7.2)",
+        source: "v7.2 merge window: tip sched/core, merge a26d9208c137 of branch sched/cache (tip gitolite revlist 2026-05-20), with the v7.1 fixes to the modelled wakeup path (tip sched/urgent, April-May 2026). The sched/cache commit texts could not be read (no tip-bot mail of the series in the archive); the code was read in trees carrying the merged series (docs/MODEL.md, 7.2)",
         changes: &[
             Change {
                 commit: "df0d98475954",
@@ -229,6 +229,18 @@ pub const KERNELS: &[KernelInfo] = &[
                 effect: Effect::NotModelled(
                     "only PREEMPT_SHORT wakeups change, and no task has a shorter slice",
                 ),
+            },
+            Change {
+                commit: "ac8e69e69363",
+                title: "sched/fair: Fix wakeup_preempt_fair() vs delayed dequeue (v7.1, tip sched/urgent 2026-04-29, read in its 7.0 and 6.18 stable backport mails)",
+                model: "wakeup_preempt_fair() picks with pick_next_entity() instead of __pick_eevdf(): a delayed entity the pick finds is dequeued there (DEQUEUE_SLEEP | DEQUEUE_DELAYED, as the schedule pick does) and the pick runs again, so a wakee behind an eligible delayed task can now preempt",
+                effect: Effect::Internal(|m| &mut m.wakeup_pick_next_entity),
+            },
+            Change {
+                commit: "9f6d929ee2c6",
+                title: "sched/fair: Fix wakeup_preempt_fair() for not waking up task (v7.1, tip sched/urgent 2026-05-06; ec4f6da3373d is its stable-branch id; read in its 7.0 and 6.18 stable backport mails)",
+                model: "the retry after a delayed dequeue runs only while cfs_rq->nr_queued: part of the ac8e69e69363 pick above; the engine reaches the pick with the wakee queued and not delayed and curr running, so the queue is never empty there and the guard never stops a retry",
+                effect: Effect::Reused("rq.rs: wakeup_pick, the ac8e69e69363 loop"),
             },
         ],
     },
@@ -412,6 +424,7 @@ mod tests {
         assert!(p72.nohz_no_nr_cpus && p72.merged.ni_random);
         assert!(p72.cache_aware && p72.cas_skip_many_threads && p72.cas_write_if_changed);
         assert!(p72.merged.sched_cache && p72.merged.sched_cache_next_scan);
+        assert!(p72.merged.wakeup_pick_next_entity && !p70.merged.wakeup_pick_next_entity);
         assert!(
             !p72.cas_nr_running_avg_own_line,
             "fix 1 is not in the merged layout"

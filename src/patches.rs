@@ -142,6 +142,10 @@ pub struct Merged {
     /// NEXT_BUDDY (WF_FORK and delayed wakees return before the pick; update_protect_slice() on
     /// every wakeup that does not preempt), the PICK_BUDDY check inside __pick_eevdf().
     pub next_buddy_eevdf: bool,
+    /// ac8e69e69363 with 9f6d929ee2c6 (v7.1): wakeup_preempt_fair() picks with
+    /// pick_next_entity(), which finishes the dequeue of a delayed entity it finds and picks
+    /// again while the cfs_rq has queued entities, instead of __pick_eevdf().
+    pub wakeup_pick_next_entity: bool,
 }
 
 /// The table entry of a patch name.

@@ -230,3 +230,54 @@ pub fn run(exp: &Experiment, side: Side) -> Result<Report, Invalid> {
     while !r.step(1 << 20) {}
     Ok(r.report())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(workload: &str, kernel: &str, sched: &[(&str, &str)]) -> Experiment {
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        e.machine.overrides.sockets = Some(2);
+        e.machine.overrides.cores_per_socket = Some(8);
+        e.machine.overrides.nodes_per_socket = Some(2);
+        e.workload.name = workload.into();
+        e.seconds = 0.05;
+        e.seed = 5;
+        e.kernel = kernel.into();
+        for (k, v) in sched {
+            e.sched.insert(k.to_string(), (*v).into());
+        }
+        e
+    }
+
+    /// The report of a side run to the end, `patch` applied to the engine first, with its labels
+    /// (release, toggles, knobs) cleared: what the run did, not what it was called.
+    fn unlabelled(exp: &Experiment, patch: impl Fn(&mut crate::patches::Patches)) -> String {
+        let mut r = Run::new(exp, Side::A).unwrap();
+        patch(&mut r.engine.patches);
+        while !r.step(1 << 20) {}
+        let mut rep = r.report();
+        rep.kernel = crate::kernels::DEFAULT_KERNEL.into();
+        rep.patches.clear();
+        rep.sched.clear();
+        rep.rehash();
+        rep.report_hash
+    }
+
+    /// 7.2 with cache-aware scheduling switched off (debugfs `llc_balancing/enabled=0`) is 7.0
+    /// plus v7.1's wakeup pick (ac8e69e69363, an internal flag no toggle sets, so it is set on the
+    /// engine here) bit for bit; on oltp the pick is on the path (7.0 alone differs).
+    #[test]
+    fn seven_two_with_sched_cache_off_is_seven_zero_with_the_v7_1_wakeup_pick() {
+        for w in ["oltp", "hackbench"] {
+            let off = unlabelled(&small(w, "7.2", &[("llc_balancing/enabled", "0")]), |_| {});
+            let e70 = small(w, "7.0", &[]);
+            let with_fix = unlabelled(&e70, |p| p.merged.wakeup_pick_next_entity = true);
+            assert_eq!(off, with_fix, "{w}");
+            if w == "oltp" {
+                assert_ne!(off, unlabelled(&e70, |_| {}), "the fix is on the path");
+            }
+        }
+    }
+}

@@ -709,7 +709,7 @@ impl Engine {
                 return resched || self.preempt_sync(wf, t, curr);
             }
         }
-        if self.pick_eevdf(c, !short) == Some(t) {
+        if self.wakeup_pick(c, !short) == Some(t) {
             if short {
                 self.cancel_protect_slice(curr);
             }
@@ -717,6 +717,29 @@ impl Engine {
         }
         self.update_protect_slice(c, curr);
         resched
+    }
+
+    /// The pick of the `pick:` label of wakeup preemption. Up to 7.0 it is __pick_eevdf(), whose
+    /// answer may be a delayed entity (not the wakee: no preemption). From v7.1 (ac8e69e69363,
+    /// "Fix wakeup_preempt_fair() vs delayed dequeue") it is pick_next_entity(), which finishes
+    /// the dequeue of a delayed entity it picks (as the schedule pick does) and returns NULL, and
+    /// the pick runs again; 9f6d929ee2c6 ("Fix wakeup_preempt_fair() for not waking up task")
+    /// retries only while `cfs_rq->nr_queued` (curr, on the queue, counts), else there is no pick.
+    fn wakeup_pick(&mut self, c: usize, protect: bool) -> Option<TaskId> {
+        if !self.patches.merged.wakeup_pick_next_entity {
+            return self.pick_eevdf(c, protect);
+        }
+        loop {
+            let n = self.pick_eevdf(c, protect)?;
+            if !self.se(n).sched_delayed {
+                return Some(n);
+            }
+            self.dequeue_delayed(c, n);
+            let rq = &self.cpus[c].rq;
+            if rq.queued.is_empty() && rq.curr.is_none() {
+                return None;
+            }
+        }
     }
 
     /// set_preempt_buddy(): the wakee becomes cfs_rq->next unless the buddy there has the

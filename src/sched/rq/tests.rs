@@ -319,3 +319,40 @@ fn next_buddy_lets_an_eligible_wakee_preempt_a_protected_curr_from_6_19() {
         "the pick is the old buddy, not the wakee"
     );
 }
+
+/// ac8e69e69363 (v7.1): the pick of wakeup preemption is pick_next_entity(), which finishes the
+/// dequeue of a delayed entity it picks and picks again. Curr ahead of V (not eligible), a
+/// delayed task eligible with the earliest deadline, and a wakee placed at V: up to 7.0 the pick
+/// is the delayed task, so the wakee does not preempt and the delayed task stays queued; from
+/// 7.1 the wakeup finishes the delayed task's dequeue (its positive lag dropped, DELAY_ZERO) and
+/// the wakee, picked next, preempts.
+#[test]
+fn from_7_1_the_wakeup_pick_finishes_a_delayed_dequeue_and_the_wakee_preempts() {
+    for fix in [false, true] {
+        let mut e = engine(2, 8);
+        e.patches.merged.next_buddy_eevdf = true;
+        e.patches.merged.wakeup_pick_next_entity = fix;
+        let slice = e.base_slice;
+        hand_queue(&mut e, &[(3_000_000, 3_000_000 + slice), (0, 100)]);
+        e.set_next_entity(0, 0);
+        e.tasks[0].exec_start = e.now;
+        e.tasks[1].se.sched_delayed = true;
+        e.tasks[1].state = TaskState::Sleeping;
+        e.cpus[0].rq.nr_delayed = 1;
+        e.cpus[0].exec.mode = Mode::Kernel;
+        assert!(!e.entity_eligible(0, 0) && e.entity_eligible(0, 1));
+        e.check_invariants().unwrap();
+        e.tasks[2].se.vlag = 0;
+        e.tasks[2].cpu = 0;
+        e.tasks[2].state = TaskState::Sleeping;
+        e.enqueue(0, 2, 0, WF_TTWU | WF_RQ_SELECTED);
+        let rq = &e.cpus[0].rq;
+        assert_eq!(rq.need_resched, fix, "7.1: the wakee preempts");
+        assert_eq!(e.tasks[1].se.sched_delayed, !fix);
+        assert_eq!(rq.queued.contains(&1), !fix);
+        assert_eq!(rq.nr_delayed, usize::from(!fix));
+        let want = if fix { 2 } else { 1 };
+        assert_eq!(e.pick_eevdf(0, true), Some(want));
+        e.check_invariants().unwrap();
+    }
+}
