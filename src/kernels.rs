@@ -242,6 +242,22 @@ pub const KERNELS: &[KernelInfo] = &[
                 model: "the retry after a delayed dequeue runs only while cfs_rq->nr_queued: part of the ac8e69e69363 pick above; the engine reaches the pick with the wakee queued and not delayed and curr running, so the queue is never empty there and the guard never stops a retry",
                 effect: Effect::Reused("rq.rs: wakeup_pick, the ac8e69e69363 loop"),
             },
+            Change {
+                commit: "3da56dc063cd",
+                title: "sched/fair: Clear rel_deadline when initializing forked entities (v7.1, tip sched/urgent 2026-04-29, read in its 7.0, 6.18 and 6.12 stable backport mails)",
+                model: "no change in the engine: __sched_fork() now clears the se->rel_deadline a child copies from its parent, so the child's first place_entity() no longer adds a stale relative deadline to vruntime; the engine builds every entity fresh at t = 0 (Entity::new: rel_deadline false) and forks nothing after, so no entity starts with a copied rel_deadline",
+                effect: Effect::NotModelled(
+                    "no task is forked after t = 0; every entity starts with rel_deadline false",
+                ),
+            },
+            Change {
+                commit: "b6eee96843e8",
+                title: "sched/fair: Fix overflow in vruntime_eligible() (v7.1, tip sched/urgent 2026-05-05 as 416dd8fc352b; its message not read: the fixed function and its comment read in copies of v7.1 fair.c)",
+                model: "no change in the engine: vruntime_eligible() compares avg >= (__int128)key * load, since with 4823725d9d1d's full weights (NICE_0_LOAD 2^20) the 64-bit product overflows; the engine's sums use 6.18's scale_load_down weights (4823725d9d1d is not modelled), where |key * load| and the sum reach 35 bits in the runs measured (oltp on gnr-2s-96c-snc3, 7.2) and stay below 2^58 with 4096 nice -20 tasks on a CPU and a nice 19 key at its lag limit: the 64-bit product never overflows, so the 128-bit one gives the same answer",
+                effect: Effect::NotModelled(
+                    "the 64-bit product cannot overflow at the engine's down-scaled weights (35 bits measured)",
+                ),
+            },
         ],
     },
 ];
