@@ -229,7 +229,7 @@ mod tests {
     use crate::machine::presets::preset;
 
     /// Two copies of the same lines, driven by the same random stores, atomics and loads at rising
-    /// times, one loading through `load`, the other through `load_hit` then `access`: every load costs the same
+    /// times, one loading through `load` or `load_in_pass`, the other through `load_hit` then `access`: every load costs the same
     /// and every line ends in the same state with the same counters.
     #[test]
     fn load_is_access_for_a_load() {
@@ -273,7 +273,13 @@ mod tests {
                         } else {
                             b.access(&t, id, cpu, Op::Load, f, now).done - now
                         };
-                        let got = a.load(&t, id, cpu, f, now);
+                        // half through a pass's in-line path, with the reader looked up once
+                        let got = if now % 2 == 0 {
+                            a.load(&t, id, cpu, f, now)
+                        } else {
+                            let r = a.reader(cpu);
+                            a.load_in_pass(&t, &r, id, f, now)
+                        };
                         assert_eq!(got, want, "{name}: load of line {id} by {cpu} at {now}");
                         misses += u32::from(want > HIT_NS);
                     }
