@@ -22,6 +22,9 @@ pub struct Reader {
     domain: u32,
     /// `Groups::nearest_other_ns` of its group.
     nearest_other_ns: u32,
+    /// Its only other CPU of its cluster and that one's transfer latency, when the cluster has
+    /// exactly two (SMT2 without L2 clusters): `Groups::cluster_ns` without a loop.
+    sibling: Option<(u32, u32)>,
 }
 
 impl Reader {
@@ -36,6 +39,10 @@ impl Reader {
                     bit: 1 << (cpu % 64),
                     domain: homes.domain_of[cpu],
                     nearest_other_ns: groups.nearest_other_ns[group],
+                    sibling: match *groups.cluster_ns[cpu] {
+                        [only] => Some(only),
+                        _ => None,
+                    },
                 }
             })
             .collect()
@@ -46,16 +53,20 @@ impl Groups {
     /// The nearest transfer latency to `r`'s CPU from the line's sharers, the CPU (whose group
     /// holds `n` of them) not among them: the first of `sharer_xfer_bounds`, without looking for
     /// the farthest.
-    #[inline]
+    #[inline(always)]
     fn nearest_sharer_ns(&self, line: &Line, r: &Reader, n: u32) -> Option<u32> {
         let mut lo = u32::MAX;
         if n > 0 {
             let mut others = n;
-            for &(s, ns) in self.cluster_ns[r.cpu].iter() {
+            let mut note = |(s, ns): (u32, u32)| {
                 if line.has_sharer(s) {
                     lo = lo.min(ns);
                     others -= 1;
                 }
+            };
+            match r.sibling {
+                Some(sib) => note(sib),
+                None => self.cluster_ns[r.cpu].iter().copied().for_each(note),
             }
             if others > 0 {
                 lo = lo.min(self.llc_ns);
@@ -118,7 +129,7 @@ impl Coherence {
 
     /// `load_by` for a loop of loads (a balance pass): the same, with the clean miss in line too,
     /// so a pass of misses does not save and restore registers per line.
-    #[inline]
+    #[inline(always)]
     pub fn load_in_pass(
         &mut self,
         topo: &Topology,
