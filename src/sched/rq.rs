@@ -137,7 +137,7 @@ impl RunQueue {
 /// The load of run-queue line `which` of `rq` by the reader `r` at `now` (see
 /// `Engine::rq_line_load`). Always in line: the balance pass's loop calls it twice per CPU.
 #[inline(always)]
-fn load_rq_line<const PASS: bool>(
+fn load_rq_line(
     lines: &mut Coherence,
     topo: &Topology,
     rq: &mut RunQueue,
@@ -153,11 +153,7 @@ fn load_rq_line<const PASS: bool>(
     if let Some(w) = writer {
         lines.owner_wrote(id, w as usize, f, now);
     }
-    if PASS {
-        lines.load_in_pass(topo, r, id, f, now)
-    } else {
-        lines.load_by(topo, r, id, f, now)
-    }
+    lines.load_in_pass(topo, r, id, f, now)
 }
 
 impl Engine {
@@ -166,7 +162,7 @@ impl Engine {
     pub(super) fn rq_line_load(&mut self, exec: usize, i: usize, which: RqLine) -> u64 {
         let r = self.lines.reader(exec);
         let rq = &mut self.cpus[i].rq;
-        load_rq_line::<false>(&mut self.lines, &self.topo, rq, &r, which, self.now)
+        load_rq_line(&mut self.lines, &self.topo, rq, &r, which, self.now)
     }
 
     /// update_sd_lb_stats()'s reads by `exec`: both run-queue lines (rq, then cfs.avg) of every CPU
@@ -187,8 +183,8 @@ impl Engine {
             }
             let rq = &mut self.cpus[i].rq;
             // (written out: a loop over the two would look at `which` in the body)
-            let a = load_rq_line::<true>(&mut self.lines, &self.topo, rq, &r, RqLine::Rq, now);
-            let b = load_rq_line::<true>(&mut self.lines, &self.topo, rq, &r, RqLine::Avg, now);
+            let a = load_rq_line(&mut self.lines, &self.topo, rq, &r, RqLine::Rq, now);
+            let b = load_rq_line(&mut self.lines, &self.topo, rq, &r, RqLine::Avg, now);
             sum += a + b;
             max = max.max(a).max(b);
         }
