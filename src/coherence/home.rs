@@ -26,6 +26,9 @@ use crate::machine::topology::Topology;
 pub(super) struct HomeLegs {
     nr_nodes: usize,
     leg: Vec<u32>,
+    /// Per CPU, the agent that keeps its caches coherent (`same_domain`): its socket's (Intel) or
+    /// its LLC's.
+    pub(super) domain_of: Vec<u32>,
     /// Whose caches one agent keeps coherent without the home: Intel's snoop filter covers every
     /// core of its socket (its CHAs); AMD's L3 shadow tags (and the other vendors' LLC tags) cover
     /// one LLC, and a miss there goes to the home (HARDWARE-2.md §4, HARDWARE.md §2).
@@ -52,10 +55,17 @@ impl HomeLegs {
                 (ns / 2).max(1)
             })
             .collect();
+        let socket_wide = topo.spec.vendor == Vendor::Intel;
+        let domain_of = topo
+            .cpus
+            .iter()
+            .map(|c| if socket_wide { c.socket } else { c.llc })
+            .collect();
         HomeLegs {
             nr_nodes,
             leg,
-            socket_wide: topo.spec.vendor == Vendor::Intel,
+            domain_of,
+            socket_wide,
         }
     }
 

@@ -5,23 +5,68 @@
 //! arithmetic on the same state, in the same order, so what a line holds and counts afterwards is
 //! the same. Every other case (a HITM, a line being handed off) goes through `access`.
 
+use super::home::HomeLegs;
 use super::{Coherence, Groups, HIT_NS, Line, LineId, Op, served_at};
 use crate::machine::topology::Topology;
 
+/// What the loads of one CPU look up once instead of once per line (a balance pass reads every
+/// run-queue line of a domain): the CPU's group, its bit in a line's sharer mask, its coherence
+/// domain, and its group's nearest other group. One per CPU, made with the line model.
+#[derive(Clone, Copy, Debug)]
+pub struct Reader {
+    cpu: usize,
+    group: usize,
+    word: usize,
+    bit: u64,
+    /// `HomeLegs::domain_of` of the CPU.
+    domain: u32,
+    /// `Groups::nearest_other_ns` of its group.
+    nearest_other_ns: u32,
+    /// Its only other CPU of its cluster and that one's transfer latency, when the cluster has
+    /// exactly two (SMT2 without L2 clusters): `Groups::cluster_ns` without a loop.
+    sibling: Option<(u32, u32)>,
+}
+
+impl Reader {
+    pub(super) fn all(groups: &Groups, homes: &HomeLegs) -> Vec<Reader> {
+        (0..groups.of_cpu.len())
+            .map(|cpu| {
+                let group = groups.of_cpu[cpu] as usize;
+                Reader {
+                    cpu,
+                    group,
+                    word: cpu / 64,
+                    bit: 1 << (cpu % 64),
+                    domain: homes.domain_of[cpu],
+                    nearest_other_ns: groups.nearest_other_ns[group],
+                    sibling: match *groups.cluster_ns[cpu] {
+                        [only] => Some(only),
+                        _ => None,
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
 impl Groups {
-    /// The nearest transfer latency to `cpu` from the line's sharers, `cpu` (of group `mine`,
-    /// which holds `n` of them) not among them: the first of `sharer_xfer_bounds`, without looking
-    /// for the farthest.
-    #[inline]
-    fn nearest_sharer_ns(&self, line: &Line, cpu: usize, mine: usize, n: u32) -> Option<u32> {
+    /// The nearest transfer latency to `r`'s CPU from the line's sharers, the CPU (whose group
+    /// holds `n` of them) not among them: the first of `sharer_xfer_bounds`, without looking for
+    /// the farthest.
+    #[inline(always)]
+    fn nearest_sharer_ns(&self, line: &Line, r: &Reader, n: u32) -> Option<u32> {
         let mut lo = u32::MAX;
         if n > 0 {
             let mut others = n;
-            for &(s, ns) in self.cluster_ns[cpu].iter() {
+            let mut note = |(s, ns): (u32, u32)| {
                 if line.has_sharer(s) {
                     lo = lo.min(ns);
                     others -= 1;
                 }
+            };
+            match r.sibling {
+                Some(sib) => note(sib),
+                None => self.cluster_ns[r.cpu].iter().copied().for_each(note),
             }
             if others > 0 {
                 lo = lo.min(self.llc_ns);
@@ -29,9 +74,9 @@ impl Groups {
         }
         // the other groups, unless a copy is already as near as the nearest of them (the usual
         // case: a run-queue line read by many CPUs of the reader's LLC)
-        if line.nr_sharers != n && lo > self.nearest_other_ns[mine] {
+        if line.nr_sharers != n && lo > r.nearest_other_ns {
             let k = self.rep.len() - 1;
-            let order = &self.nearest_first[mine * k..(mine + 1) * k];
+            let order = &self.nearest_first[r.group * k..(r.group + 1) * k];
             if let Some(&(_, ns)) = order
                 .iter()
                 .find(|&&(g, _)| line.group_sharers[g as usize] > 0)
@@ -44,45 +89,107 @@ impl Groups {
 }
 
 impl Coherence {
-    /// A load by `cpu` of field `field` of `id` issued at `now`: a hit counted as `load_hit` counts
-    /// it, else served as `access` serves it. Returns its stall (done − now).
-    /// The hit is checked in line (a balance pass hits about half the lines it reads).
+    /// What `cpu`'s loads look up (`load_by`).
     #[inline]
-    pub fn load(&mut self, topo: &Topology, id: LineId, cpu: usize, field: usize, now: u64) -> u64 {
-        if self.load_hit(id, cpu, field) {
-            return HIT_NS;
-        }
-        self.load_miss(topo, id, cpu, field, now)
+    pub fn reader(&self, cpu: usize) -> Reader {
+        self.readers[cpu]
     }
 
-    /// `load` of a line not in `cpu`'s cache.
+    /// A load by `cpu` of field `field` of `id` issued at `now`: a hit counted as `load_hit` counts
+    /// it, else served as `access` serves it. Returns its stall (done − now).
+    #[inline]
+    pub fn load(&mut self, topo: &Topology, id: LineId, cpu: usize, field: usize, now: u64) -> u64 {
+        let r = self.readers[cpu];
+        self.load_by(topo, &r, id, field, now)
+    }
+
+    /// `load` by the reader `r` (`reader`). The hit is checked in line (a balance pass hits about
+    /// half the lines it reads).
+    #[inline]
+    pub fn load_by(
+        &mut self,
+        topo: &Topology,
+        r: &Reader,
+        id: LineId,
+        field: usize,
+        now: u64,
+    ) -> u64 {
+        let line = &mut self.lines[id];
+        let hit = match line.owner {
+            Some(o) => o as usize == r.cpu,
+            None => line.sharers[r.word] & r.bit != 0,
+        };
+        if hit {
+            line.stats.loads += 1;
+            line.fields[field].loads += 1;
+            return HIT_NS;
+        }
+        self.load_miss(topo, r, id, field, now)
+    }
+
+    /// `load_by` for a loop of loads (a balance pass): the same, with the clean miss in line too,
+    /// so a pass of misses does not save and restore registers per line.
+    #[inline(always)]
+    pub fn load_in_pass(
+        &mut self,
+        topo: &Topology,
+        r: &Reader,
+        id: LineId,
+        field: usize,
+        now: u64,
+    ) -> u64 {
+        let line = &mut self.lines[id];
+        let hit = match line.owner {
+            Some(o) => o as usize == r.cpu,
+            None => line.sharers[r.word] & r.bit != 0,
+        };
+        if hit {
+            line.stats.loads += 1;
+            line.fields[field].loads += 1;
+            return HIT_NS;
+        }
+        self.clean_miss(topo, r, id, field, now)
+    }
+
+    /// `load` of a line not in the reader's cache.
     #[inline(never)]
     fn load_miss(
         &mut self,
         topo: &Topology,
+        r: &Reader,
         id: LineId,
-        cpu: usize,
+        field: usize,
+        now: u64,
+    ) -> u64 {
+        self.clean_miss(topo, r, id, field, now)
+    }
+
+    /// `load_miss`: the clean miss here, the rest through `load_contended`.
+    #[inline(always)]
+    fn clean_miss(
+        &mut self,
+        topo: &Topology,
+        r: &Reader,
+        id: LineId,
         field: usize,
         now: u64,
     ) -> u64 {
         let line = &mut self.lines[id];
         line.forget_handoffs_before(now);
         if line.owner.is_some() || !line.handoffs.is_empty() {
-            return self.load_contended(topo, id, cpu, field, now);
+            return self.load_contended(topo, id, r.cpu, field, now);
         }
-        // A clean miss: nobody holds the line Modified, `cpu` has no copy (`load_hit` said so), no
-        // hand-off pending.
+        // A clean miss: nobody holds the line Modified, the reader has no copy (`load_by` said
+        // so), no hand-off pending.
         // request_leg: ordered in the requester's domain when a copy is there, else at the home
         // (forwarded to the last holder's domain when that is elsewhere).
-        let group = self.groups.of_cpu[cpu] as usize;
-        let in_group = line.group_sharers[group];
+        let in_group = line.group_sharers[r.group];
         let last = line.last as usize;
-        let leg = if in_group > 0 || line.nr_sharers > 0 && self.homes.same_domain(topo, last, cpu)
-        {
+        let leg = if in_group > 0 || line.nr_sharers > 0 && self.homes.domain_of[last] == r.domain {
             self.groups.llc_leg
         } else {
             let home = line.home;
-            let to_home = self.homes.to_node(group as u32, home);
+            let to_home = self.homes.to_node(r.group as u32, home);
             let holder_home =
                 topo.cpus[last].node == home || self.homes.domain_holds_node(topo, last, home);
             let forward = if line.nr_sharers == 0 || holder_home {
@@ -97,11 +204,14 @@ impl Coherence {
         line.fields[field].loads += 1;
         let at = now + leg;
         let start = now.max(line.free_at);
-        let nearest = match self.groups.nearest_sharer_ns(line, cpu, group, in_group) {
+        let nearest = match self.groups.nearest_sharer_ns(line, r, in_group) {
             Some(lo) => lo,
-            None => topo.xfer_ns(last, cpu),
+            None => topo.xfer_ns(last, r.cpu),
         };
-        line.add_new_sharer(cpu as u32, group);
+        // add_new_sharer
+        line.sharers[r.word] |= r.bit;
+        line.nr_sharers += 1;
+        line.group_sharers[r.group] += 1;
         let done = served_at(start, at, nearest as u64);
         line.reads_until = line.reads_until.max(done);
         line.stats.stall_ns += done - now;
@@ -130,7 +240,7 @@ mod tests {
     use crate::machine::presets::preset;
 
     /// Two copies of the same lines, driven by the same random stores, atomics and loads at rising
-    /// times, one loading through `load`, the other through `load_hit` then `access`: every load costs the same
+    /// times, one loading through `load` or `load_in_pass`, the other through `load_hit` then `access`: every load costs the same
     /// and every line ends in the same state with the same counters.
     #[test]
     fn load_is_access_for_a_load() {
@@ -174,7 +284,13 @@ mod tests {
                         } else {
                             b.access(&t, id, cpu, Op::Load, f, now).done - now
                         };
-                        let got = a.load(&t, id, cpu, f, now);
+                        // half through a pass's in-line path, with the reader looked up once
+                        let got = if now % 2 == 0 {
+                            a.load(&t, id, cpu, f, now)
+                        } else {
+                            let r = a.reader(cpu);
+                            a.load_in_pass(&t, &r, id, f, now)
+                        };
                         assert_eq!(got, want, "{name}: load of line {id} by {cpu} at {now}");
                         misses += u32::from(want > HIT_NS);
                     }

@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 mod home;
 mod load;
 pub use home::HANDOFF_DISTANCES;
+pub use load::Reader;
 mod store_buffer;
 use home::{HomeLegs, handoff_distance, served_at};
 pub use store_buffer::StoreBuffer;
@@ -104,13 +105,6 @@ impl Line {
             self.nr_sharers += 1;
             self.group_sharers[group as usize] += 1;
         }
-    }
-    /// `add_sharer` of a CPU known to hold no copy (a clean miss).
-    fn add_new_sharer(&mut self, cpu: u32, group: usize) {
-        debug_assert!(!self.has_sharer(cpu));
-        self.sharers[cpu as usize / 64] |= 1 << (cpu % 64);
-        self.nr_sharers += 1;
-        self.group_sharers[group] += 1;
     }
     fn push_handoff(&mut self, from: u32, at: u64, nr_cpus: usize) {
         if self.handing_off.is_empty() {
@@ -265,6 +259,8 @@ pub struct Access {
 
 pub struct Coherence {
     pub lines: Vec<Line>,
+    /// Per CPU, what its loads look up (`load::Reader`).
+    readers: Vec<Reader>,
     nr_cpus: usize,
     groups: Groups,
     homes: HomeLegs,
@@ -277,10 +273,12 @@ pub struct Coherence {
 impl Coherence {
     pub fn new(topo: &Topology) -> Self {
         let groups = Groups::new(topo);
+        let homes = HomeLegs::new(topo, &groups);
         Coherence {
             lines: Vec::new(),
+            readers: Reader::all(&groups, &homes),
             nr_cpus: topo.nr_cpus(),
-            homes: HomeLegs::new(topo, &groups),
+            homes,
             node_of_cpu: topo.cpus.iter().map(|c| c.node).collect(),
             groups,
             rmw_hold_ns: DEFAULT_RMW_HOLD_NS,

@@ -280,19 +280,17 @@ impl Engine {
             prefer_sibling: g.flags & SD_PREFER_SIBLING != 0,
             ..Default::default()
         };
-        for (&cpu, &core_first) in g.cpus.iter().zip(&g.core_first) {
-            let i = cpu as usize;
-            if excluded.contains(&i) {
-                continue;
-            }
-            let rq = &self.cpus[i].rq;
+        // the group's CPUs not excluded (none are but after an all-pinned redo): the count, the
+        // capacity and the cores, then the sums over their run queues
+        let mut add = |i: usize, core_first: bool| {
+            let cpu = &self.cpus[i];
+            let rq = &cpu.rq;
             s.group_weight += 1;
-            s.group_capacity += CAPACITY;
             s.cores += u64::from(core_first);
             s.group_load += rq.avg.load_avg; // cpu_load()
             s.group_util += rq.avg.util_avg.min(CAPACITY); // cpu_util_cfs()
             s.group_runnable += rq.avg.runnable_avg; // cpu_runnable()
-            let nr = self.cpus[i].nr_running() as u64;
+            let nr = cpu.nr_running() as u64;
             s.sum_nr_running += nr;
             s.sum_h_nr_running += nr - rq.nr_delayed as u64;
             if nr == 0 {
@@ -300,7 +298,19 @@ impl Engine {
             } else if nr > 1 {
                 s.overloaded_cpu = true;
             }
+        };
+        if excluded.is_empty() {
+            for (&cpu, &core_first) in g.cpus.iter().zip(&g.core_first) {
+                add(cpu as usize, core_first);
+            }
+        } else {
+            for (&cpu, &core_first) in g.cpus.iter().zip(&g.core_first) {
+                if !excluded.contains(&(cpu as usize)) {
+                    add(cpu as usize, core_first);
+                }
+            }
         }
+        s.group_capacity = s.group_weight * CAPACITY;
         let local = gi == 0;
         let smt_balance = !local && idle && s.smt && s.sum_h_nr_running > 1;
         s.ty = group_classify(d.imbalance_pct as u64, &s, smt_balance);

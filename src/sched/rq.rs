@@ -16,6 +16,7 @@ use super::eevdf::{Entity, before};
 use super::pelt::{Removed, SchedAvg};
 use super::wake_flags::{WF_FORK, WF_RQ_SELECTED, WF_SYNC};
 use super::*;
+use crate::coherence::Reader;
 
 /// The run queue's cache lines other CPUs read (docs/MODEL.md §9, §10): the first line of
 /// `struct rq` (`__lock`, `nr_running`, `curr`, ...) and the cfs_rq's PELT averages. Each is written
@@ -133,13 +134,14 @@ impl RunQueue {
     }
 }
 
-/// The load of run-queue line `which` of `rq` by `exec` at `now` (see `Engine::rq_line_load`).
-#[inline]
+/// The load of run-queue line `which` of `rq` by the reader `r` at `now` (see
+/// `Engine::rq_line_load`). Always in line: the balance pass's loop calls it twice per CPU.
+#[inline(always)]
 fn load_rq_line(
     lines: &mut Coherence,
     topo: &Topology,
     rq: &mut RunQueue,
-    exec: usize,
+    r: &Reader,
     which: RqLine,
     now: u64,
 ) -> u64 {
@@ -151,15 +153,16 @@ fn load_rq_line(
     if let Some(w) = writer {
         lines.owner_wrote(id, w as usize, f, now);
     }
-    lines.load(topo, id, exec, f, now)
+    lines.load_in_pass(topo, r, id, f, now)
 }
 
 impl Engine {
     /// The load of run-queue line `which` of CPU `i` by `exec`, issued at now: the owner's
     /// pending write is folded in first, then the line model serves it. Returns its stall.
     pub(super) fn rq_line_load(&mut self, exec: usize, i: usize, which: RqLine) -> u64 {
+        let r = self.lines.reader(exec);
         let rq = &mut self.cpus[i].rq;
-        load_rq_line(&mut self.lines, &self.topo, rq, exec, which, self.now)
+        load_rq_line(&mut self.lines, &self.topo, rq, &r, which, self.now)
     }
 
     /// update_sd_lb_stats()'s reads by `exec`: both run-queue lines (rq, then cfs.avg) of every CPU
@@ -172,17 +175,18 @@ impl Engine {
         excluded: &[usize],
     ) -> (u64, u64) {
         let (mut sum, mut max) = (0u64, 0u64);
+        let (r, now) = (self.lines.reader(exec), self.now);
         for &cpu in &self.sd.domains[dom_id].cpus {
             let i = cpu as usize;
-            if excluded.contains(&i) {
+            if !excluded.is_empty() && excluded.contains(&i) {
                 continue;
             }
             let rq = &mut self.cpus[i].rq;
-            for which in [RqLine::Rq, RqLine::Avg] {
-                let ns = load_rq_line(&mut self.lines, &self.topo, rq, exec, which, self.now);
-                sum += ns;
-                max = max.max(ns);
-            }
+            // (written out: a loop over the two would look at `which` in the body)
+            let a = load_rq_line(&mut self.lines, &self.topo, rq, &r, RqLine::Rq, now);
+            let b = load_rq_line(&mut self.lines, &self.topo, rq, &r, RqLine::Avg, now);
+            sum += a + b;
+            max = max.max(a).max(b);
         }
         (sum, max)
     }
