@@ -114,14 +114,7 @@ impl Coherence {
         field: usize,
         now: u64,
     ) -> u64 {
-        let line = &mut self.lines[id];
-        let hit = match line.owner {
-            Some(o) => o as usize == r.cpu,
-            None => line.sharers[r.word] & r.bit != 0,
-        };
-        if hit {
-            line.stats.loads += 1;
-            line.fields[field].loads += 1;
+        if self.hit(r, id, field) {
             return HIT_NS;
         }
         self.load_miss(topo, r, id, field, now)
@@ -138,6 +131,16 @@ impl Coherence {
         field: usize,
         now: u64,
     ) -> u64 {
+        if self.hit(r, id, field) {
+            return HIT_NS;
+        }
+        self.clean_miss(topo, r, id, field, now)
+    }
+
+    /// Whether the reader `r` holds `id` (it owns it Modified, or is a sharer); a hit is counted
+    /// as a load of the line and of its field.
+    #[inline(always)]
+    fn hit(&mut self, r: &Reader, id: LineId, field: usize) -> bool {
         let line = &mut self.lines[id];
         let hit = match line.owner {
             Some(o) => o as usize == r.cpu,
@@ -146,9 +149,8 @@ impl Coherence {
         if hit {
             line.stats.loads += 1;
             line.fields[field].loads += 1;
-            return HIT_NS;
         }
-        self.clean_miss(topo, r, id, field, now)
+        hit
     }
 
     /// `load` of a line not in the reader's cache.
