@@ -8,9 +8,10 @@
 //! (queues are short) that return what the tree would: the earliest deadline among eligible
 //! entities, ties to the entity queued first.
 //!
-//! Kept whole at ~860 lines: every function here reads or moves `avg_vruntime`/`avg_load` and the
+//! Kept whole at ~890 lines: every function here reads or moves `avg_vruntime`/`avg_load` and the
 //! eligibility they define, so a split would spread one invariant over files (its tests are in
-//! rq/tests.rs); 6.19's wakeup preemption is the same pick path with a release flag.
+//! rq/tests.rs); 6.19's wakeup preemption and v7.1's wakeup pick (7.2 here) are the same pick path
+//! behind release flags.
 
 use super::eevdf::{Entity, before};
 use super::pelt::{Removed, SchedAvg};
