@@ -293,11 +293,10 @@ impl Engine {
             let nr = cpu.nr_running() as u64;
             s.sum_nr_running += nr;
             s.sum_h_nr_running += nr - rq.nr_delayed as u64;
-            if nr == 0 {
-                s.idle_cpus += 1;
-            } else if nr > 1 {
-                s.overloaded_cpu = true;
-            }
+            // counted without branches: whether a CPU of a balance pass is idle is a coin toss
+            // for the branch predictor
+            s.idle_cpus += u64::from(nr == 0);
+            s.overloaded_cpu |= nr > 1;
         };
         if excluded.is_empty() {
             for (&cpu, &core_first) in g.cpus.iter().zip(&g.core_first) {

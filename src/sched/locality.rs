@@ -159,9 +159,14 @@ pub fn figures(spec: &MachineSpec) -> Figures {
         })
 }
 
-/// `a × b / c` rounded up, in u128 (no overflow for any u64 inputs with c > 0).
+/// `a × b / c` rounded up, in u128 (no overflow for any u64 inputs with c > 0). In u64 when the
+/// product fits (nearly always): the same value without a 128-bit division, a library call
+/// natively and slower still in wasm.
 fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
-    ((a as u128 * b as u128).div_ceil(c as u128)) as u64
+    match a.checked_mul(b) {
+        Some(p) => p.div_ceil(c),
+        None => ((a as u128 * b as u128).div_ceil(c as u128)) as u64,
+    }
 }
 
 /// Where a task's working set is when it starts on a CPU (bytes), and what fetching it costs.

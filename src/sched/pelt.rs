@@ -22,18 +22,20 @@ pub const RUNNABLE_AVG_YN_INV: [u32; 32] = [
     0x9837f050, 0x94f4efa8, 0x91c3d373, 0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
 ];
 
-/// `struct sched_avg`.
+/// `struct sched_avg`. In C layout with the three averages first: a balance pass reads only
+/// those of every CPU of a domain, and `RunQueue` keeps them in its first cache line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct SchedAvg {
+    pub load_avg: u64,
+    pub runnable_avg: u64,
+    pub util_avg: u64,
     /// ns, advanced in 1024 ns steps; 0 = not attached (a new or migrating entity).
     pub last_update_time: u64,
     pub load_sum: u64,
     pub runnable_sum: u64,
     pub util_sum: u32,
     pub period_contrib: u32,
-    pub load_avg: u64,
-    pub runnable_avg: u64,
-    pub util_avg: u64,
 }
 
 /// decay_load(): val · y^n.

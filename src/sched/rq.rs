@@ -52,15 +52,25 @@ pub(crate) enum RqLine {
 }
 
 /// A CPU's run queue (the fair class only): the running task and the queued ones.
+///
+/// In C layout, cache-line aligned, with what a balance pass reads of every CPU of a domain first:
+/// update_sg_lb_stats's counts and averages in the first 64 bytes (`curr`, `nr_delayed`, the
+/// queue's length, `avg`'s three averages), the line ids and pending writers of its line reads in
+/// the next. Rust's own field order spread them over three or four lines of `Cpu` (816 bytes).
+#[repr(C, align(64))]
 pub(crate) struct RunQueue {
+    /// rq->curr (None: the idle task). Not in `queued` and not in the avg sums, as in the kernel.
+    pub(super) curr: Option<TaskId>,
+    /// Delayed entities in `queued` (h_nr_queued − h_nr_runnable).
+    pub(super) nr_delayed: usize,
+    /// The queued entities (runnable, or blocked and delayed), not running.
+    pub(super) queued: Vec<TaskId>,
+    /// The cfs_rq's PELT averages (`rq->cfs.avg`).
+    pub(super) avg: SchedAvg,
     /// Its lines, and who wrote each since another CPU last read it.
     pub(super) lines: RqLines,
     rq_written_by: Option<u32>,
     pub(super) avg_written_by: Option<u32>,
-    /// rq->curr (None: the idle task). Not in `queued` and not in the avg sums, as in the kernel.
-    pub(super) curr: Option<TaskId>,
-    /// The queued entities (runnable, or blocked and delayed), not running.
-    pub(super) queued: Vec<TaskId>,
     /// TIF_NEED_RESCHED of the running task.
     pub(super) need_resched: bool,
     pub(super) min_vruntime: u64,
@@ -68,10 +78,6 @@ pub(crate) struct RunQueue {
     pub(super) avg_vruntime: i64,
     /// Σ w over `queued` (cfs_rq->avg_load).
     pub(super) avg_load: i64,
-    /// Delayed entities in `queued` (h_nr_queued − h_nr_runnable).
-    pub(super) nr_delayed: usize,
-    /// The cfs_rq's PELT averages (`rq->cfs.avg`).
-    pub(super) avg: SchedAvg,
     pub(super) removed: Removed,
     /// rq->has_blocked_load (set at NOHZ idle entry, cleared once fully decayed).
     pub(super) has_blocked_load: bool,
@@ -82,6 +88,12 @@ pub(crate) struct RunQueue {
     /// entity; clear_buddies() drops it when it is set running or dequeued.
     pub(super) next: Option<TaskId>,
 }
+
+// What the comment above promises: update_sg_lb_stats's fields in the first line.
+const _: () = assert!(
+    std::mem::offset_of!(RunQueue, avg) + std::mem::offset_of!(SchedAvg, util_avg) + 8 <= 64
+        && std::mem::offset_of!(RunQueue, queued) + 24 <= 64
+);
 
 impl RunQueue {
     pub(super) fn new() -> Self {

@@ -387,15 +387,10 @@ impl Engine {
             pre += self.llc_shared_load(waker, llc, HAS_IDLE_CORES);
         }
         let has_idle_core = smt && self.llc_has_idle_cores[llc];
-        let (mut sum, mut max) = (0u64, 0u64);
+        // the scan's loads overlap: its cost is worked out where it returns (`ScanLoads::cost`),
+        // not after every load (a division each)
+        let mut loads = ScanLoads::default();
         let mlp = self.assume.stats_mlp;
-        let mut load = |e: &mut Engine, c: usize| {
-            let ns = e.rq_line_load(waker, c, RqLine::Rq);
-            sum += ns;
-            max = max.max(ns);
-            (sum / mlp).max(max)
-        };
-        let mut cost = 0u64;
         if smt && !has_idle_core && self.share_cache(prev, target) {
             // select_idle_smt(prev): prev's siblings, not prev itself
             let sibs: Vec<usize> = self
@@ -404,9 +399,9 @@ impl Engine {
                 .filter(|&s| s != prev)
                 .collect();
             for s in sibs {
-                cost = load(self, s);
+                loads.add(self.rq_line_load(waker, s, RqLine::Rq));
                 if self.cpus[s].is_idle() {
-                    return (s, pre + cost);
+                    return (s, pre + loads.cost(mlp));
                 }
             }
         }
@@ -415,14 +410,19 @@ impl Engine {
         pre += self.llc_shared_load(waker, llc, NR_IDLE_SCAN);
         let mut nr = self.llc_nr_idle_scan[llc] as i64 + 1;
         if nr == 1 {
-            return (target, pre + cost);
+            return (target, pre + loads.cost(mlp));
         }
         let (len, start) = (self.llc_list[llc].len(), self.llc_pos[target] as usize);
         let mut idle_cpu: Option<usize> = None;
         // select_idle_core() takes a busy core's siblings out of the scan mask
         let mut scanned = vec![false; if has_idle_core { len } else { 0 }];
         for k in 1..=len {
-            let pos = (start + k) % len;
+            // (start + k) % len, without a division: start < len and k <= len
+            let pos = if start + k >= len {
+                start + k - len
+            } else {
+                start + k
+            };
             let c = self.llc_list[llc][pos] as usize;
             if has_idle_core {
                 if scanned[pos] {
@@ -433,7 +433,7 @@ impl Engine {
                 let mut idle = true;
                 let sibs: Vec<usize> = self.topo.smt_siblings(c).collect();
                 for &s in &sibs {
-                    cost = load(self, s);
+                    loads.add(self.rq_line_load(waker, s, RqLine::Rq));
                     if !self.cpus[s].is_idle() {
                         idle = false;
                         if idle_cpu.is_none() {
@@ -444,7 +444,7 @@ impl Engine {
                     idle_cpu.get_or_insert(s);
                 }
                 if idle {
-                    return (c, pre + cost);
+                    return (c, pre + loads.cost(mlp));
                 }
                 for s in sibs {
                     if self.topo.cpus[s].llc as usize == llc {
@@ -455,19 +455,40 @@ impl Engine {
                 // the budget is checked before the CPU is looked at
                 nr -= 1;
                 if nr <= 0 {
-                    return (target, pre + cost);
+                    return (target, pre + loads.cost(mlp));
                 }
-                cost = load(self, c);
+                loads.add(self.rq_line_load(waker, c, RqLine::Rq));
                 if self.cpus[c].is_idle() {
                     idle_cpu = Some(c);
                     break;
                 }
             }
         }
+        let mut cost = loads.cost(mlp);
         if has_idle_core {
             cost += self.clear_idle_cores(waker, llc);
         }
         (idle_cpu.unwrap_or(target), pre + cost)
+    }
+}
+
+/// The rq-line loads of one select_idle_sibling scan: their stalls' sum and the longest.
+#[derive(Default)]
+struct ScanLoads {
+    sum: u64,
+    max: u64,
+}
+
+impl ScanLoads {
+    fn add(&mut self, ns: u64) {
+        self.sum += ns;
+        self.max = self.max.max(ns);
+    }
+
+    /// Overlapping loads (up to `mlp` in flight, as `charge_loads`): the sum over the MLP, at
+    /// least the longest; 0 before the first load.
+    fn cost(&self, mlp: u64) -> u64 {
+        (self.sum / mlp).max(self.max)
     }
 }
 

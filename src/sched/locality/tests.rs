@@ -179,3 +179,30 @@ fn rate_round_trip_is_exact() {
         }
     }
 }
+
+/// The u64 path of `mul_div_ceil` gives what the 128-bit formula gives, on both sides of the
+/// product overflowing u64.
+#[test]
+fn mul_div_ceil_is_the_128_bit_quotient_rounded_up() {
+    let wide = |a: u64, b: u64, c: u64| ((a as u128 * b as u128).div_ceil(c as u128)) as u64;
+    let mut rng = crate::sim::rng::SimRng::new(3);
+    let mut overflowed = 0;
+    for _ in 0..100_000 {
+        // operands of random widths, so that some products overflow and some do not
+        let a = rng.next_u64() >> rng.below(64);
+        let b = rng.next_u64() >> rng.below(64);
+        let c = (rng.next_u64() >> rng.below(64)).max(1);
+        overflowed += u32::from(a.checked_mul(b).is_none());
+        assert_eq!(
+            super::mul_div_ceil(a, b, c),
+            wide(a, b, c),
+            "{a} × {b} / {c}"
+        );
+    }
+    assert!(
+        overflowed > 1000 && overflowed < 99_000,
+        "{overflowed} overflowed"
+    );
+    assert_eq!(super::mul_div_ceil(u64::MAX, 2, u64::MAX), 2);
+    assert_eq!(super::mul_div_ceil(7, 3, 2), 11);
+}
