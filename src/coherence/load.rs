@@ -6,7 +6,7 @@
 //! the same. Every other case (a HITM, a line being handed off) goes through `access`.
 
 use super::home::HomeLegs;
-use super::{Coherence, Groups, HIT_NS, Line, LineId, Op, served_at};
+use super::{Coherence, Groups, HIT_NS, Held, Line, LineId, Op, served_at};
 use crate::machine::topology::Topology;
 
 /// What the loads of one CPU look up once instead of once per line (a balance pass reads every
@@ -50,16 +50,23 @@ impl Reader {
 }
 
 impl Groups {
-    /// The nearest transfer latency to `r`'s CPU from the line's sharers, the CPU (whose group
-    /// holds `n` of them) not among them: the first of `sharer_xfer_bounds`, without looking for
-    /// the farthest.
+    /// The nearest transfer latency to `r`'s CPU from the sharers of the line `id`, the CPU (whose
+    /// group holds `n` of them) not among them: the first of `sharer_xfer_bounds`, without
+    /// looking for the farthest.
     #[inline(always)]
-    fn nearest_sharer_ns(&self, line: &Line, r: &Reader, n: u32) -> Option<u32> {
+    fn nearest_sharer_ns(
+        &self,
+        line: &Line,
+        held: &Held,
+        id: LineId,
+        r: &Reader,
+        n: u32,
+    ) -> Option<u32> {
         let mut lo = u32::MAX;
         if n > 0 {
             let mut others = n;
             let mut note = |(s, ns): (u32, u32)| {
-                if line.has_sharer(s) {
+                if held.has(id, s) {
                     lo = lo.min(ns);
                     others -= 1;
                 }
@@ -138,17 +145,12 @@ impl Coherence {
     }
 
     /// Whether the reader `r` holds `id` (it owns it Modified, or is a sharer); a hit is counted
-    /// as a load of the line and of its field.
+    /// as a load of the line's field. Touches two dense arrays and no line (`Held`).
     #[inline(always)]
-    fn hit(&mut self, r: &Reader, id: LineId, field: usize) -> bool {
-        let line = &mut self.lines[id];
-        let hit = match line.owner {
-            Some(o) => o as usize == r.cpu,
-            None => line.sharers[r.word] & r.bit != 0,
-        };
+    pub(super) fn hit(&mut self, r: &Reader, id: LineId, field: usize) -> bool {
+        let hit = self.held.bits[r.word * self.held.stride + id] & r.bit != 0;
         if hit {
-            line.stats.loads += 1;
-            line.fields[field].loads += 1;
+            self.count_load(id, field);
         }
         hit
     }
@@ -202,16 +204,19 @@ impl Coherence {
             to_home + forward
         };
         // serve: from the nearest copy, after the ownership transfers queued before it
-        line.stats.loads += 1;
-        line.fields[field].loads += 1;
+        self.field_loads[self.first_load[id] as usize + field] += 1;
         let at = now + leg;
         let start = now.max(line.free_at);
-        let nearest = match self.groups.nearest_sharer_ns(line, r, in_group) {
+        let nearest = match self
+            .groups
+            .nearest_sharer_ns(line, &self.held, id, r, in_group)
+        {
             Some(lo) => lo,
             None => topo.xfer_ns(last, r.cpu),
         };
         // add_new_sharer
-        line.sharers[r.word] |= r.bit;
+        self.held.bits[r.word * self.held.stride + id] |= r.bit;
+        line.held_words |= 1 << r.word;
         line.nr_sharers += 1;
         line.group_sharers[r.group] += 1;
         let done = served_at(start, at, nearest as u64);
@@ -299,7 +304,12 @@ mod tests {
                 }
             }
             assert!(misses > 1000, "{name}: {misses} misses");
-            let state = |c: &Coherence| format!("{:?}", c.lines);
+            let state = |c: &Coherence| {
+                let stats: Vec<_> = (0..c.lines.len())
+                    .map(|l| (c.stats(l), c.fields(l)))
+                    .collect();
+                format!("{:?} {:?} {:?}", c.lines, c.held, stats)
+            };
             assert_eq!(state(&a), state(&b), "{name}");
         }
     }
