@@ -117,7 +117,7 @@ impl Line {
     /// request leaving the core (after `forget_handoffs_before`).
     pub(super) fn is_hit(&self, held: &Held, id: LineId, cpu: u32, op: Op) -> bool {
         let still_held =
-            !self.handoffs.is_empty() && self.handing_off.get(cpu as usize).is_some_and(|&n| n > 0);
+            self.nr_handoffs > 0 && self.handing_off.get(cpu as usize).is_some_and(|&n| n > 0);
         match op {
             // the owner or a sharer
             Op::Load => still_held || held.has(id, cpu),

@@ -180,7 +180,7 @@ impl Coherence {
     ) -> u64 {
         let line = &mut self.lines[id];
         line.forget_handoffs_before(now);
-        if line.owner.is_some() || !line.handoffs.is_empty() {
+        if line.owner.is_some() || line.nr_handoffs > 0 {
             return self.load_contended(topo, id, r.cpu, field, now);
         }
         // A clean miss: nobody holds the line Modified, the reader has no copy (`load_by` said
@@ -221,7 +221,7 @@ impl Coherence {
         line.group_sharers[r.group] += 1;
         let done = served_at(start, at, nearest as u64);
         line.reads_until = line.reads_until.max(done);
-        line.stats.stall_ns += done - now;
+        line.stall_ns += done - now;
         done - now
     }
 

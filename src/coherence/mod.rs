@@ -68,34 +68,43 @@ pub struct LineStats {
     pub handoffs: [u64; 4],
 }
 
+/// A line's state. In declaration order (`repr(C)`), aligned to a cache line: the first 64 bytes
+/// are what a clean miss of a shared line reads and writes (`load.rs`), in one host cache line; the
+/// rest (the sharer groups, the pending hand-offs, the counters) follows.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Line {
-    pub name: String,
+    owner: Option<u32>,
+    /// Last CPU that received the line (source of the next transfer when nobody holds it).
+    last: u32,
+    nr_sharers: u32,
     /// The node of the line's home agent (`coherence/home.rs`).
     home: u32,
-    owner: Option<u32>,
+    /// `handoffs.len()`, here so that a miss that finds none does not read `handoffs`.
+    nr_handoffs: u32,
     /// Which words of `Held` may have a bit set for this line (bit w: CPUs 64w..64w+63): what an
     /// invalidation clears, instead of every word.
     held_words: u64,
-    nr_sharers: u32,
-    /// Sharers per CPU group (CPUs of one LLC and node): a line every tick reads has hundreds of
-    /// sharers, and the nearest or farthest one is found group by group instead of one by one.
-    group_sharers: Vec<u32>,
-    /// Last CPU that received the line (source of the next transfer when nobody holds it).
-    last: u32,
     /// When the last queued ownership transfer (or HITM) completes.
     free_at: u64,
     /// When the last concurrent shared-copy load completes (the next ownership request waits for it).
     reads_until: u64,
+    /// `LineStats::stall_ns`.
+    stall_ns: u64,
     /// When the owner (the last CPU that requested ownership) has the line.
     owner_ready_at: u64,
+    /// Sharers per CPU group (CPUs of one LLC and node): a line every tick reads has hundreds of
+    /// sharers, and the nearest or farthest one is found group by group instead of one by one.
+    group_sharers: Vec<u32>,
     /// Ownership hand-offs still ahead in time: (the CPU giving the line up, when the next request's
     /// service starts). Until then the line is still in that CPU's cache, and a store it issues
     /// commits there without a transfer.
     handoffs: VecDeque<(u32, u64)>,
     /// Per CPU, how many of `handoffs` it is giving up (allocated at the first hand-off).
     handing_off: Vec<u16>,
-    /// Its counters but the loads (`loads` stays 0: they are in `Coherence::field_loads`).
+    pub name: String,
+    /// Its counters but the loads and the stall (`loads` and `stall_ns` stay 0: they are in
+    /// `Coherence::field_loads` and `Line::stall_ns`).
     stats: LineStats,
     /// Its fields' counters but the loads (likewise).
     fields: Vec<FieldStats>,
@@ -178,16 +187,22 @@ impl Line {
             self.handing_off = vec![0; nr_cpus];
         }
         self.handoffs.push_back((from, at));
+        self.nr_handoffs += 1;
         self.handing_off[from as usize] += 1;
     }
     fn forget_handoffs_before(&mut self, now: u64) {
+        if self.nr_handoffs == 0 {
+            return;
+        }
         while let Some(&(from, at)) = self.handoffs.front() {
             if at > now {
                 break;
             }
             self.handoffs.pop_front();
+            self.nr_handoffs -= 1;
             self.handing_off[from as usize] -= 1;
         }
+        debug_assert_eq!(self.nr_handoffs as usize, self.handoffs.len());
     }
 }
 
@@ -389,6 +404,8 @@ impl Coherence {
             name: name.into(),
             home: 0,
             owner: None,
+            nr_handoffs: 0,
+            stall_ns: 0,
             held_words: 0,
             nr_sharers: 0,
             group_sharers: vec![0; self.groups.rep.len()],
@@ -415,6 +432,7 @@ impl Coherence {
     pub fn stats(&self, id: LineId) -> LineStats {
         LineStats {
             loads: self.loads_of(id).iter().sum(),
+            stall_ns: self.lines[id].stall_ns,
             ..self.lines[id].stats.clone()
         }
     }
@@ -517,8 +535,7 @@ impl Coherence {
         line.forget_handoffs_before(at);
         // Still in this CPU's cache: the line was requested by others, but not yet handed over.
         // (No hand-off pending means nobody is handing off: the per-CPU counts are not touched.)
-        let still_held =
-            !line.handoffs.is_empty() && line.handing_off.get(cpu).is_some_and(|&n| n > 0);
+        let still_held = line.nr_handoffs > 0 && line.handing_off.get(cpu).is_some_and(|&n| n > 0);
         let start = now.max(line.free_at);
         let modified_elsewhere = line.owner.filter(|&o| o != c);
         let locked = |op| {
@@ -628,7 +645,7 @@ impl Coherence {
                 line.stats.hitm_remote += 1;
             }
         }
-        line.stats.stall_ns += done - now;
+        line.stall_ns += done - now;
         Access {
             done,
             visible,
@@ -654,7 +671,7 @@ mod tests {
         let mut c = Coherence::new(&t);
         let l = c.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
         c.access(&t, l, 0, Op::Store, 0, 0); // CPU 0 owns it
-        let stall0 = c.lines[l].stats.stall_ns;
+        let stall0 = c.stats(l).stall_ns;
         // CPUs 1..=4 (same LLC as CPU 0) hit it at the same instant.
         let xfer = t.xfer_ns(0, 1) as u64 + locked();
         let done: Vec<u64> = (1..=4)
@@ -663,7 +680,7 @@ mod tests {
         // each waits for the one before it and for the hold window after that one's RMW
         let kth = |k: u64| 1000 + k * xfer + (k - 1) * DEFAULT_RMW_HOLD_NS;
         assert_eq!(done, (1..=4).map(kth).collect::<Vec<_>>());
-        let s = &c.lines[l].stats;
+        let s = &c.stats(l);
         assert_eq!((s.atomics, s.hitm_local, s.hitm_remote), (4, 4, 0));
         assert_eq!(
             s.stall_ns - stall0,
