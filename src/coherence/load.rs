@@ -221,7 +221,7 @@ impl Coherence {
         line.group_sharers[r.group] += 1;
         let done = served_at(start, at, nearest as u64);
         line.reads_until = line.reads_until.max(done);
-        line.stall_ns += done - now;
+        self.stall_ns[id] += done - now;
         done - now
     }
 

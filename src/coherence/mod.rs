@@ -89,13 +89,11 @@ pub struct Line {
     free_at: u64,
     /// When the last concurrent shared-copy load completes (the next ownership request waits for it).
     reads_until: u64,
-    /// `LineStats::stall_ns`.
-    stall_ns: u64,
-    /// When the owner (the last CPU that requested ownership) has the line.
-    owner_ready_at: u64,
     /// Sharers per CPU group (CPUs of one LLC and node): a line every tick reads has hundreds of
     /// sharers, and the nearest or farthest one is found group by group instead of one by one.
-    group_sharers: Vec<u32>,
+    group_sharers: Box<[u32]>,
+    /// When the owner (the last CPU that requested ownership) has the line.
+    owner_ready_at: u64,
     /// Ownership hand-offs still ahead in time: (the CPU giving the line up, when the next request's
     /// service starts). Until then the line is still in that CPU's cache, and a store it issues
     /// commits there without a transfer.
@@ -104,7 +102,7 @@ pub struct Line {
     handing_off: Vec<u16>,
     pub name: String,
     /// Its counters but the loads and the stall (`loads` and `stall_ns` stay 0: they are in
-    /// `Coherence::field_loads` and `Line::stall_ns`).
+    /// `Coherence::field_loads` and `Coherence::stall_ns`).
     stats: LineStats,
     /// Its fields' counters but the loads (likewise).
     fields: Vec<FieldStats>,
@@ -348,6 +346,8 @@ pub struct Coherence {
     /// the lines' structs, so that a hit writes one dense array.
     field_loads: Vec<u64>,
     first_load: Vec<u32>,
+    /// Per line, `LineStats::stall_ns` (here, not in the line's first 64 bytes: those are full).
+    stall_ns: Vec<u64>,
     /// Per CPU, what its loads look up (`load::Reader`).
     readers: Vec<Reader>,
     nr_cpus: usize,
@@ -375,6 +375,7 @@ impl Coherence {
             },
             field_loads: Vec::new(),
             first_load: Vec::new(),
+            stall_ns: Vec::new(),
             readers: Reader::all(&groups, &homes),
             nr_cpus: topo.nr_cpus(),
             homes,
@@ -399,16 +400,16 @@ impl Coherence {
     pub fn add_line(&mut self, name: impl Into<String>, fields: &[(u32, &'static str)]) -> LineId {
         self.held.add(self.lines.len());
         self.first_load.push(self.field_loads.len() as u32);
+        self.stall_ns.push(0);
         self.field_loads.extend(fields.iter().map(|_| 0));
         self.lines.push(Line {
             name: name.into(),
             home: 0,
             owner: None,
             nr_handoffs: 0,
-            stall_ns: 0,
             held_words: 0,
             nr_sharers: 0,
-            group_sharers: vec![0; self.groups.rep.len()],
+            group_sharers: vec![0; self.groups.rep.len()].into_boxed_slice(),
             last: 0,
             free_at: 0,
             reads_until: 0,
@@ -432,7 +433,7 @@ impl Coherence {
     pub fn stats(&self, id: LineId) -> LineStats {
         LineStats {
             loads: self.loads_of(id).iter().sum(),
-            stall_ns: self.lines[id].stall_ns,
+            stall_ns: self.stall_ns[id],
             ..self.lines[id].stats.clone()
         }
     }
@@ -645,7 +646,7 @@ impl Coherence {
                 line.stats.hitm_remote += 1;
             }
         }
-        line.stall_ns += done - now;
+        self.stall_ns[id] += done - now;
         Access {
             done,
             visible,
@@ -726,6 +727,26 @@ mod tests {
                 let got = c.groups.sharer_xfer_bounds(&c.lines[l], &c.held, l, cpu);
                 assert_eq!(got, want, "{name} round {round} cpu {cpu}");
             }
+        }
+    }
+
+    /// What a clean miss touches of a line is in its first 64 bytes, one host cache line.
+    #[test]
+    fn a_clean_miss_reads_one_cache_line_of_the_line() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Line>(), 64);
+        assert!(offset_of!(Line, group_sharers) + size_of::<Box<[u32]>>() <= 64);
+        for end in [
+            offset_of!(Line, owner) + size_of::<Option<u32>>(),
+            offset_of!(Line, last) + 4,
+            offset_of!(Line, nr_sharers) + 4,
+            offset_of!(Line, home) + 4,
+            offset_of!(Line, nr_handoffs) + 4,
+            offset_of!(Line, held_words) + 8,
+            offset_of!(Line, free_at) + 8,
+            offset_of!(Line, reads_until) + 8,
+        ] {
+            assert!(end <= 64, "{end}");
         }
     }
 
