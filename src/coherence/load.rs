@@ -17,6 +17,10 @@ pub struct Reader {
     cpu: usize,
     group: usize,
     word: usize,
+    /// Where the CPU's word of line 0 is in `Held::bits` (`word * stride`), set by `reader` for
+    /// the lines there are then, and `Held::stride` then.
+    held_at: usize,
+    stride: usize,
     bit: u64,
     /// `HomeLegs::domain_of` of the CPU.
     domain: u32,
@@ -36,6 +40,8 @@ impl Reader {
                     cpu,
                     group,
                     word: cpu / 64,
+                    held_at: 0,
+                    stride: 0,
                     bit: 1 << (cpu % 64),
                     domain: homes.domain_of[cpu],
                     nearest_other_ns: groups.nearest_other_ns[group],
@@ -96,17 +102,24 @@ impl Groups {
 }
 
 impl Coherence {
-    /// What `cpu`'s loads look up (`load_by`).
+    /// What `cpu`'s loads look up (`load_by`), for the lines there are now: a reader taken before
+    /// an `add_line` must not be used after it (debug builds check).
     #[inline]
     pub fn reader(&self, cpu: usize) -> Reader {
-        self.readers[cpu]
+        let r = self.readers[cpu];
+        let stride = self.held.stride;
+        Reader {
+            held_at: r.word * stride,
+            stride,
+            ..r
+        }
     }
 
     /// A load by `cpu` of field `field` of `id` issued at `now`: a hit counted as `load_hit` counts
     /// it, else served as `access` serves it. Returns its stall (done − now).
     #[inline]
     pub fn load(&mut self, topo: &Topology, id: LineId, cpu: usize, field: usize, now: u64) -> u64 {
-        let r = self.readers[cpu];
+        let r = self.reader(cpu);
         self.load_by(topo, &r, id, field, now)
     }
 
@@ -148,7 +161,8 @@ impl Coherence {
     /// as a load of the line's field. Touches two dense arrays and no line (`Held`).
     #[inline(always)]
     pub(super) fn hit(&mut self, r: &Reader, id: LineId, field: usize) -> bool {
-        let hit = self.held.bits[r.word * self.held.stride + id] & r.bit != 0;
+        debug_assert_eq!(r.stride, self.held.stride, "a reader from before add_line");
+        let hit = self.held.bits[r.held_at + id] & r.bit != 0;
         if hit {
             self.count_load(id, field);
         }
@@ -215,7 +229,7 @@ impl Coherence {
             None => topo.xfer_ns(last, r.cpu),
         };
         // add_new_sharer
-        self.held.bits[r.word * self.held.stride + id] |= r.bit;
+        self.held.bits[r.held_at + id] |= r.bit;
         line.held_words |= 1 << r.word;
         line.nr_sharers += 1;
         line.group_sharers[r.group] += 1;

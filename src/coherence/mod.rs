@@ -479,7 +479,7 @@ impl Coherence {
     /// nothing counted) when it would miss. A fast path for lines read in bulk.
     #[inline]
     pub fn load_hit(&mut self, id: LineId, cpu: usize, field: usize) -> bool {
-        let r = self.readers[cpu];
+        let r = self.reader(cpu);
         self.hit(&r, id, field)
     }
 
