@@ -48,16 +48,14 @@ fn invariants_over_1e8_events() {
             run.flush();
             let eng = run.engine();
             eng.check_cpu_time().unwrap();
-            for l in &eng.lines.lines {
-                let s = &l.stats;
+            for (i, l) in eng.lines.lines.iter().enumerate() {
+                let s = &eng.lines.stats(i);
                 assert!(
                     s.hitm_local + s.hitm_remote <= s.loads + s.atomics,
                     "{}: HITM exceeds loads",
                     l.name
                 );
-                let fields: u64 = l
-                    .fields
-                    .iter()
+                let fields: u64 = (eng.lines.fields(i).iter())
                     .map(|f| f.loads + f.stores + f.atomics)
                     .sum();
                 assert_eq!(

@@ -18,7 +18,7 @@
 //! Homes: kernel statics on node 0 (the kernel image, no text replication on x86), per-CPU data
 //! and run queues on their CPU's node, slab objects on the node that allocated them.
 
-use super::{Coherence, Groups, Line, LineId, Op};
+use super::{Coherence, Groups, Held, Line, LineId, Op};
 use crate::machine::hardware::{LatencyClass, Vendor};
 use crate::machine::topology::Topology;
 
@@ -113,17 +113,14 @@ pub(super) fn handoff_distance(topo: &Topology, from: usize, to: usize) -> usize
 }
 
 impl Line {
-    /// Whether an access by `cpu` is served from its own cache, with no request leaving the core
-    /// (after `forget_handoffs_before`).
-    pub(super) fn is_hit(&self, cpu: u32, op: Op) -> bool {
+    /// Whether an access by `cpu` to this line (`id`) is served from its own cache, with no
+    /// request leaving the core (after `forget_handoffs_before`).
+    pub(super) fn is_hit(&self, held: &Held, id: LineId, cpu: u32, op: Op) -> bool {
         let still_held =
-            !self.handoffs.is_empty() && self.handing_off.get(cpu as usize).is_some_and(|&n| n > 0);
+            self.nr_handoffs > 0 && self.handing_off.get(cpu as usize).is_some_and(|&n| n > 0);
         match op {
-            Op::Load => {
-                self.owner == Some(cpu)
-                    || still_held
-                    || (self.owner.is_none() && self.has_sharer(cpu))
-            }
+            // the owner or a sharer
+            Op::Load => still_held || held.has(id, cpu),
             Op::Store | Op::Atomic => self.owner == Some(cpu) || still_held,
         }
     }
@@ -162,7 +159,7 @@ impl Coherence {
         let group = self.groups.of_cpu[cpu];
         let line = &mut self.lines[id];
         line.forget_handoffs_before(now);
-        if line.is_hit(cpu as u32, op) {
+        if line.is_hit(&self.held, id, cpu as u32, op) {
             return 0;
         }
         let holder = line.owner.unwrap_or(line.last) as usize;

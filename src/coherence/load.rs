@@ -6,7 +6,7 @@
 //! the same. Every other case (a HITM, a line being handed off) goes through `access`.
 
 use super::home::HomeLegs;
-use super::{Coherence, Groups, HIT_NS, Line, LineId, Op, served_at};
+use super::{Coherence, Groups, HIT_NS, Held, Line, LineId, Op, served_at};
 use crate::machine::topology::Topology;
 
 /// What the loads of one CPU look up once instead of once per line (a balance pass reads every
@@ -17,6 +17,10 @@ pub struct Reader {
     cpu: usize,
     group: usize,
     word: usize,
+    /// Where the CPU's word of line 0 is in `Held::bits` (`word * stride`), set by `reader` for
+    /// the lines there are then, and `Held::stride` then.
+    held_at: usize,
+    stride: usize,
     bit: u64,
     /// `HomeLegs::domain_of` of the CPU.
     domain: u32,
@@ -36,6 +40,8 @@ impl Reader {
                     cpu,
                     group,
                     word: cpu / 64,
+                    held_at: 0,
+                    stride: 0,
                     bit: 1 << (cpu % 64),
                     domain: homes.domain_of[cpu],
                     nearest_other_ns: groups.nearest_other_ns[group],
@@ -50,16 +56,23 @@ impl Reader {
 }
 
 impl Groups {
-    /// The nearest transfer latency to `r`'s CPU from the line's sharers, the CPU (whose group
-    /// holds `n` of them) not among them: the first of `sharer_xfer_bounds`, without looking for
-    /// the farthest.
+    /// The nearest transfer latency to `r`'s CPU from the sharers of the line `id`, the CPU (whose
+    /// group holds `n` of them) not among them: the first of `sharer_xfer_bounds`, without
+    /// looking for the farthest.
     #[inline(always)]
-    fn nearest_sharer_ns(&self, line: &Line, r: &Reader, n: u32) -> Option<u32> {
+    fn nearest_sharer_ns(
+        &self,
+        line: &Line,
+        held: &Held,
+        id: LineId,
+        r: &Reader,
+        n: u32,
+    ) -> Option<u32> {
         let mut lo = u32::MAX;
         if n > 0 {
             let mut others = n;
             let mut note = |(s, ns): (u32, u32)| {
-                if line.has_sharer(s) {
+                if held.has(id, s) {
                     lo = lo.min(ns);
                     others -= 1;
                 }
@@ -89,17 +102,24 @@ impl Groups {
 }
 
 impl Coherence {
-    /// What `cpu`'s loads look up (`load_by`).
+    /// What `cpu`'s loads look up (`load_by`), for the lines there are now: a reader taken before
+    /// an `add_line` must not be used after it (debug builds check).
     #[inline]
     pub fn reader(&self, cpu: usize) -> Reader {
-        self.readers[cpu]
+        let r = self.readers[cpu];
+        let stride = self.held.stride;
+        Reader {
+            held_at: r.word * stride,
+            stride,
+            ..r
+        }
     }
 
     /// A load by `cpu` of field `field` of `id` issued at `now`: a hit counted as `load_hit` counts
     /// it, else served as `access` serves it. Returns its stall (done − now).
     #[inline]
     pub fn load(&mut self, topo: &Topology, id: LineId, cpu: usize, field: usize, now: u64) -> u64 {
-        let r = self.readers[cpu];
+        let r = self.reader(cpu);
         self.load_by(topo, &r, id, field, now)
     }
 
@@ -138,17 +158,13 @@ impl Coherence {
     }
 
     /// Whether the reader `r` holds `id` (it owns it Modified, or is a sharer); a hit is counted
-    /// as a load of the line and of its field.
+    /// as a load of the line's field. Touches two dense arrays and no line (`Held`).
     #[inline(always)]
-    fn hit(&mut self, r: &Reader, id: LineId, field: usize) -> bool {
-        let line = &mut self.lines[id];
-        let hit = match line.owner {
-            Some(o) => o as usize == r.cpu,
-            None => line.sharers[r.word] & r.bit != 0,
-        };
+    pub(super) fn hit(&mut self, r: &Reader, id: LineId, field: usize) -> bool {
+        debug_assert_eq!(r.stride, self.held.stride, "a reader from before add_line");
+        let hit = self.held.bits[r.held_at + id] & r.bit != 0;
         if hit {
-            line.stats.loads += 1;
-            line.fields[field].loads += 1;
+            self.count_load(id, field);
         }
         hit
     }
@@ -178,7 +194,7 @@ impl Coherence {
     ) -> u64 {
         let line = &mut self.lines[id];
         line.forget_handoffs_before(now);
-        if line.owner.is_some() || !line.handoffs.is_empty() {
+        if line.owner.is_some() || line.nr_handoffs > 0 {
             return self.load_contended(topo, id, r.cpu, field, now);
         }
         // A clean miss: nobody holds the line Modified, the reader has no copy (`load_by` said
@@ -202,21 +218,24 @@ impl Coherence {
             to_home + forward
         };
         // serve: from the nearest copy, after the ownership transfers queued before it
-        line.stats.loads += 1;
-        line.fields[field].loads += 1;
+        self.field_loads[self.first_load[id] as usize + field] += 1;
         let at = now + leg;
         let start = now.max(line.free_at);
-        let nearest = match self.groups.nearest_sharer_ns(line, r, in_group) {
+        let nearest = match self
+            .groups
+            .nearest_sharer_ns(line, &self.held, id, r, in_group)
+        {
             Some(lo) => lo,
             None => topo.xfer_ns(last, r.cpu),
         };
         // add_new_sharer
-        line.sharers[r.word] |= r.bit;
+        self.held.bits[r.held_at + id] |= r.bit;
+        line.held_words |= 1 << r.word;
         line.nr_sharers += 1;
         line.group_sharers[r.group] += 1;
         let done = served_at(start, at, nearest as u64);
         line.reads_until = line.reads_until.max(done);
-        line.stats.stall_ns += done - now;
+        self.stall_ns[id] += done - now;
         done - now
     }
 
@@ -299,7 +318,12 @@ mod tests {
                 }
             }
             assert!(misses > 1000, "{name}: {misses} misses");
-            let state = |c: &Coherence| format!("{:?}", c.lines);
+            let state = |c: &Coherence| {
+                let stats: Vec<_> = (0..c.lines.len())
+                    .map(|l| (c.stats(l), c.fields(l)))
+                    .collect();
+                format!("{:?} {:?} {:?}", c.lines, c.held, stats)
+            };
             assert_eq!(state(&a), state(&b), "{name}");
         }
     }

@@ -43,6 +43,7 @@ pub enum Op {
 /// Cost of an access that hits the requester's own cache, ns (stated assumption: L1 hit ~1 ns).
 /// A locked instruction on an owned line (~20 cycles) is `Assumptions::locked_hit_ns`, screened.
 pub const HIT_NS: u64 = 1;
+/// A field's counters (`Coherence::fields`).
 #[derive(Clone, Debug, Default)]
 pub struct FieldStats {
     pub offset: u32,
@@ -53,6 +54,7 @@ pub struct FieldStats {
     pub hitm: u64,
 }
 
+/// A line's counters (`Coherence::stats`).
 #[derive(Clone, Debug, Default)]
 pub struct LineStats {
     pub loads: u64,
@@ -66,23 +68,30 @@ pub struct LineStats {
     pub handoffs: [u64; 4],
 }
 
+/// A line's state. In declaration order (`repr(C)`), aligned to a cache line: the first 64 bytes
+/// are what a clean miss of a shared line reads and writes (`load.rs`), in one host cache line; the
+/// rest (the sharer groups, the pending hand-offs, the counters) follows.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Line {
-    pub name: String,
-    /// The node of the line's home agent (`coherence/home.rs`).
-    home: u32,
     owner: Option<u32>,
-    sharers: Vec<u64>,
-    nr_sharers: u32,
-    /// Sharers per CPU group (CPUs of one LLC and node): a line every tick reads has hundreds of
-    /// sharers, and the nearest or farthest one is found group by group instead of one by one.
-    group_sharers: Vec<u32>,
     /// Last CPU that received the line (source of the next transfer when nobody holds it).
     last: u32,
+    nr_sharers: u32,
+    /// The node of the line's home agent (`coherence/home.rs`).
+    home: u32,
+    /// `handoffs.len()`, here so that a miss that finds none does not read `handoffs`.
+    nr_handoffs: u32,
+    /// Which words of `Held` may have a bit set for this line (bit w: CPUs 64w..64w+63): what an
+    /// invalidation clears, instead of every word.
+    held_words: u64,
     /// When the last queued ownership transfer (or HITM) completes.
     free_at: u64,
     /// When the last concurrent shared-copy load completes (the next ownership request waits for it).
     reads_until: u64,
+    /// Sharers per CPU group (CPUs of one LLC and node): a line every tick reads has hundreds of
+    /// sharers, and the nearest or farthest one is found group by group instead of one by one.
+    group_sharers: Box<[u32]>,
     /// When the owner (the last CPU that requested ownership) has the line.
     owner_ready_at: u64,
     /// Ownership hand-offs still ahead in time: (the CPU giving the line up, when the next request's
@@ -91,43 +100,107 @@ pub struct Line {
     handoffs: VecDeque<(u32, u64)>,
     /// Per CPU, how many of `handoffs` it is giving up (allocated at the first hand-off).
     handing_off: Vec<u16>,
-    pub stats: LineStats,
-    pub fields: Vec<FieldStats>,
+    pub name: String,
+    /// Its counters but the loads and the stall (`loads` and `stall_ns` stay 0: they are in
+    /// `Coherence::field_loads` and `Coherence::stall_ns`).
+    stats: LineStats,
+    /// Its fields' counters but the loads (likewise).
+    fields: Vec<FieldStats>,
+}
+
+/// Which CPUs hold each line: the sharers, or the owner when the line is Modified (then the only
+/// one). Stored transposed, `bits[w * stride + id]` the bits of CPUs 64w..64w+63 for line `id`,
+/// so that a load's hit check reads one u64 of one dense array (8 consecutive lines per cache
+/// line: a balance pass reads the lines of consecutive CPUs) instead of the line's struct and
+/// then a heap block of its own. One array, not one per word: a pass then reloads one vector's
+/// pointer after its stores, not two. An invalidation writes one word per 64 CPUs that hold the
+/// line (`Line::held_words` says which).
+#[derive(Clone, Debug)]
+struct Held {
+    bits: Vec<u64>,
+    /// Lines per word (at least the number of lines; grows by doubling in `add_line`).
+    stride: usize,
+    words: usize,
+}
+
+impl Held {
+    fn at(&self, id: LineId, cpu: u32) -> usize {
+        cpu as usize / 64 * self.stride + id
+    }
+    fn has(&self, id: LineId, cpu: u32) -> bool {
+        self.bits[self.at(id, cpu)] & (1 << (cpu % 64)) != 0
+    }
+    fn set(&mut self, line: &mut Line, id: LineId, cpu: u32) {
+        let i = self.at(id, cpu);
+        self.bits[i] |= 1 << (cpu % 64);
+        line.held_words |= 1 << (cpu / 64);
+    }
+    /// Clears every holder's bit of `id`.
+    fn clear(&mut self, line: &mut Line, id: LineId) {
+        let mut m = line.held_words;
+        while m != 0 {
+            self.bits[m.trailing_zeros() as usize * self.stride + id] = 0;
+            m &= m - 1;
+        }
+        line.held_words = 0;
+    }
+    /// Room for line `id` (the next one).
+    fn add(&mut self, id: LineId) {
+        if id == self.stride {
+            let stride = (2 * self.stride).max(64);
+            let mut bits = vec![0; self.words * stride];
+            for w in 0..self.words {
+                bits[w * stride..][..id].copy_from_slice(&self.bits[w * self.stride..][..id]);
+            }
+            (self.bits, self.stride) = (bits, stride);
+        }
+    }
 }
 
 impl Line {
-    fn has_sharer(&self, cpu: u32) -> bool {
-        self.sharers[cpu as usize / 64] & (1 << (cpu % 64)) != 0
-    }
-    fn add_sharer(&mut self, cpu: u32, group: u32) {
-        if !self.has_sharer(cpu) {
-            self.sharers[cpu as usize / 64] |= 1 << (cpu % 64);
+    /// Adds `cpu` (of `group`) to the sharers of the line (not Modified).
+    fn add_sharer(&mut self, held: &mut Held, id: LineId, cpu: u32, group: u32) {
+        if !held.has(id, cpu) {
+            held.set(self, id, cpu);
             self.nr_sharers += 1;
             self.group_sharers[group as usize] += 1;
         }
+    }
+    /// Drops every copy, the owner's too (`owner` is the caller's to change).
+    fn clear_holders(&mut self, held: &mut Held, id: LineId) {
+        held.clear(self, id);
+        if self.nr_sharers > 0 {
+            self.group_sharers.iter_mut().for_each(|n| *n = 0);
+            self.nr_sharers = 0;
+        }
+    }
+    /// Makes `cpu` the owner: every other copy is gone.
+    fn set_owner(&mut self, held: &mut Held, id: LineId, cpu: u32) {
+        self.clear_holders(held, id);
+        self.owner = Some(cpu);
+        held.set(self, id, cpu);
     }
     fn push_handoff(&mut self, from: u32, at: u64, nr_cpus: usize) {
         if self.handing_off.is_empty() {
             self.handing_off = vec![0; nr_cpus];
         }
         self.handoffs.push_back((from, at));
+        self.nr_handoffs += 1;
         self.handing_off[from as usize] += 1;
     }
     fn forget_handoffs_before(&mut self, now: u64) {
+        if self.nr_handoffs == 0 {
+            return;
+        }
         while let Some(&(from, at)) = self.handoffs.front() {
             if at > now {
                 break;
             }
             self.handoffs.pop_front();
+            self.nr_handoffs -= 1;
             self.handing_off[from as usize] -= 1;
         }
-    }
-    fn clear_sharers(&mut self) {
-        if self.nr_sharers > 0 {
-            self.sharers.iter_mut().for_each(|w| *w = 0);
-            self.group_sharers.iter_mut().for_each(|n| *n = 0);
-            self.nr_sharers = 0;
-        }
+        debug_assert_eq!(self.nr_handoffs as usize, self.handoffs.len());
     }
 }
 
@@ -205,8 +278,15 @@ impl Groups {
         }
     }
 
-    /// (nearest, farthest) transfer latency to `cpu` from the line's sharers other than `cpu`.
-    fn sharer_xfer_bounds(&self, line: &Line, cpu: usize) -> Option<(u32, u32)> {
+    /// (nearest, farthest) transfer latency to `cpu` from the sharers other than `cpu` of the line
+    /// `id` (not Modified).
+    fn sharer_xfer_bounds(
+        &self,
+        line: &Line,
+        held: &Held,
+        id: LineId,
+        cpu: usize,
+    ) -> Option<(u32, u32)> {
         let (mut lo, mut hi) = (u32::MAX, 0);
         let mut note = |ns: u32| {
             lo = lo.min(ns);
@@ -217,9 +297,9 @@ impl Groups {
         if n > 0 {
             // cpu's own group: itself, its cluster (SMT siblings, cores sharing its L2), and CPUs
             // of its LLC in other clusters
-            let mut others = n - u32::from(line.has_sharer(cpu as u32));
+            let mut others = n - u32::from(held.has(id, cpu as u32));
             for &(s, ns) in self.cluster_ns[cpu].iter() {
-                if line.has_sharer(s) {
+                if held.has(id, s) {
                     note(ns);
                     others -= 1;
                 }
@@ -259,6 +339,15 @@ pub struct Access {
 
 pub struct Coherence {
     pub lines: Vec<Line>,
+    /// Which CPUs hold each line (`Held`).
+    held: Held,
+    /// The loads of every line's fields, line by line: `field_loads[first_load[id] + f]` is the
+    /// count of field `f` of line `id` (`FieldStats::loads`; the line's is their sum). Apart from
+    /// the lines' structs, so that a hit writes one dense array.
+    field_loads: Vec<u64>,
+    first_load: Vec<u32>,
+    /// Per line, `LineStats::stall_ns` (here, not in the line's first 64 bytes: those are full).
+    stall_ns: Vec<u64>,
     /// Per CPU, what its loads look up (`load::Reader`).
     readers: Vec<Reader>,
     nr_cpus: usize,
@@ -274,8 +363,19 @@ impl Coherence {
     pub fn new(topo: &Topology) -> Self {
         let groups = Groups::new(topo);
         let homes = HomeLegs::new(topo, &groups);
+        let words = topo.nr_cpus().div_ceil(64);
+        // `Line::held_words` has a bit per word
+        assert!(words <= 64, "{} CPUs", topo.nr_cpus());
         Coherence {
             lines: Vec::new(),
+            held: Held {
+                bits: Vec::new(),
+                stride: 0,
+                words,
+            },
+            field_loads: Vec::new(),
+            first_load: Vec::new(),
+            stall_ns: Vec::new(),
             readers: Reader::all(&groups, &homes),
             nr_cpus: topo.nr_cpus(),
             homes,
@@ -298,13 +398,18 @@ impl Coherence {
 
     /// A named line with its fields (offset, name) for the Pareto view.
     pub fn add_line(&mut self, name: impl Into<String>, fields: &[(u32, &'static str)]) -> LineId {
+        self.held.add(self.lines.len());
+        self.first_load.push(self.field_loads.len() as u32);
+        self.stall_ns.push(0);
+        self.field_loads.extend(fields.iter().map(|_| 0));
         self.lines.push(Line {
             name: name.into(),
             home: 0,
             owner: None,
-            sharers: vec![0; self.nr_cpus.div_ceil(64)],
+            nr_handoffs: 0,
+            held_words: 0,
             nr_sharers: 0,
-            group_sharers: vec![0; self.groups.rep.len()],
+            group_sharers: vec![0; self.groups.rep.len()].into_boxed_slice(),
             last: 0,
             free_at: 0,
             reads_until: 0,
@@ -324,6 +429,36 @@ impl Coherence {
         self.lines.len() - 1
     }
 
+    /// The counters of line `id`.
+    pub fn stats(&self, id: LineId) -> LineStats {
+        LineStats {
+            loads: self.loads_of(id).iter().sum(),
+            stall_ns: self.stall_ns[id],
+            ..self.lines[id].stats.clone()
+        }
+    }
+
+    /// The counters of line `id`'s fields, in their order.
+    pub fn fields(&self, id: LineId) -> Vec<FieldStats> {
+        let line = &self.lines[id];
+        (line.fields.iter().zip(self.loads_of(id)))
+            .map(|(f, &loads)| FieldStats { loads, ..f.clone() })
+            .collect()
+    }
+
+    /// The load counts of line `id`'s fields.
+    fn loads_of(&self, id: LineId) -> &[u64] {
+        let first = self.first_load[id] as usize;
+        &self.field_loads[first..first + self.lines[id].fields.len()]
+    }
+
+    /// Counts a load of field `field` of line `id`.
+    #[inline(always)]
+    fn count_load(&mut self, id: LineId, field: usize) {
+        debug_assert!(field < self.lines[id].fields.len());
+        self.field_loads[self.first_load[id] as usize + field] += 1;
+    }
+
     /// `cpu` wrote field `field` of `line` before `now`, in code whose cost its caller prices (the
     /// owner of a run queue updating it): the line is Modified in `cpu`'s cache, every other copy
     /// is gone. Writes between two accesses by others are one store (the others see only the last).
@@ -335,8 +470,7 @@ impl Coherence {
         if line.owner == Some(cpu as u32) {
             return;
         }
-        line.clear_sharers();
-        line.owner = Some(cpu as u32);
+        line.set_owner(&mut self.held, id, cpu as u32);
         line.owner_ready_at = line.owner_ready_at.max(now);
         line.last = cpu as u32;
     }
@@ -345,17 +479,8 @@ impl Coherence {
     /// nothing counted) when it would miss. A fast path for lines read in bulk.
     #[inline]
     pub fn load_hit(&mut self, id: LineId, cpu: usize, field: usize) -> bool {
-        let line = &mut self.lines[id];
-        let c = cpu as u32;
-        let hit = match line.owner {
-            Some(o) => o == c,
-            None => line.has_sharer(c),
-        };
-        if hit {
-            line.stats.loads += 1;
-            line.fields[field].loads += 1;
-        }
-        hit
+        let r = self.reader(cpu);
+        self.hit(&r, id, field)
     }
 
     /// `cpu` accesses field `field` (index into the line's fields) of `line` at time `now`, served
@@ -396,10 +521,7 @@ impl Coherence {
         let group = |x: u32| self.groups.of_cpu[x as usize];
         let f = &mut line.fields[field];
         match op {
-            Op::Load => {
-                line.stats.loads += 1;
-                f.loads += 1;
-            }
+            Op::Load => self.field_loads[self.first_load[id] as usize + field] += 1,
             Op::Store => {
                 line.stats.stores += 1;
                 f.stores += 1;
@@ -414,8 +536,7 @@ impl Coherence {
         line.forget_handoffs_before(at);
         // Still in this CPU's cache: the line was requested by others, but not yet handed over.
         // (No hand-off pending means nobody is handing off: the per-CPU counts are not touched.)
-        let still_held =
-            !line.handoffs.is_empty() && line.handing_off.get(cpu).is_some_and(|&n| n > 0);
+        let still_held = line.nr_handoffs > 0 && line.handing_off.get(cpu).is_some_and(|&n| n > 0);
         let start = now.max(line.free_at);
         let modified_elsewhere = line.owner.filter(|&o| o != c);
         let locked = |op| {
@@ -429,7 +550,7 @@ impl Coherence {
         let (done, visible, hitm) = match (op, line.owner) {
             (Op::Load, Some(o)) if o == c => (at + HIT_NS, at + HIT_NS, false),
             (Op::Load, _) if still_held => (at + HIT_NS, at + HIT_NS, false),
-            (Op::Load, None) if line.has_sharer(c) => (at + HIT_NS, at + HIT_NS, false),
+            (Op::Load, None) if self.held.has(id, c) => (at + HIT_NS, at + HIT_NS, false),
             (Op::Load, Some(o)) => {
                 // HITM: the owner downgrades to Shared and forwards the line.
                 let start = start.max(line.reads_until);
@@ -437,20 +558,22 @@ impl Coherence {
                 line.free_at = done;
                 line.stats.handoffs[handoff_distance(topo, o as usize, cpu)] += 1;
                 line.push_handoff(o, start, self.nr_cpus);
+                // the owner's copy stays, as the first sharer
                 line.owner = None;
-                line.add_sharer(o, group(o));
-                line.add_sharer(c, group(c));
+                line.nr_sharers = 1;
+                line.group_sharers[group(o) as usize] = 1;
+                line.add_sharer(&mut self.held, id, c, group(c));
                 line.last = c;
                 (done, done, true)
             }
             (Op::Load, None) => {
                 // Clean miss: served from the nearest copy once the ownership transfers queued
                 // before it are done, concurrently with the other loads of the shared line.
-                let nearest = match self.groups.sharer_xfer_bounds(line, cpu) {
+                let nearest = match self.groups.sharer_xfer_bounds(line, &self.held, id, cpu) {
                     Some((lo, _)) => lo,
                     None => topo.xfer_ns(line.last as usize, cpu),
                 };
-                line.add_sharer(c, group(c));
+                line.add_sharer(&mut self.held, id, c, group(c));
                 let done = served_at(start, at, nearest as u64);
                 line.reads_until = line.reads_until.max(done);
                 (done, done, false)
@@ -476,7 +599,7 @@ impl Coherence {
                 let start = start.max(line.reads_until);
                 let cost = match owner {
                     Some(o) => topo.xfer_ns(o as usize, cpu),
-                    None => match self.groups.sharer_xfer_bounds(line, cpu) {
+                    None => match self.groups.sharer_xfer_bounds(line, &self.held, id, cpu) {
                         Some((_, farthest)) => farthest,
                         None => topo.xfer_ns(line.last as usize, cpu),
                     },
@@ -499,8 +622,7 @@ impl Coherence {
                 if let Some(o) = owner {
                     line.push_handoff(o, start, self.nr_cpus);
                 }
-                line.clear_sharers();
-                line.owner = Some(c);
+                line.set_owner(&mut self.held, id, c);
                 line.owner_ready_at = visible;
                 line.last = c;
                 // a store retires into the store buffer: the CPU does not wait for the line
@@ -524,7 +646,7 @@ impl Coherence {
                 line.stats.hitm_remote += 1;
             }
         }
-        line.stats.stall_ns += done - now;
+        self.stall_ns[id] += done - now;
         Access {
             done,
             visible,
@@ -550,7 +672,7 @@ mod tests {
         let mut c = Coherence::new(&t);
         let l = c.add_line("sched_balance_running", &[(0, "sched_balance_running")]);
         c.access(&t, l, 0, Op::Store, 0, 0); // CPU 0 owns it
-        let stall0 = c.lines[l].stats.stall_ns;
+        let stall0 = c.stats(l).stall_ns;
         // CPUs 1..=4 (same LLC as CPU 0) hit it at the same instant.
         let xfer = t.xfer_ns(0, 1) as u64 + locked();
         let done: Vec<u64> = (1..=4)
@@ -559,7 +681,7 @@ mod tests {
         // each waits for the one before it and for the hold window after that one's RMW
         let kth = |k: u64| 1000 + k * xfer + (k - 1) * DEFAULT_RMW_HOLD_NS;
         assert_eq!(done, (1..=4).map(kth).collect::<Vec<_>>());
-        let s = &c.lines[l].stats;
+        let s = &c.stats(l);
         assert_eq!((s.atomics, s.hitm_local, s.hitm_remote), (4, 4, 0));
         assert_eq!(
             s.stall_ns - stall0,
@@ -587,24 +709,44 @@ mod tests {
             let mut c = Coherence::new(&t);
             let l = c.add_line("x", &[(0, "a")]);
             for round in 0..200 {
-                c.lines[l].clear_sharers();
+                c.lines[l].clear_holders(&mut c.held, l);
                 let k = rng.below(n as u64);
                 for _ in 0..rng.below(1 + k) {
                     let s = rng.below(n as u64) as u32;
-                    c.lines[l].add_sharer(s, c.groups.of_cpu[s as usize]);
+                    c.lines[l].add_sharer(&mut c.held, l, s, c.groups.of_cpu[s as usize]);
                 }
                 let cpu = rng.below(n as u64) as usize;
                 let each: Vec<u32> = (0..n)
-                    .filter(|&s| s != cpu && c.lines[l].has_sharer(s as u32))
+                    .filter(|&s| s != cpu && c.held.has(l, s as u32))
                     .map(|s| t.xfer_ns(s, cpu))
                     .collect();
                 let want = each
                     .iter()
                     .min()
                     .map(|&lo| (lo, *each.iter().max().unwrap()));
-                let got = c.groups.sharer_xfer_bounds(&c.lines[l], cpu);
+                let got = c.groups.sharer_xfer_bounds(&c.lines[l], &c.held, l, cpu);
                 assert_eq!(got, want, "{name} round {round} cpu {cpu}");
             }
+        }
+    }
+
+    /// What a clean miss touches of a line is in its first 64 bytes, one host cache line.
+    #[test]
+    fn a_clean_miss_reads_one_cache_line_of_the_line() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Line>(), 64);
+        assert!(offset_of!(Line, group_sharers) + size_of::<Box<[u32]>>() <= 64);
+        for end in [
+            offset_of!(Line, owner) + size_of::<Option<u32>>(),
+            offset_of!(Line, last) + 4,
+            offset_of!(Line, nr_sharers) + 4,
+            offset_of!(Line, home) + 4,
+            offset_of!(Line, nr_handoffs) + 4,
+            offset_of!(Line, held_words) + 8,
+            offset_of!(Line, free_at) + 8,
+            offset_of!(Line, reads_until) + 8,
+        ] {
+            assert!(end <= 64, "{end}");
         }
     }
 

@@ -79,19 +79,13 @@ impl Run {
             // The engine stands at the warm-up's end: charge open intervals up to it (additive,
             // as every sample does) and keep the totals the measured window starts from.
             self.engine.flush_accounting();
-            let lines = self
-                .engine
-                .lines
-                .lines
-                .iter()
+            let c = &self.engine.lines;
+            let lines = (0..c.lines.len())
                 .map(|l| {
-                    let s = &l.stats;
-                    let fields = l
-                        .fields
-                        .iter()
+                    let fields = (c.fields(l).iter())
                         .map(|f| [f.loads, f.stores, f.atomics, f.hitm])
                         .collect();
-                    (crate::sched::metrics::line_totals(s), fields)
+                    (crate::sched::metrics::line_totals(&c.stats(l)), fields)
                 })
                 .collect();
             let events = self.engine.task_events();

@@ -279,7 +279,7 @@ impl Report {
                 let (b, bf) = win
                     .and_then(|w| w.lines.get(i))
                     .map_or(([0; LINE_TOTALS], &[][..]), |(b, f)| (*b, &f[..]));
-                let st = &l.stats;
+                let st = &e.lines.stats(i);
                 let h = line_totals(st);
                 let handoffs_by_distance = [h[6] - b[6], h[7] - b[7], h[8] - b[8], h[9] - b[9]];
                 let (loads, stores, atomics) =
@@ -296,9 +296,7 @@ impl Report {
                     home_node: e.lines.home(i),
                     handoffs_by_distance,
                     cross_socket_handoffs: handoffs_by_distance[3],
-                    offsets: l
-                        .fields
-                        .iter()
+                    offsets: (e.lines.fields(i).iter())
                         .enumerate()
                         .map(|(j, f)| {
                             let z = bf.get(j).copied().unwrap_or([0; 4]);

@@ -111,9 +111,9 @@ mod tests {
     fn the_three_fields_share_one_line_and_every_writer_writes_it() {
         let mut e = engine(8, "spin", Some(1));
         let id = e.nohz.llc_shared_lines[0];
-        let names: Vec<_> = e.lines.lines[id].fields.iter().map(|f| f.field).collect();
+        let names: Vec<_> = e.lines.fields(id).iter().map(|f| f.field).collect();
         assert_eq!(names, ["nr_busy_cpus", "has_idle_cores", "nr_idle_scan"]);
-        let stores = |e: &Engine, f: usize| e.lines.lines[id].fields[f].stores;
+        let stores = |e: &Engine, f: usize| e.lines.fields(id)[f].stores;
         // idle entry: a CPU whose siblings are idle sets the hint, once
         let c = (0..e.topo.nr_cpus())
             .find(|&c| e.topo.smt_siblings(c).all(|s| e.cpus[s].is_idle()))
@@ -124,7 +124,7 @@ mod tests {
         assert_eq!(stores(&e, HAS_IDLE_CORES), 1);
         e.update_idle_core(c);
         assert_eq!(stores(&e, HAS_IDLE_CORES), 1, "already set: read only");
-        assert!(e.lines.lines[id].fields[HAS_IDLE_CORES].loads >= 1);
+        assert!(e.lines.fields(id)[HAS_IDLE_CORES].loads >= 1);
         // a failed idle-core scan clears it
         e.clear_idle_cores(c ^ 1, 0);
         assert_eq!(stores(&e, HAS_IDLE_CORES), 2);
@@ -146,12 +146,12 @@ mod tests {
         let mut e = engine(4, "schbench", None);
         e.run_until(20_000_000, u64::MAX);
         let id = e.nohz.llc_shared_lines[0];
-        let f = &e.lines.lines[id].fields;
+        let f = &e.lines.fields(id);
         assert!(
             f[HAS_IDLE_CORES].loads > 0 && f[NR_IDLE_SCAN].loads > 0,
             "{f:?}"
         );
         assert!(f[HAS_IDLE_CORES].stores > 0, "{f:?}");
-        assert!(e.lines.lines[id].stats.hitm_local > 0);
+        assert!(e.lines.stats(id).hitm_local > 0);
     }
 }

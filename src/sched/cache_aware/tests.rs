@@ -122,7 +122,7 @@ fn account_mm_sched_loads_pcpu_sched_first_then_the_epoch() {
     let mut e = engine(&["cache-aware"]);
     account(&mut e, 2);
     let line = e.cas.as_ref().unwrap().mms[0].line;
-    let f = &e.lines.lines[line].fields;
+    let f = &e.lines.fields(line);
     assert_eq!(f[F_PCPU_SCHED].loads, 1);
     assert_eq!(f[F_EPOCH].loads, 1);
     assert_eq!(f[F_CPU].loads, 1, "mm_sched_cpu for the preferred LLC");
@@ -272,9 +272,9 @@ fn fix_1_moves_nr_running_avg_to_its_own_line() {
         lines.lines[b.mms[0].avg_line].name,
         "mm_struct(mysqld)+0x40"
     );
-    assert_eq!(lines.lines[b.mms[0].avg_line].fields[0].offset, 64);
+    assert_eq!(lines.fields(b.mms[0].avg_line)[0].offset, 64);
     // RFC v4 order: the pcpu_sched pointer every account_mm_sched loads first shares the line
-    let f = &lines.lines[a.mms[0].line].fields;
+    let f = &lines.fields(a.mms[0].line);
     assert_eq!(f[F_PCPU_SCHED].field, "pcpu_sched");
     assert_eq!(f[F_CPU].field, "mm_sched_cpu");
     assert_eq!(f[F_NR_RUNNING_AVG].field, "nr_running_avg");
@@ -323,11 +323,11 @@ fn the_merged_sc_stat_keeps_nr_running_avg_in_the_line_of_cpu() {
         true,
         10,
     );
-    let line = &lines.lines[m.mms[0].line];
+    let fields = lines.fields(m.mms[0].line);
     assert_eq!(m.mms[0].avg_line, m.mms[0].line);
-    let names: Vec<&str> = line.fields.iter().map(|f| f.field).collect();
+    let names: Vec<&str> = fields.iter().map(|f| f.field).collect();
     for f in ["sc_stat.cpu", "sc_stat.nr_running_avg", "sc_stat.next_scan"] {
         assert!(names.contains(&f), "{f}: {names:?}");
     }
-    assert!(line.fields.iter().all(|f| f.offset < 64));
+    assert!(fields.iter().all(|f| f.offset < 64));
 }

@@ -94,7 +94,7 @@ fn a_storm_from_both_sockets_crosses_the_socket_a_handful_of_times() {
         }
     }
     e.run_until(t0 + 2_000_000, u64::MAX);
-    let s = &e.lines.lines[e.line_sbr].stats;
+    let s = &e.lines.stats(e.line_sbr);
     let handoffs: u64 = s.handoffs.iter().sum();
     assert!(handoffs as usize >= n - 10, "{handoffs} hand-offs");
     assert!(

@@ -54,12 +54,12 @@ fn rq_line_loads_miss_only_after_the_owner_wrote() {
     e.rq_line_load(3, 1, RqLine::Rq);
     assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), 1, "clean: a hit");
     let id = e.cpus[1].rq.lines.rq;
-    let hitm = e.lines.lines[id].stats.hitm_local;
+    let hitm = e.lines.stats(id).hitm_local;
     e.rq_written(1);
     e.now += 1_000;
     let xfer = e.topo.xfer_ns(1, 3) as u64;
     assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), xfer);
-    assert_eq!(e.lines.lines[id].stats.hitm_local, hitm + 1);
+    assert_eq!(e.lines.stats(id).hitm_local, hitm + 1);
     assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), 1);
     // the PELT line is written by every update of the averages
     e.rq_line_load(3, 0, RqLine::Avg);
