@@ -8,7 +8,7 @@
 //! (queues are short) that return what the tree would: the earliest deadline among eligible
 //! entities, ties to the entity queued first.
 //!
-//! Kept whole at ~890 lines: every function here reads or moves `avg_vruntime`/`avg_load` and the
+//! Kept whole at ~900 lines: every function here reads or moves `avg_vruntime`/`avg_load` and the
 //! eligibility they define, so a split would spread one invariant over files (its tests are in
 //! rq/tests.rs); 6.19's wakeup preemption and v7.1's wakeup pick (7.2 here) are the same pick path
 //! behind release flags.
