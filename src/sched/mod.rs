@@ -64,7 +64,7 @@ use locality::{Locality, TaskLoc};
 use newidle::NewidleWalk;
 use nohz::{KickStep, NohzState, NohzStep};
 use periodic::Walk;
-use rq::RunQueue;
+use rq::{RqLines, RunQueue};
 use std::collections::VecDeque;
 use tick::{TickState, TickStep};
 use user_lines::UserLines;
@@ -203,6 +203,8 @@ pub struct Engine {
     /// The workload's own lines (`Step::Access`).
     user: UserLines,
     pub(crate) cpus: Vec<Cpu>,
+    /// Per CPU, its run-queue lines and their pending writers (`rq::RqLines`), apart from `cpus`.
+    pub(crate) rq_lines: Vec<RqLines>,
     pub(crate) tasks: Vec<Task>,
     q: EventQueue<Ev>,
     rng: SimRng,
@@ -260,10 +262,11 @@ impl Engine {
         let nohz = NohzState::new(&topo, &mut lines, &patches);
         let line_jiffies = lines.add_line("jiffies_64", &[(0, "jiffies_64")]);
         let user = UserLines::new(&mut lines, workload.lines(), workload.tasks().len());
+        let rq_lines = (0..n).map(|c| RqLines::new(&mut lines, c)).collect();
         let cpus = (0..n)
             .map(|c| Cpu {
                 exec: ExecState::new(topo.spec.store_buffer.entries),
-                rq: RunQueue::new().with_lines(rq::RqLines::new(&mut lines, c)),
+                rq: RunQueue::new(),
                 idle: IdleState::new(tick_ns),
                 tick: TickState::new(&patches, tick_ns, n, c),
                 balance: BalanceState::new(&sd, c, patches.merged.ni_random.then_some(seed)),
@@ -332,6 +335,7 @@ impl Engine {
             tick_do_timer_cpu: None,
             user,
             cpus,
+            rq_lines,
             tasks,
             q: EventQueue::default(),
             rng: SimRng::new(seed),

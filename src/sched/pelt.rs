@@ -184,8 +184,8 @@ impl Engine {
     pub(super) fn update_cfs_rq_load_avg(&mut self, c: usize) -> bool {
         let now = self.rq_clock_pelt();
         let (load, runnable, running) = self.cfs_rq_pelt_inputs(c);
+        self.rq_lines[c].avg_written(c);
         let rq = &mut self.cpus[c].rq;
-        rq.avg_written_by = Some(c as u32);
         let mut decayed = false;
         if rq.removed.nr > 0 {
             let r = std::mem::take(&mut rq.removed);
@@ -345,7 +345,7 @@ impl Engine {
             self.rq_lock_remote(exec, c)
         };
         self.sched_balance_update_blocked_averages(c);
-        self.cpus[c].rq.avg_written_by = Some(exec as u32);
+        self.rq_lines[c].avg_written(exec);
         let ns = self.assume.update_blocked_ns + lock;
         self.kcharge(exec, Sym::SchedBalanceUpdateBlockedAverages, ns);
         self.cpus[c].rq.has_blocked_load

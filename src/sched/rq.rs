@@ -21,12 +21,23 @@ use crate::coherence::Reader;
 
 /// The run queue's cache lines other CPUs read (docs/MODEL.md §9, §10): the first line of
 /// `struct rq` (`__lock`, `nr_running`, `curr`, ...) and the cfs_rq's PELT averages. Each is written
-/// by the CPU that changes it; the writes are folded in when another CPU next reads the line.
-#[derive(Clone, Copy, Debug, Default)]
+/// by the CPU that changes it; the writes are folded in when another CPU next reads the line, so
+/// each keeps who wrote it since another CPU last read it.
+///
+/// One per CPU in a dense array of its own (`Engine::rq_lines`), not in `RunQueue`: a balance pass
+/// reads it for every CPU of a domain, and 16 bytes put four CPUs in a cache line, where a
+/// `RunQueue` line each cost a miss per CPU per pass.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct RqLines {
-    pub rq: LineId,
-    pub avg: LineId,
+    rq: u32,
+    avg: u32,
+    /// The CPU that last wrote each line (`NOBODY`: none since another CPU read it).
+    rq_written_by: u32,
+    avg_written_by: u32,
 }
+
+/// No pending write (a CPU number can never be u32::MAX: at most `MAX_CPUS`).
+const NOBODY: u32 = u32::MAX;
 
 impl RqLines {
     pub(crate) fn new(lines: &mut Coherence, c: usize) -> Self {
@@ -38,7 +49,31 @@ impl RqLines {
         );
         lines.set_home_near(rq, c);
         lines.set_home_near(avg, c);
-        RqLines { rq, avg }
+        let id = |l: LineId| u32::try_from(l).expect("line ids fit in u32");
+        RqLines {
+            rq: id(rq),
+            avg: id(avg),
+            rq_written_by: NOBODY,
+            avg_written_by: NOBODY,
+        }
+    }
+    /// The first line of `struct rq`.
+    pub(crate) fn rq(&self) -> LineId {
+        self.rq as LineId
+    }
+    /// `cpu` wrote the averages.
+    pub(super) fn avg_written(&mut self, cpu: usize) {
+        self.avg_written_by = cpu as u32;
+    }
+    /// The line `which` and its pending writer, which is then forgotten (a reader folds it in).
+    #[inline(always)]
+    fn take(&mut self, which: RqLine) -> (LineId, Option<u32>) {
+        let (id, w) = match which {
+            RqLine::Rq => (self.rq, &mut self.rq_written_by),
+            RqLine::Avg => (self.avg, &mut self.avg_written_by),
+        };
+        let writer = std::mem::replace(w, NOBODY);
+        (id as LineId, (writer != NOBODY).then_some(writer))
     }
 }
 
@@ -55,8 +90,8 @@ pub(crate) enum RqLine {
 ///
 /// In C layout, cache-line aligned, with what a balance pass reads of every CPU of a domain first:
 /// update_sg_lb_stats's counts and averages in the first 64 bytes (`curr`, `nr_delayed`, the
-/// queue's length, `avg`'s three averages), the line ids and pending writers of its line reads in
-/// the next. Rust's own field order spread them over three or four lines of `Cpu` (816 bytes).
+/// queue's length, `avg`'s three averages); its line ids and pending writers are in
+/// `Engine::rq_lines`. Rust's own field order spread them over three or four lines of `Cpu`.
 #[repr(C, align(64))]
 pub(crate) struct RunQueue {
     /// rq->curr (None: the idle task). Not in `queued` and not in the avg sums, as in the kernel.
@@ -67,10 +102,6 @@ pub(crate) struct RunQueue {
     pub(super) queued: Vec<TaskId>,
     /// The cfs_rq's PELT averages (`rq->cfs.avg`).
     pub(super) avg: SchedAvg,
-    /// Its lines, and who wrote each since another CPU last read it.
-    pub(super) lines: RqLines,
-    rq_written_by: Option<u32>,
-    pub(super) avg_written_by: Option<u32>,
     /// TIF_NEED_RESCHED of the running task.
     pub(super) need_resched: bool,
     pub(super) min_vruntime: u64,
@@ -98,9 +129,6 @@ const _: () = assert!(
 impl RunQueue {
     pub(super) fn new() -> Self {
         RunQueue {
-            lines: RqLines::default(),
-            rq_written_by: None,
-            avg_written_by: None,
             curr: None,
             queued: Vec::new(),
             need_resched: false,
@@ -140,28 +168,18 @@ pub(super) enum Enq {
     Migrated,
 }
 
-impl RunQueue {
-    pub(crate) fn with_lines(mut self, lines: RqLines) -> Self {
-        self.lines = lines;
-        self
-    }
-}
-
 /// The load of run-queue line `which` of `rq` by the reader `r` at `now` (see
 /// `Engine::rq_line_load`). Always in line: the balance pass's loop calls it twice per CPU.
 #[inline(always)]
 fn load_rq_line(
     lines: &mut Coherence,
     topo: &Topology,
-    rq: &mut RunQueue,
+    rq: &mut RqLines,
     r: &Reader,
     which: RqLine,
     now: u64,
 ) -> u64 {
-    let (id, writer) = match which {
-        RqLine::Rq => (rq.lines.rq, rq.rq_written_by.take()),
-        RqLine::Avg => (rq.lines.avg, rq.avg_written_by.take()),
-    };
+    let (id, writer) = rq.take(which);
     let f = usize::from(which == RqLine::Rq); // nr_running / the averages
     if let Some(w) = writer {
         lines.owner_wrote(id, w as usize, f, now);
@@ -174,7 +192,7 @@ impl Engine {
     /// pending write is folded in first, then the line model serves it. Returns its stall.
     pub(super) fn rq_line_load(&mut self, exec: usize, i: usize, which: RqLine) -> u64 {
         let r = self.lines.reader(exec);
-        let rq = &mut self.cpus[i].rq;
+        let rq = &mut self.rq_lines[i];
         load_rq_line(&mut self.lines, &self.topo, rq, &r, which, self.now)
     }
 
@@ -194,7 +212,7 @@ impl Engine {
             if !excluded.is_empty() && excluded.contains(&i) {
                 continue;
             }
-            let rq = &mut self.cpus[i].rq;
+            let rq = &mut self.rq_lines[i];
             // (written out: a loop over the two would look at `which` in the body)
             let a = load_rq_line(&mut self.lines, &self.topo, rq, &r, RqLine::Rq, now);
             let b = load_rq_line(&mut self.lines, &self.topo, rq, &r, RqLine::Avg, now);
@@ -216,8 +234,7 @@ impl Engine {
     /// read-for-ownership of its first line, after `exec`'s store buffer has drained. Returns the
     /// stall (the drain included).
     pub(super) fn rq_lock_remote(&mut self, exec: usize, i: usize) -> u64 {
-        let rq = &mut self.cpus[i].rq;
-        let (id, writer) = (rq.lines.rq, rq.rq_written_by.take());
+        let (id, writer) = self.rq_lines[i].take(RqLine::Rq);
         if let Some(w) = writer {
             self.lines.owner_wrote(id, w as usize, 1, self.now);
         }
@@ -233,13 +250,14 @@ impl Engine {
 
     /// `c`'s nr_running or curr changed: its rq line is written (by `c`).
     fn rq_written(&mut self, c: usize) {
-        self.cpus[c].rq.rq_written_by = Some(c as u32);
+        self.rq_lines[c].rq_written_by = c as u32;
     }
 
     /// `c`'s rq line was last written by `writer` (a remote CPU holding its lock).
     pub(super) fn rq_written_by(&mut self, c: usize, writer: usize) {
-        if self.cpus[c].rq.rq_written_by.is_some() {
-            self.cpus[c].rq.rq_written_by = Some(writer as u32);
+        let rq = &mut self.rq_lines[c];
+        if rq.rq_written_by != NOBODY {
+            rq.rq_written_by = writer as u32;
         }
     }
 

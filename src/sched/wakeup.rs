@@ -129,7 +129,7 @@ impl Engine {
     /// [A]. The target enqueues the task itself (`sched_ttwu_pending`), when the IPI arrives or
     /// right after the waker's work for a polling one.
     fn ttwu_queue_wakelist(&mut self, t: TaskId, waker_cpu: usize, target: usize, sis_ns: u64) {
-        let rq_line = self.cpus[target].rq.lines.rq;
+        let rq_line = self.rq_lines[target].rq();
         let pending = self
             .lines
             .access(&self.topo, rq_line, waker_cpu, Op::Store, 1, self.now);

@@ -29,7 +29,7 @@ fn a_release_never_becomes_visible_before_an_earlier_store() {
     let mut e = engine();
     let local = 5;
     let remote = remote_cpus(&e, 1)[0];
-    let far = e.cpus[remote].rq.lines.rq;
+    let far = e.rq_lines[remote].rq();
     e.now += 100;
     store(&mut e, remote, far);
     let sbr = e.line_sbr;
@@ -58,7 +58,7 @@ fn a_stores_line_is_not_obtained_before_an_earlier_stores() {
     let mut e = engine();
     let local = 5;
     let r = remote_cpus(&e, 2);
-    let (a, b) = (e.cpus[r[0]].rq.lines.rq, e.cpus[r[1]].rq.lines.rq);
+    let (a, b) = (e.rq_lines[r[0]].rq(), e.rq_lines[r[1]].rq());
     e.now += 100;
     store(&mut e, r[0], a);
     store(&mut e, r[1], b);
@@ -82,7 +82,7 @@ fn a_full_store_buffer_stalls_the_cpu_and_a_large_one_does_not() {
         let local = 5;
         e.cpus[local].exec.sb = StoreBuffer::new(entries);
         let r = remote_cpus(&e, 3);
-        let lines: Vec<LineId> = r.iter().map(|&c| e.cpus[c].rq.lines.rq).collect();
+        let lines: Vec<LineId> = r.iter().map(|&c| e.rq_lines[c].rq()).collect();
         e.now += 100;
         for (&c, &l) in r.iter().zip(&lines) {
             store(&mut e, c, l);
@@ -117,7 +117,7 @@ fn a_remote_rq_lock_waits_for_the_store_buffer_to_drain() {
         let mut e = engine();
         let local = 5;
         let r = remote_cpus(&e, 2);
-        let far = e.cpus[r[0]].rq.lines.rq;
+        let far = e.rq_lines[r[0]].rq();
         e.now += 100;
         store(&mut e, r[0], far);
         e.now += 10_000;
@@ -158,7 +158,7 @@ fn a_callers_store_goes_through_the_store_buffer() {
         let local = 5;
         e.cpus[local].exec.sb = StoreBuffer::new(entries);
         let r = remote_cpus(&e, 3);
-        let lines: Vec<LineId> = r.iter().map(|&c| e.cpus[c].rq.lines.rq).collect();
+        let lines: Vec<LineId> = r.iter().map(|&c| e.rq_lines[c].rq()).collect();
         e.now += 100;
         for (&c, &l) in r.iter().zip(&lines) {
             store(&mut e, c, l);

@@ -17,7 +17,7 @@ fn quiet() -> Engine {
 fn rq_stats(e: &Engine) -> Vec<(u64, u64)> {
     (0..4)
         .map(|c| {
-            let s = &e.lines.stats(e.cpus[c].rq.lines.rq);
+            let s = &e.lines.stats(e.rq_lines[c].rq());
             (s.loads, s.atomics)
         })
         .collect()

@@ -27,7 +27,7 @@ pub(crate) fn engine_smt(cores: u32, smt: u32, threads: u32) -> Engine {
 /// with these `(vruntime, deadline)`.
 fn hand_queue(e: &mut Engine, ents: &[(u64, u64)]) {
     for cpu in e.cpus.iter_mut() {
-        cpu.rq = RunQueue::new().with_lines(cpu.rq.lines);
+        cpu.rq = RunQueue::new();
     }
     for task in e.tasks.iter_mut() {
         task.state = TaskState::Sleeping;
@@ -53,7 +53,7 @@ fn rq_line_loads_miss_only_after_the_owner_wrote() {
     e.run_until(1_500_000, u64::MAX);
     e.rq_line_load(3, 1, RqLine::Rq);
     assert_eq!(e.rq_line_load(3, 1, RqLine::Rq), 1, "clean: a hit");
-    let id = e.cpus[1].rq.lines.rq;
+    let id = e.rq_lines[1].rq();
     let hitm = e.lines.stats(id).hitm_local;
     e.rq_written(1);
     e.now += 1_000;

@@ -39,7 +39,7 @@ fn a_sync_waker_alone_on_its_cpu_takes_the_wakee() {
 
 fn rq_loads(e: &Engine) -> Vec<u64> {
     (0..e.topo.nr_cpus())
-        .map(|c| e.lines.stats(e.cpus[c].rq.lines.rq).loads)
+        .map(|c| e.lines.stats(e.rq_lines[c].rq()).loads)
         .collect()
 }
 
@@ -112,7 +112,7 @@ fn a_wakeup_into_another_llc_goes_through_the_wake_list() {
     e.dequeue_curr_sleep(far, t);
     e.cpus[far].exec.mode = Mode::Idle;
     assert!(e.cpus[far].is_idle());
-    let lock = |e: &Engine| e.lines.stats(e.cpus[far].rq.lines.rq).atomics;
+    let lock = |e: &Engine| e.lines.stats(e.rq_lines[far].rq()).atomics;
     let csq = |e: &Engine| e.lines.stats(e.nohz.csq_lines[far]).atomics;
     let (lock0, csq0) = (lock(&e), csq(&e));
     e.try_to_wake_up(t, 0, None, 0); // an interrupt on CPU 0 wakes it: target = prev
