@@ -305,4 +305,23 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  test('warm-up: a run clicked the moment the page is ready and one clicked after the workers\' warm-up give the same numbers', async () => {
+    // www/engine-warmup.js runs a small scenario in each worker once the engine is up; it must
+    // yield to a run at once and share nothing with it
+    const query = '?v=1&machine=milan-2s&workload=oltp&seconds=0.02&seed=5&b=skip-not-due';
+    const at = async (waitMs) => {
+      const { page, problems } = await openPage(query);
+      if (waitMs) await page.waitForTimeout(waitMs);
+      await runAB(page);
+      const s = await summary(page);
+      assert.deepEqual(problems, []);
+      await page.close();
+      return s;
+    };
+    const first = await at(0);
+    const later = await at(1500);
+    assert.ok(first.hashA && first.hashB, 'both sides carry a report hash');
+    assert.deepEqual(later, first);
+  });
 }

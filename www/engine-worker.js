@@ -6,7 +6,7 @@
  */
 'use strict';
 
-importScripts('protocol.js');
+importScripts('protocol.js', 'engine-warmup.js');
 const { MSG, ERROR_KINDS, INVALID_INPUT, isSide } = self.PROTOCOL;
 
 const SLICE_MS = 30;
@@ -244,6 +244,8 @@ function handle(msg) {
     self.onmessage = (ev) => handle(ev.data);
     self.postMessage({ type: MSG.ready, presets });
     for (const m of early.splice(0)) handle(m);
+    // optimized code for the first run (engine-warmup.js); it yields to any run at once
+    self.warmUpEngine(wasm_bindgen.Sim, () => current !== null);
   } catch (e) {
     self.postMessage({ type: MSG.error, kind: ERROR_KINDS.fatal, errors: [], message: 'engine failed to load: ' + describe(e) });
   }
