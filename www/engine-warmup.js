@@ -4,7 +4,7 @@
  * ones optimized only after they have run a while (dynamic tiering). A user's first run in a fresh
  * worker then spends its first simulated milliseconds, the ones the first chart point waits for, in
  * slow code: in Node, the first 10 simulated ms of gnr-2s-96c-snc3 oltp took ~730 ms cold and ~370
- * ms warm, and ~480 ms after this warm-up (docs/MODEL.md, Performance). So each worker runs a small
+ * ms warm, and ~480 ms after this warm-up (measured with wasm-bindgen --target nodejs builds). So each worker runs a small
  * scenario of the same code paths (balancing over NUMA domains, wakeups, the line model) once the
  * engine is up, in slices, and drops it the moment real work arrives. It shares nothing with later
  * runs: every Sim is built from its own scenario and seed, so results are unchanged.
