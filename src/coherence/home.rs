@@ -167,7 +167,7 @@ impl Coherence {
         // held in the requester's own domain (its LLC or socket): ordered there
         let held_here = match line.owner {
             Some(o) => local(o as usize).then(|| topo.xfer_ns(o as usize, cpu)),
-            None => (line.group_sharers[group as usize] > 0
+            None => (self.held.in_group(id, group as usize) > 0
                 || line.nr_sharers > 0 && local(holder))
             .then(|| topo.class_ns(LatencyClass::Llc)),
         };

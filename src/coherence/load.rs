@@ -90,10 +90,8 @@ impl Groups {
         if line.nr_sharers != n && lo > r.nearest_other_ns {
             let k = self.rep.len() - 1;
             let order = &self.nearest_first[r.group * k..(r.group + 1) * k];
-            if let Some(&(_, ns)) = order
-                .iter()
-                .find(|&&(g, _)| line.group_sharers[g as usize] > 0)
-            {
+            let groups = held.groups_of(id);
+            if let Some(&(_, ns)) = order.iter().find(|&&(g, _)| groups[g as usize] > 0) {
                 lo = lo.min(ns);
             }
         }
@@ -201,7 +199,7 @@ impl Coherence {
         // so), no hand-off pending.
         // request_leg: ordered in the requester's domain when a copy is there, else at the home
         // (forwarded to the last holder's domain when that is elsewhere).
-        let in_group = line.group_sharers[r.group];
+        let in_group = self.held.in_group(id, r.group);
         let last = line.last as usize;
         let leg = if in_group > 0 || line.nr_sharers > 0 && self.homes.domain_of[last] == r.domain {
             self.groups.llc_leg
@@ -232,7 +230,7 @@ impl Coherence {
         self.held.bits[r.held_at + id] |= r.bit;
         line.held_words |= 1 << r.word;
         line.nr_sharers += 1;
-        line.group_sharers[r.group] += 1;
+        self.held.groups[id * self.held.nr_groups + r.group] += 1;
         let done = served_at(start, at, nearest as u64);
         line.reads_until = line.reads_until.max(done);
         self.stall_ns[id] += done - now;

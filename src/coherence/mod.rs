@@ -89,9 +89,6 @@ pub struct Line {
     free_at: u64,
     /// When the last concurrent shared-copy load completes (the next ownership request waits for it).
     reads_until: u64,
-    /// Sharers per CPU group (CPUs of one LLC and node): a line every tick reads has hundreds of
-    /// sharers, and the nearest or farthest one is found group by group instead of one by one.
-    group_sharers: Box<[u32]>,
     /// When the owner (the last CPU that requested ownership) has the line.
     owner_ready_at: u64,
     /// Ownership hand-offs still ahead in time: (the CPU giving the line up, when the next request's
@@ -115,12 +112,21 @@ pub struct Line {
 /// then a heap block of its own. One array, not one per word: a pass then reloads one vector's
 /// pointer after its stores, not two. An invalidation writes one word per 64 CPUs that hold the
 /// line (`Line::held_words` says which).
+///
+/// The sharers are also counted per CPU group (CPUs of one LLC and node): a line every tick reads
+/// has hundreds of sharers, and the nearest or farthest one is found group by group instead of
+/// one by one. The counts are one flat array too, `groups[id * nr_groups + g]`, a line's groups
+/// side by side (an invalidation zeroes one run), not a heap block per line reached through the
+/// line (one dependent load less per miss).
 #[derive(Clone, Debug)]
 struct Held {
     bits: Vec<u64>,
     /// Lines per word (at least the number of lines; grows by doubling in `add_line`).
     stride: usize,
     words: usize,
+    /// Sharers per line and group (at most 4,096 CPUs: a u16 holds any count).
+    groups: Vec<u16>,
+    nr_groups: usize,
 }
 
 impl Held {
@@ -144,8 +150,19 @@ impl Held {
         }
         line.held_words = 0;
     }
+    /// The sharers of `id` in group `g`.
+    #[inline(always)]
+    fn in_group(&self, id: LineId, g: usize) -> u32 {
+        u32::from(self.groups[id * self.nr_groups + g])
+    }
+    /// The sharer counts of `id`, group by group.
+    #[inline(always)]
+    fn groups_of(&self, id: LineId) -> &[u16] {
+        &self.groups[id * self.nr_groups..][..self.nr_groups]
+    }
     /// Room for line `id` (the next one).
     fn add(&mut self, id: LineId) {
+        self.groups.resize((id + 1) * self.nr_groups, 0);
         if id == self.stride {
             let stride = (2 * self.stride).max(64);
             let mut bits = vec![0; self.words * stride];
@@ -163,14 +180,14 @@ impl Line {
         if !held.has(id, cpu) {
             held.set(self, id, cpu);
             self.nr_sharers += 1;
-            self.group_sharers[group as usize] += 1;
+            held.groups[id * held.nr_groups + group as usize] += 1;
         }
     }
     /// Drops every copy, the owner's too (`owner` is the caller's to change).
     fn clear_holders(&mut self, held: &mut Held, id: LineId) {
         held.clear(self, id);
         if self.nr_sharers > 0 {
-            self.group_sharers.iter_mut().for_each(|n| *n = 0);
+            held.groups[id * held.nr_groups..][..held.nr_groups].fill(0);
             self.nr_sharers = 0;
         }
     }
@@ -293,7 +310,7 @@ impl Groups {
             hi = hi.max(ns);
         };
         let mine = self.of_cpu[cpu] as usize;
-        let n = line.group_sharers[mine];
+        let n = held.in_group(id, mine);
         if n > 0 {
             // cpu's own group: itself, its cluster (SMT siblings, cores sharing its L2), and CPUs
             // of its LLC in other clusters
@@ -316,7 +333,8 @@ impl Groups {
         // the other groups: the first non-empty one from each end of the distance order
         let k = self.rep.len() - 1;
         let order = &self.nearest_first[mine * k..(mine + 1) * k];
-        let sharing = |&&(g, _): &&(u32, u32)| line.group_sharers[g as usize] > 0;
+        let groups = held.groups_of(id);
+        let sharing = |&&(g, _): &&(u32, u32)| groups[g as usize] > 0;
         if let Some(&(_, ns)) = order.iter().find(sharing) {
             note(ns);
             if let Some(&(_, ns)) = order.iter().rev().find(sharing) {
@@ -364,14 +382,17 @@ impl Coherence {
         let groups = Groups::new(topo);
         let homes = HomeLegs::new(topo, &groups);
         let words = topo.nr_cpus().div_ceil(64);
-        // `Line::held_words` has a bit per word
+        // `Line::held_words` has a bit per word (so a group's sharers fit `Held::groups`' u16)
         assert!(words <= 64, "{} CPUs", topo.nr_cpus());
+        const { assert!(64 * 64 <= u16::MAX as usize) };
         Coherence {
             lines: Vec::new(),
             held: Held {
                 bits: Vec::new(),
                 stride: 0,
                 words,
+                groups: Vec::new(),
+                nr_groups: groups.rep.len(),
             },
             field_loads: Vec::new(),
             first_load: Vec::new(),
@@ -409,7 +430,6 @@ impl Coherence {
             nr_handoffs: 0,
             held_words: 0,
             nr_sharers: 0,
-            group_sharers: vec![0; self.groups.rep.len()].into_boxed_slice(),
             last: 0,
             free_at: 0,
             reads_until: 0,
@@ -561,7 +581,7 @@ impl Coherence {
                 // the owner's copy stays, as the first sharer
                 line.owner = None;
                 line.nr_sharers = 1;
-                line.group_sharers[group(o) as usize] = 1;
+                self.held.groups[id * self.held.nr_groups + group(o) as usize] = 1;
                 line.add_sharer(&mut self.held, id, c, group(c));
                 line.last = c;
                 (done, done, true)
