@@ -6,7 +6,7 @@
 //! the same. Every other case (a HITM, a line being handed off) goes through `access`.
 
 use super::home::HomeLegs;
-use super::{Coherence, Groups, HIT_NS, Held, Line, LineId, Op, served_at};
+use super::{Coherence, Groups, HIT_NS, Held, Hot, LineId, Op, served_at};
 use crate::machine::topology::Topology;
 
 /// What the loads of one CPU look up once instead of once per line (a balance pass reads every
@@ -62,7 +62,7 @@ impl Groups {
     #[inline(always)]
     fn nearest_sharer_ns(
         &self,
-        line: &Line,
+        line: &Hot,
         held: &Held,
         id: LineId,
         r: &Reader,
@@ -190,8 +190,8 @@ impl Coherence {
         field: usize,
         now: u64,
     ) -> u64 {
-        let line = &mut self.lines[id];
-        line.forget_handoffs_before(now);
+        let (line, rest) = (&mut self.hot[id], &mut self.lines[id]);
+        rest.forget_handoffs_before(line, now);
         if line.owner.is_some() || line.nr_handoffs > 0 {
             return self.load_contended(topo, id, r.cpu, field, now);
         }
@@ -233,7 +233,7 @@ impl Coherence {
         self.held.groups[id * self.held.nr_groups + r.group] += 1;
         let done = served_at(start, at, nearest as u64);
         line.reads_until = line.reads_until.max(done);
-        self.stall_ns[id] += done - now;
+        line.stall_ns += done - now;
         done - now
     }
 
@@ -320,7 +320,7 @@ mod tests {
                 let stats: Vec<_> = (0..c.lines.len())
                     .map(|l| (c.stats(l), c.fields(l)))
                     .collect();
-                format!("{:?} {:?} {:?}", c.lines, c.held, stats)
+                format!("{:?} {:?} {:?} {:?}", c.hot, c.lines, c.held, stats)
             };
             assert_eq!(state(&a), state(&b), "{name}");
         }
