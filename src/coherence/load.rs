@@ -16,6 +16,7 @@ use crate::machine::topology::Topology;
 pub struct Reader {
     cpu: usize,
     group: usize,
+    /// The word and bit of its slot in `Held` (`Groups::slot`).
     word: usize,
     /// Where the CPU's word of line 0 is in `Held::bits` (`word * stride`), set by `reader` for
     /// the lines there are then, and `Held::stride` then.
@@ -26,8 +27,8 @@ pub struct Reader {
     domain: u32,
     /// `Groups::nearest_other_ns` of its group.
     nearest_other_ns: u32,
-    /// Its only other CPU of its cluster and that one's transfer latency, when the cluster has
-    /// exactly two (SMT2 without L2 clusters): `Groups::cluster_ns` without a loop.
+    /// Its only other CPU of its cluster (by its slot) and that one's transfer latency, when the
+    /// cluster has exactly two (SMT2 without L2 clusters): `Groups::cluster_ns` without a loop.
     sibling: Option<(u32, u32)>,
 }
 
@@ -36,13 +37,14 @@ impl Reader {
         (0..groups.of_cpu.len())
             .map(|cpu| {
                 let group = groups.of_cpu[cpu] as usize;
+                let slot = groups.slot[cpu] as usize;
                 Reader {
                     cpu,
                     group,
-                    word: cpu / 64,
+                    word: slot / 64,
                     held_at: 0,
                     stride: 0,
-                    bit: 1 << (cpu % 64),
+                    bit: 1 << (slot % 64),
                     domain: homes.domain_of[cpu],
                     nearest_other_ns: groups.nearest_other_ns[group],
                     sibling: match *groups.cluster_ns[cpu] {
@@ -72,7 +74,7 @@ impl Groups {
         if n > 0 {
             let mut others = n;
             let mut note = |(s, ns): (u32, u32)| {
-                if held.has(id, s) {
+                if held.has_slot(id, s) {
                     lo = lo.min(ns);
                     others -= 1;
                 }

@@ -122,6 +122,10 @@ pub struct Line {
 /// pointer after its stores, not two. An invalidation writes one word per 64 CPUs that hold the
 /// line (`Line::held_words` says which).
 ///
+/// A CPU's bit is its slot (`Groups::slot`), not its number: CPUs cluster by cluster, so that the
+/// SMT siblings (numbered half the machine apart) share a word, and a miss that asks whether the
+/// reader's sibling has a copy reads the word its own hit check has just read.
+///
 /// The sharers are also counted per CPU group (CPUs of one LLC and node): a line every tick reads
 /// has hundreds of sharers, and the nearest or farthest one is found group by group instead of
 /// one by one. The counts are one flat array too, `groups[id * nr_groups + g]`, a line's groups
@@ -133,22 +137,26 @@ struct Held {
     /// Lines per word (at least the number of lines; grows by doubling in `add_line`).
     stride: usize,
     words: usize,
+    /// Per CPU, its slot (`Groups::slot`).
+    slot: Vec<u32>,
     /// Sharers per line and group (at most 4,096 CPUs: a u16 holds any count).
     groups: Vec<u16>,
     nr_groups: usize,
 }
 
 impl Held {
-    fn at(&self, id: LineId, cpu: u32) -> usize {
-        cpu as usize / 64 * self.stride + id
-    }
     fn has(&self, id: LineId, cpu: u32) -> bool {
-        self.bits[self.at(id, cpu)] & (1 << (cpu % 64)) != 0
+        self.has_slot(id, self.slot[cpu as usize])
+    }
+    /// Whether the CPU in slot `slot` holds `id`.
+    #[inline(always)]
+    fn has_slot(&self, id: LineId, slot: u32) -> bool {
+        self.bits[slot as usize / 64 * self.stride + id] & (1 << (slot % 64)) != 0
     }
     fn set(&mut self, line: &mut Hot, id: LineId, cpu: u32) {
-        let i = self.at(id, cpu);
-        self.bits[i] |= 1 << (cpu % 64);
-        line.held_words |= 1 << (cpu / 64);
+        let slot = self.slot[cpu as usize];
+        self.bits[slot as usize / 64 * self.stride + id] |= 1 << (slot % 64);
+        line.held_words |= 1 << (slot / 64);
     }
     /// Clears every holder's bit of `id`.
     fn clear(&mut self, line: &mut Hot, id: LineId) {
@@ -185,6 +193,7 @@ impl Held {
 
 impl Hot {
     /// Adds `cpu` (of `group`) to the sharers of the line (not Modified).
+    #[inline(always)]
     fn add_sharer(&mut self, held: &mut Held, id: LineId, cpu: u32, group: u32) {
         if !held.has(id, cpu) {
             held.set(self, id, cpu);
@@ -247,10 +256,12 @@ struct Groups {
     /// non-empty one from either end, not a scan of every group: a clean miss on a run-queue line
     /// every balancer reads does this once per line a balance pass reads.
     nearest_first: Vec<(u32, u32)>,
-    /// Per CPU, the other CPUs of its cluster (SMT siblings, cores sharing its L2) with their
-    /// transfer latency to it, and the LLC transfer latency: a miss's own-group sharers priced
-    /// without asking the topology.
+    /// Per CPU, the other CPUs of its cluster (SMT siblings, cores sharing its L2), by their slot
+    /// (`slot`), with their transfer latency to it, and the LLC transfer latency: a miss's
+    /// own-group sharers priced without asking the topology.
     cluster_ns: Vec<Box<[(u32, u32)]>>,
+    /// Per CPU, its bit in `Held` (its slot): the CPUs cluster by cluster, in cluster order.
+    slot: Vec<u32>,
     llc_ns: u32,
     /// A request leg inside the requester's domain: half the LLC figure (`home.rs`).
     llc_leg: u64,
@@ -288,11 +299,16 @@ impl Groups {
             nearest_other_ns.push(others.first().map_or(u32::MAX, |&(_, ns)| ns));
             nearest_first.extend(others);
         }
+        let mut slot = vec![u32::MAX; topo.nr_cpus()];
+        for (i, &c) in topo.cluster_cpus.iter().flatten().enumerate() {
+            slot[c as usize] = i as u32;
+        }
+        assert!(slot.iter().all(|&s| s != u32::MAX), "a CPU in no cluster");
         let cluster_ns = (0..topo.nr_cpus())
             .map(|c| {
                 let sibs = topo.cluster_siblings(c).iter();
                 sibs.filter(|&&s| s as usize != c)
-                    .map(|&s| (s, topo.xfer_ns(s as usize, c)))
+                    .map(|&s| (slot[s as usize], topo.xfer_ns(s as usize, c)))
                     .collect()
             })
             .collect();
@@ -302,6 +318,7 @@ impl Groups {
             rep,
             nearest_first,
             cluster_ns,
+            slot,
             llc_ns,
             llc_leg: (llc_ns as u64 / 2).max(1),
             nearest_other_ns,
@@ -329,7 +346,7 @@ impl Groups {
             // of its LLC in other clusters
             let mut others = n - u32::from(held.has(id, cpu as u32));
             for &(s, ns) in self.cluster_ns[cpu].iter() {
-                if held.has(id, s) {
+                if held.has_slot(id, s) {
                     note(ns);
                     others -= 1;
                 }
@@ -405,6 +422,7 @@ impl Coherence {
                 bits: Vec::new(),
                 stride: 0,
                 words,
+                slot: groups.slot.clone(),
                 groups: Vec::new(),
                 nr_groups: groups.rep.len(),
             },
