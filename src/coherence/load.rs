@@ -192,8 +192,11 @@ impl Coherence {
         field: usize,
         now: u64,
     ) -> u64 {
-        let (line, rest) = (&mut self.hot[id], &mut self.lines[id]);
-        rest.forget_handoffs_before(line, now);
+        let line = &mut self.hot[id];
+        if line.nr_handoffs > 0 {
+            // (the rest of the line only then)
+            self.lines[id].forget_handoffs_before(line, now);
+        }
         if line.owner.is_some() || line.nr_handoffs > 0 {
             return self.load_contended(topo, id, r.cpu, field, now);
         }
@@ -201,7 +204,8 @@ impl Coherence {
         // so), no hand-off pending.
         // request_leg: ordered in the requester's domain when a copy is there, else at the home
         // (forwarded to the last holder's domain when that is elsewhere).
-        let in_group = self.held.in_group(id, r.group);
+        let my_group = id * self.held.nr_groups + r.group; // in `Held::groups`
+        let in_group = u32::from(self.held.groups[my_group]);
         let last = line.last as usize;
         let leg = if in_group > 0 || line.nr_sharers > 0 && self.homes.domain_of[last] == r.domain {
             self.groups.llc_leg
@@ -232,7 +236,7 @@ impl Coherence {
         self.held.bits[r.held_at + id] |= r.bit;
         line.held_words |= 1 << r.word;
         line.nr_sharers += 1;
-        self.held.groups[id * self.held.nr_groups + r.group] += 1;
+        self.held.groups[my_group] += 1;
         let done = served_at(start, at, nearest as u64);
         line.reads_until = line.reads_until.max(done);
         line.stall_ns += done - now;
