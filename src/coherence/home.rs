@@ -112,16 +112,20 @@ pub(super) fn handoff_distance(topo: &Topology, from: usize, to: usize) -> usize
     }
 }
 
-impl Line {
-    /// Whether an access by `cpu` to this line (`id`) is served from its own cache, with no
-    /// request leaving the core (after `forget_handoffs_before`).
-    pub(super) fn is_hit(&self, hot: &Hot, held: &Held, id: LineId, cpu: u32, op: Op) -> bool {
-        let still_held =
-            hot.nr_handoffs > 0 && self.handing_off.get(cpu as usize).is_some_and(|&n| n > 0);
+impl Hot {
+    /// Whether an access by `cpu` to this line (`id`, the rest of it `lines[id]`, read only with
+    /// a hand-off pending) is served from its own cache, with no request leaving the core (after
+    /// `forget_handoffs_before`).
+    pub(super) fn is_hit(&self, lines: &[Line], held: &Held, id: LineId, cpu: u32, op: Op) -> bool {
+        let still_held = self.nr_handoffs > 0
+            && lines[id]
+                .handing_off
+                .get(cpu as usize)
+                .is_some_and(|&n| n > 0);
         match op {
             // the owner or a sharer
             Op::Load => still_held || held.has(id, cpu),
-            Op::Store | Op::Atomic => hot.owner == Some(cpu) || still_held,
+            Op::Store | Op::Atomic => self.owner == Some(cpu) || still_held,
         }
     }
 }
@@ -157,9 +161,11 @@ impl Coherence {
         now: u64,
     ) -> u64 {
         let group = self.groups.of_cpu[cpu];
-        let (hot, line) = (&mut self.hot[id], &mut self.lines[id]);
-        line.forget_handoffs_before(hot, now);
-        if line.is_hit(hot, &self.held, id, cpu as u32, op) {
+        let hot = &mut self.hot[id];
+        if hot.nr_handoffs > 0 {
+            self.lines[id].forget_handoffs_before(hot, now);
+        }
+        if hot.is_hit(&self.lines, &self.held, id, cpu as u32, op) {
             return 0;
         }
         let holder = hot.owner.unwrap_or(hot.last) as usize;
