@@ -18,7 +18,7 @@
 //! Homes: kernel statics on node 0 (the kernel image, no text replication on x86), per-CPU data
 //! and run queues on their CPU's node, slab objects on the node that allocated them.
 
-use super::{Coherence, Groups, Held, Line, LineId, Op};
+use super::{Coherence, Groups, Held, Hot, Line, LineId, Op};
 use crate::machine::hardware::{LatencyClass, Vendor};
 use crate::machine::topology::Topology;
 
@@ -112,12 +112,16 @@ pub(super) fn handoff_distance(topo: &Topology, from: usize, to: usize) -> usize
     }
 }
 
-impl Line {
-    /// Whether an access by `cpu` to this line (`id`) is served from its own cache, with no
-    /// request leaving the core (after `forget_handoffs_before`).
-    pub(super) fn is_hit(&self, held: &Held, id: LineId, cpu: u32, op: Op) -> bool {
-        let still_held =
-            self.nr_handoffs > 0 && self.handing_off.get(cpu as usize).is_some_and(|&n| n > 0);
+impl Hot {
+    /// Whether an access by `cpu` to this line (`id`, the rest of it `lines[id]`, read only with
+    /// a hand-off pending) is served from its own cache, with no request leaving the core (after
+    /// `forget_handoffs_before`).
+    pub(super) fn is_hit(&self, lines: &[Line], held: &Held, id: LineId, cpu: u32, op: Op) -> bool {
+        let still_held = self.nr_handoffs > 0
+            && lines[id]
+                .handing_off
+                .get(cpu as usize)
+                .is_some_and(|&n| n > 0);
         match op {
             // the owner or a sharer
             Op::Load => still_held || held.has(id, cpu),
@@ -129,21 +133,21 @@ impl Line {
 impl Coherence {
     /// Places `line`'s home agent on `node` (every line starts on node 0: a kernel static).
     pub fn set_home(&mut self, id: LineId, node: u32) {
-        self.lines[id].home = node;
+        self.hot[id].home = node;
     }
 
     /// Places `line`'s home on `cpu`'s node: per-CPU data, and what a CPU allocates for itself.
     pub fn set_home_near(&mut self, id: LineId, cpu: usize) {
-        self.lines[id].home = self.node_of_cpu[cpu];
+        self.hot[id].home = self.node_of_cpu[cpu];
     }
 
     /// The CPU holding `line` Modified, if one does.
     pub fn owner(&self, id: LineId) -> Option<u32> {
-        self.lines[id].owner
+        self.hot[id].owner
     }
 
     pub fn home(&self, id: LineId) -> u32 {
-        self.lines[id].home
+        self.hot[id].home
     }
 
     /// The request leg of an access by `cpu` at `now`: 0 for a hit, else the time its request takes
@@ -157,29 +161,31 @@ impl Coherence {
         now: u64,
     ) -> u64 {
         let group = self.groups.of_cpu[cpu];
-        let line = &mut self.lines[id];
-        line.forget_handoffs_before(now);
-        if line.is_hit(&self.held, id, cpu as u32, op) {
+        let hot = &mut self.hot[id];
+        if hot.nr_handoffs > 0 {
+            self.lines[id].forget_handoffs_before(hot, now);
+        }
+        if hot.is_hit(&self.lines, &self.held, id, cpu as u32, op) {
             return 0;
         }
-        let holder = line.owner.unwrap_or(line.last) as usize;
+        let holder = hot.owner.unwrap_or(hot.last) as usize;
         let local = |a: usize| self.homes.same_domain(topo, a, cpu);
         // held in the requester's own domain (its LLC or socket): ordered there
-        let held_here = match line.owner {
+        let held_here = match hot.owner {
             Some(o) => local(o as usize).then(|| topo.xfer_ns(o as usize, cpu)),
-            None => (line.group_sharers[group as usize] > 0
-                || line.nr_sharers > 0 && local(holder))
+            None => (self.held.in_group(id, group as usize) > 0
+                || hot.nr_sharers > 0 && local(holder))
             .then(|| topo.class_ns(LatencyClass::Llc)),
         };
         if let Some(ns) = held_here {
             return (ns as u64 / 2).max(1);
         }
         // else to the home agent, which forwards it to the holder's domain if that is elsewhere
-        let home = line.home;
+        let home = hot.home;
         let to_home = self.homes.to_node(group, home);
         let holder_home =
             topo.cpus[holder].node == home || self.homes.domain_holds_node(topo, holder, home);
-        let forward = if line.nr_sharers == 0 && line.owner.is_none() || holder_home {
+        let forward = if hot.nr_sharers == 0 && hot.owner.is_none() || holder_home {
             0
         } else {
             self.homes.to_node(self.groups.of_cpu[holder], home)

@@ -6,7 +6,7 @@
 //! the same. Every other case (a HITM, a line being handed off) goes through `access`.
 
 use super::home::HomeLegs;
-use super::{Coherence, Groups, HIT_NS, Held, Line, LineId, Op, served_at};
+use super::{Coherence, Groups, HIT_NS, Held, Hot, LineId, Op, served_at};
 use crate::machine::topology::Topology;
 
 /// What the loads of one CPU look up once instead of once per line (a balance pass reads every
@@ -16,6 +16,7 @@ use crate::machine::topology::Topology;
 pub struct Reader {
     cpu: usize,
     group: usize,
+    /// The word and bit of its slot in `Held` (`Groups::slot`).
     word: usize,
     /// Where the CPU's word of line 0 is in `Held::bits` (`word * stride`), set by `reader` for
     /// the lines there are then, and `Held::stride` then.
@@ -26,8 +27,8 @@ pub struct Reader {
     domain: u32,
     /// `Groups::nearest_other_ns` of its group.
     nearest_other_ns: u32,
-    /// Its only other CPU of its cluster and that one's transfer latency, when the cluster has
-    /// exactly two (SMT2 without L2 clusters): `Groups::cluster_ns` without a loop.
+    /// Its only other CPU of its cluster (by its slot) and that one's transfer latency, when the
+    /// cluster has exactly two (SMT2 without L2 clusters): `Groups::cluster_ns` without a loop.
     sibling: Option<(u32, u32)>,
 }
 
@@ -36,13 +37,14 @@ impl Reader {
         (0..groups.of_cpu.len())
             .map(|cpu| {
                 let group = groups.of_cpu[cpu] as usize;
+                let slot = groups.slot[cpu] as usize;
                 Reader {
                     cpu,
                     group,
-                    word: cpu / 64,
+                    word: slot / 64,
                     held_at: 0,
                     stride: 0,
-                    bit: 1 << (cpu % 64),
+                    bit: 1 << (slot % 64),
                     domain: homes.domain_of[cpu],
                     nearest_other_ns: groups.nearest_other_ns[group],
                     sibling: match *groups.cluster_ns[cpu] {
@@ -62,7 +64,7 @@ impl Groups {
     #[inline(always)]
     fn nearest_sharer_ns(
         &self,
-        line: &Line,
+        line: &Hot,
         held: &Held,
         id: LineId,
         r: &Reader,
@@ -72,7 +74,7 @@ impl Groups {
         if n > 0 {
             let mut others = n;
             let mut note = |(s, ns): (u32, u32)| {
-                if held.has(id, s) {
+                if held.has_slot(id, s) {
                     lo = lo.min(ns);
                     others -= 1;
                 }
@@ -90,10 +92,8 @@ impl Groups {
         if line.nr_sharers != n && lo > r.nearest_other_ns {
             let k = self.rep.len() - 1;
             let order = &self.nearest_first[r.group * k..(r.group + 1) * k];
-            if let Some(&(_, ns)) = order
-                .iter()
-                .find(|&&(g, _)| line.group_sharers[g as usize] > 0)
-            {
+            let groups = held.groups_of(id);
+            if let Some(&(_, ns)) = order.iter().find(|&&(g, _)| groups[g as usize] > 0) {
                 lo = lo.min(ns);
             }
         }
@@ -192,8 +192,11 @@ impl Coherence {
         field: usize,
         now: u64,
     ) -> u64 {
-        let line = &mut self.lines[id];
-        line.forget_handoffs_before(now);
+        let line = &mut self.hot[id];
+        if line.nr_handoffs > 0 {
+            // (the rest of the line only then)
+            self.lines[id].forget_handoffs_before(line, now);
+        }
         if line.owner.is_some() || line.nr_handoffs > 0 {
             return self.load_contended(topo, id, r.cpu, field, now);
         }
@@ -201,7 +204,8 @@ impl Coherence {
         // so), no hand-off pending.
         // request_leg: ordered in the requester's domain when a copy is there, else at the home
         // (forwarded to the last holder's domain when that is elsewhere).
-        let in_group = line.group_sharers[r.group];
+        let my_group = id * self.held.nr_groups + r.group; // in `Held::groups`
+        let in_group = u32::from(self.held.groups[my_group]);
         let last = line.last as usize;
         let leg = if in_group > 0 || line.nr_sharers > 0 && self.homes.domain_of[last] == r.domain {
             self.groups.llc_leg
@@ -232,10 +236,10 @@ impl Coherence {
         self.held.bits[r.held_at + id] |= r.bit;
         line.held_words |= 1 << r.word;
         line.nr_sharers += 1;
-        line.group_sharers[r.group] += 1;
+        self.held.groups[my_group] += 1;
         let done = served_at(start, at, nearest as u64);
         line.reads_until = line.reads_until.max(done);
-        self.stall_ns[id] += done - now;
+        line.stall_ns += done - now;
         done - now
     }
 
@@ -322,7 +326,7 @@ mod tests {
                 let stats: Vec<_> = (0..c.lines.len())
                     .map(|l| (c.stats(l), c.fields(l)))
                     .collect();
-                format!("{:?} {:?} {:?}", c.lines, c.held, stats)
+                format!("{:?} {:?} {:?} {:?}", c.hot, c.lines, c.held, stats)
             };
             assert_eq!(state(&a), state(&b), "{name}");
         }

@@ -68,19 +68,20 @@ pub struct LineStats {
     pub handoffs: [u64; 4],
 }
 
-/// A line's state. In declaration order (`repr(C)`), aligned to a cache line: the first 64 bytes
-/// are what a clean miss of a shared line reads and writes (`load.rs`), in one host cache line; the
-/// rest (the sharer groups, the pending hand-offs, the counters) follows.
+/// What an access reads and writes of a line's state but the hand-offs and the counters: one host
+/// cache line (`repr(C, align(64))`, 64 bytes), in `Coherence::hot`, a dense array, so that the
+/// lines a balance pass reads one after another (the run-queue lines of consecutive CPUs) are
+/// consecutive 64-byte records, not 64 bytes of every 256 (`Line` has the rest).
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
-pub struct Line {
+struct Hot {
     owner: Option<u32>,
     /// Last CPU that received the line (source of the next transfer when nobody holds it).
     last: u32,
     nr_sharers: u32,
     /// The node of the line's home agent (`coherence/home.rs`).
     home: u32,
-    /// `handoffs.len()`, here so that a miss that finds none does not read `handoffs`.
+    /// `Line::handoffs.len()`, here so that a miss that finds none does not read the line's rest.
     nr_handoffs: u32,
     /// Which words of `Held` may have a bit set for this line (bit w: CPUs 64w..64w+63): what an
     /// invalidation clears, instead of every word.
@@ -89,11 +90,16 @@ pub struct Line {
     free_at: u64,
     /// When the last concurrent shared-copy load completes (the next ownership request waits for it).
     reads_until: u64,
-    /// Sharers per CPU group (CPUs of one LLC and node): a line every tick reads has hundreds of
-    /// sharers, and the nearest or farthest one is found group by group instead of one by one.
-    group_sharers: Box<[u32]>,
+    /// `LineStats::stall_ns`.
+    stall_ns: u64,
     /// When the owner (the last CPU that requested ownership) has the line.
     owner_ready_at: u64,
+}
+
+/// The rest of a line's state (`Hot` has what an access reads): the pending hand-offs, the name
+/// and the counters.
+#[derive(Clone, Debug)]
+pub struct Line {
     /// Ownership hand-offs still ahead in time: (the CPU giving the line up, when the next request's
     /// service starts). Until then the line is still in that CPU's cache, and a store it issues
     /// commits there without a transfer.
@@ -102,7 +108,7 @@ pub struct Line {
     handing_off: Vec<u16>,
     pub name: String,
     /// Its counters but the loads and the stall (`loads` and `stall_ns` stay 0: they are in
-    /// `Coherence::field_loads` and `Coherence::stall_ns`).
+    /// `Coherence::field_loads` and `Hot::stall_ns`).
     stats: LineStats,
     /// Its fields' counters but the loads (likewise).
     fields: Vec<FieldStats>,
@@ -115,28 +121,45 @@ pub struct Line {
 /// then a heap block of its own. One array, not one per word: a pass then reloads one vector's
 /// pointer after its stores, not two. An invalidation writes one word per 64 CPUs that hold the
 /// line (`Line::held_words` says which).
+///
+/// A CPU's bit is its slot (`Groups::slot`), not its number: CPUs cluster by cluster, so that the
+/// SMT siblings (numbered half the machine apart) share a word, and a miss that asks whether the
+/// reader's sibling has a copy reads the word its own hit check has just read.
+///
+/// The sharers are also counted per CPU group (CPUs of one LLC and node): a line every tick reads
+/// has hundreds of sharers, and the nearest or farthest one is found group by group instead of
+/// one by one. The counts are one flat array too, `groups[id * nr_groups + g]`, a line's groups
+/// side by side (an invalidation zeroes one run), not a heap block per line reached through the
+/// line (one dependent load less per miss).
 #[derive(Clone, Debug)]
 struct Held {
     bits: Vec<u64>,
     /// Lines per word (at least the number of lines; grows by doubling in `add_line`).
     stride: usize,
     words: usize,
+    /// Per CPU, its slot (`Groups::slot`).
+    slot: Vec<u32>,
+    /// Sharers per line and group (at most 4,096 CPUs: a u16 holds any count).
+    groups: Vec<u16>,
+    nr_groups: usize,
 }
 
 impl Held {
-    fn at(&self, id: LineId, cpu: u32) -> usize {
-        cpu as usize / 64 * self.stride + id
-    }
     fn has(&self, id: LineId, cpu: u32) -> bool {
-        self.bits[self.at(id, cpu)] & (1 << (cpu % 64)) != 0
+        self.has_slot(id, self.slot[cpu as usize])
     }
-    fn set(&mut self, line: &mut Line, id: LineId, cpu: u32) {
-        let i = self.at(id, cpu);
-        self.bits[i] |= 1 << (cpu % 64);
-        line.held_words |= 1 << (cpu / 64);
+    /// Whether the CPU in slot `slot` holds `id`.
+    #[inline(always)]
+    fn has_slot(&self, id: LineId, slot: u32) -> bool {
+        self.bits[slot as usize / 64 * self.stride + id] & (1 << (slot % 64)) != 0
+    }
+    fn set(&mut self, line: &mut Hot, id: LineId, cpu: u32) {
+        let slot = self.slot[cpu as usize];
+        self.bits[slot as usize / 64 * self.stride + id] |= 1 << (slot % 64);
+        line.held_words |= 1 << (slot / 64);
     }
     /// Clears every holder's bit of `id`.
-    fn clear(&mut self, line: &mut Line, id: LineId) {
+    fn clear(&mut self, line: &mut Hot, id: LineId) {
         let mut m = line.held_words;
         while m != 0 {
             self.bits[m.trailing_zeros() as usize * self.stride + id] = 0;
@@ -144,8 +167,19 @@ impl Held {
         }
         line.held_words = 0;
     }
+    /// The sharers of `id` in group `g`.
+    #[inline(always)]
+    fn in_group(&self, id: LineId, g: usize) -> u32 {
+        u32::from(self.groups[id * self.nr_groups + g])
+    }
+    /// The sharer counts of `id`, group by group.
+    #[inline(always)]
+    fn groups_of(&self, id: LineId) -> &[u16] {
+        &self.groups[id * self.nr_groups..][..self.nr_groups]
+    }
     /// Room for line `id` (the next one).
     fn add(&mut self, id: LineId) {
+        self.groups.resize((id + 1) * self.nr_groups, 0);
         if id == self.stride {
             let stride = (2 * self.stride).max(64);
             let mut bits = vec![0; self.words * stride];
@@ -157,20 +191,21 @@ impl Held {
     }
 }
 
-impl Line {
+impl Hot {
     /// Adds `cpu` (of `group`) to the sharers of the line (not Modified).
+    #[inline(always)]
     fn add_sharer(&mut self, held: &mut Held, id: LineId, cpu: u32, group: u32) {
         if !held.has(id, cpu) {
             held.set(self, id, cpu);
             self.nr_sharers += 1;
-            self.group_sharers[group as usize] += 1;
+            held.groups[id * held.nr_groups + group as usize] += 1;
         }
     }
     /// Drops every copy, the owner's too (`owner` is the caller's to change).
     fn clear_holders(&mut self, held: &mut Held, id: LineId) {
         held.clear(self, id);
         if self.nr_sharers > 0 {
-            self.group_sharers.iter_mut().for_each(|n| *n = 0);
+            held.groups[id * held.nr_groups..][..held.nr_groups].fill(0);
             self.nr_sharers = 0;
         }
     }
@@ -180,16 +215,20 @@ impl Line {
         self.owner = Some(cpu);
         held.set(self, id, cpu);
     }
-    fn push_handoff(&mut self, from: u32, at: u64, nr_cpus: usize) {
+}
+
+impl Line {
+    fn push_handoff(&mut self, hot: &mut Hot, from: u32, at: u64, nr_cpus: usize) {
         if self.handing_off.is_empty() {
             self.handing_off = vec![0; nr_cpus];
         }
         self.handoffs.push_back((from, at));
-        self.nr_handoffs += 1;
+        hot.nr_handoffs += 1;
         self.handing_off[from as usize] += 1;
     }
-    fn forget_handoffs_before(&mut self, now: u64) {
-        if self.nr_handoffs == 0 {
+    /// Drops the hand-offs that are over at `now` (reads no more than `hot` when there are none).
+    fn forget_handoffs_before(&mut self, hot: &mut Hot, now: u64) {
+        if hot.nr_handoffs == 0 {
             return;
         }
         while let Some(&(from, at)) = self.handoffs.front() {
@@ -197,10 +236,10 @@ impl Line {
                 break;
             }
             self.handoffs.pop_front();
-            self.nr_handoffs -= 1;
+            hot.nr_handoffs -= 1;
             self.handing_off[from as usize] -= 1;
         }
-        debug_assert_eq!(self.nr_handoffs as usize, self.handoffs.len());
+        debug_assert_eq!(hot.nr_handoffs as usize, self.handoffs.len());
     }
 }
 
@@ -217,10 +256,12 @@ struct Groups {
     /// non-empty one from either end, not a scan of every group: a clean miss on a run-queue line
     /// every balancer reads does this once per line a balance pass reads.
     nearest_first: Vec<(u32, u32)>,
-    /// Per CPU, the other CPUs of its cluster (SMT siblings, cores sharing its L2) with their
-    /// transfer latency to it, and the LLC transfer latency: a miss's own-group sharers priced
-    /// without asking the topology.
+    /// Per CPU, the other CPUs of its cluster (SMT siblings, cores sharing its L2), by their slot
+    /// (`slot`), with their transfer latency to it, and the LLC transfer latency: a miss's
+    /// own-group sharers priced without asking the topology.
     cluster_ns: Vec<Box<[(u32, u32)]>>,
+    /// Per CPU, its bit in `Held` (its slot): the CPUs cluster by cluster, in cluster order.
+    slot: Vec<u32>,
     llc_ns: u32,
     /// A request leg inside the requester's domain: half the LLC figure (`home.rs`).
     llc_leg: u64,
@@ -258,11 +299,16 @@ impl Groups {
             nearest_other_ns.push(others.first().map_or(u32::MAX, |&(_, ns)| ns));
             nearest_first.extend(others);
         }
+        let mut slot = vec![u32::MAX; topo.nr_cpus()];
+        for (i, &c) in topo.cluster_cpus.iter().flatten().enumerate() {
+            slot[c as usize] = i as u32;
+        }
+        assert!(slot.iter().all(|&s| s != u32::MAX), "a CPU in no cluster");
         let cluster_ns = (0..topo.nr_cpus())
             .map(|c| {
                 let sibs = topo.cluster_siblings(c).iter();
                 sibs.filter(|&&s| s as usize != c)
-                    .map(|&s| (s, topo.xfer_ns(s as usize, c)))
+                    .map(|&s| (slot[s as usize], topo.xfer_ns(s as usize, c)))
                     .collect()
             })
             .collect();
@@ -272,6 +318,7 @@ impl Groups {
             rep,
             nearest_first,
             cluster_ns,
+            slot,
             llc_ns,
             llc_leg: (llc_ns as u64 / 2).max(1),
             nearest_other_ns,
@@ -282,7 +329,7 @@ impl Groups {
     /// `id` (not Modified).
     fn sharer_xfer_bounds(
         &self,
-        line: &Line,
+        line: &Hot,
         held: &Held,
         id: LineId,
         cpu: usize,
@@ -293,13 +340,13 @@ impl Groups {
             hi = hi.max(ns);
         };
         let mine = self.of_cpu[cpu] as usize;
-        let n = line.group_sharers[mine];
+        let n = held.in_group(id, mine);
         if n > 0 {
             // cpu's own group: itself, its cluster (SMT siblings, cores sharing its L2), and CPUs
             // of its LLC in other clusters
             let mut others = n - u32::from(held.has(id, cpu as u32));
             for &(s, ns) in self.cluster_ns[cpu].iter() {
-                if held.has(id, s) {
+                if held.has_slot(id, s) {
                     note(ns);
                     others -= 1;
                 }
@@ -316,7 +363,8 @@ impl Groups {
         // the other groups: the first non-empty one from each end of the distance order
         let k = self.rep.len() - 1;
         let order = &self.nearest_first[mine * k..(mine + 1) * k];
-        let sharing = |&&(g, _): &&(u32, u32)| line.group_sharers[g as usize] > 0;
+        let groups = held.groups_of(id);
+        let sharing = |&&(g, _): &&(u32, u32)| groups[g as usize] > 0;
         if let Some(&(_, ns)) = order.iter().find(sharing) {
             note(ns);
             if let Some(&(_, ns)) = order.iter().rev().find(sharing) {
@@ -338,6 +386,8 @@ pub struct Access {
 }
 
 pub struct Coherence {
+    /// Per line, what an access reads (`Hot`); `lines` has the rest, at the same index.
+    hot: Vec<Hot>,
     pub lines: Vec<Line>,
     /// Which CPUs hold each line (`Held`).
     held: Held,
@@ -346,8 +396,6 @@ pub struct Coherence {
     /// the lines' structs, so that a hit writes one dense array.
     field_loads: Vec<u64>,
     first_load: Vec<u32>,
-    /// Per line, `LineStats::stall_ns` (here, not in the line's first 64 bytes: those are full).
-    stall_ns: Vec<u64>,
     /// Per CPU, what its loads look up (`load::Reader`).
     readers: Vec<Reader>,
     nr_cpus: usize,
@@ -364,18 +412,22 @@ impl Coherence {
         let groups = Groups::new(topo);
         let homes = HomeLegs::new(topo, &groups);
         let words = topo.nr_cpus().div_ceil(64);
-        // `Line::held_words` has a bit per word
+        // `Line::held_words` has a bit per word (so a group's sharers fit `Held::groups`' u16)
         assert!(words <= 64, "{} CPUs", topo.nr_cpus());
+        const { assert!(64 * 64 <= u16::MAX as usize) };
         Coherence {
+            hot: Vec::new(),
             lines: Vec::new(),
             held: Held {
                 bits: Vec::new(),
                 stride: 0,
                 words,
+                slot: groups.slot.clone(),
+                groups: Vec::new(),
+                nr_groups: groups.rep.len(),
             },
             field_loads: Vec::new(),
             first_load: Vec::new(),
-            stall_ns: Vec::new(),
             readers: Reader::all(&groups, &homes),
             nr_cpus: topo.nr_cpus(),
             homes,
@@ -400,20 +452,21 @@ impl Coherence {
     pub fn add_line(&mut self, name: impl Into<String>, fields: &[(u32, &'static str)]) -> LineId {
         self.held.add(self.lines.len());
         self.first_load.push(self.field_loads.len() as u32);
-        self.stall_ns.push(0);
         self.field_loads.extend(fields.iter().map(|_| 0));
-        self.lines.push(Line {
-            name: name.into(),
-            home: 0,
+        self.hot.push(Hot {
             owner: None,
+            last: 0,
+            nr_sharers: 0,
+            home: 0,
             nr_handoffs: 0,
             held_words: 0,
-            nr_sharers: 0,
-            group_sharers: vec![0; self.groups.rep.len()].into_boxed_slice(),
-            last: 0,
             free_at: 0,
             reads_until: 0,
+            stall_ns: 0,
             owner_ready_at: 0,
+        });
+        self.lines.push(Line {
+            name: name.into(),
             handoffs: VecDeque::new(),
             handing_off: Vec::new(),
             stats: LineStats::default(),
@@ -433,7 +486,7 @@ impl Coherence {
     pub fn stats(&self, id: LineId) -> LineStats {
         LineStats {
             loads: self.loads_of(id).iter().sum(),
-            stall_ns: self.stall_ns[id],
+            stall_ns: self.hot[id].stall_ns,
             ..self.lines[id].stats.clone()
         }
     }
@@ -463,16 +516,16 @@ impl Coherence {
     /// owner of a run queue updating it): the line is Modified in `cpu`'s cache, every other copy
     /// is gone. Writes between two accesses by others are one store (the others see only the last).
     pub fn owner_wrote(&mut self, id: LineId, cpu: usize, field: usize, now: u64) {
-        let line = &mut self.lines[id];
+        let (hot, line) = (&mut self.hot[id], &mut self.lines[id]);
         line.stats.stores += 1;
         line.fields[field].stores += 1;
-        line.forget_handoffs_before(now);
-        if line.owner == Some(cpu as u32) {
+        line.forget_handoffs_before(hot, now);
+        if hot.owner == Some(cpu as u32) {
             return;
         }
-        line.set_owner(&mut self.held, id, cpu as u32);
-        line.owner_ready_at = line.owner_ready_at.max(now);
-        line.last = cpu as u32;
+        hot.set_owner(&mut self.held, id, cpu as u32);
+        hot.owner_ready_at = hot.owner_ready_at.max(now);
+        hot.last = cpu as u32;
     }
 
     /// A load by `cpu` that hits its own cache, counted exactly as `access` counts it; false (and
@@ -516,7 +569,7 @@ impl Coherence {
     ) -> Access {
         let hold = self.rmw_hold_ns;
         let locked_hit_ns = self.locked_hit_ns;
-        let line = &mut self.lines[id];
+        let (hot, line) = (&mut self.hot[id], &mut self.lines[id]);
         let c = cpu as u32;
         let group = |x: u32| self.groups.of_cpu[x as usize];
         let f = &mut line.fields[field];
@@ -533,12 +586,12 @@ impl Coherence {
         }
         // the request is at the serialization point: what the line is then decides its service
         let at = now + leg;
-        line.forget_handoffs_before(at);
+        line.forget_handoffs_before(hot, at);
         // Still in this CPU's cache: the line was requested by others, but not yet handed over.
         // (No hand-off pending means nobody is handing off: the per-CPU counts are not touched.)
-        let still_held = line.nr_handoffs > 0 && line.handing_off.get(cpu).is_some_and(|&n| n > 0);
-        let start = now.max(line.free_at);
-        let modified_elsewhere = line.owner.filter(|&o| o != c);
+        let still_held = hot.nr_handoffs > 0 && line.handing_off.get(cpu).is_some_and(|&n| n > 0);
+        let start = now.max(hot.free_at);
+        let modified_elsewhere = hot.owner.filter(|&o| o != c);
         let locked = |op| {
             if op == Op::Atomic {
                 locked_hit_ns
@@ -547,48 +600,48 @@ impl Coherence {
             }
         };
         // (when the CPU goes on, when the access takes effect on the line, HITM)
-        let (done, visible, hitm) = match (op, line.owner) {
+        let (done, visible, hitm) = match (op, hot.owner) {
             (Op::Load, Some(o)) if o == c => (at + HIT_NS, at + HIT_NS, false),
             (Op::Load, _) if still_held => (at + HIT_NS, at + HIT_NS, false),
             (Op::Load, None) if self.held.has(id, c) => (at + HIT_NS, at + HIT_NS, false),
             (Op::Load, Some(o)) => {
                 // HITM: the owner downgrades to Shared and forwards the line.
-                let start = start.max(line.reads_until);
+                let start = start.max(hot.reads_until);
                 let done = served_at(start, at, topo.xfer_ns(o as usize, cpu) as u64);
-                line.free_at = done;
+                hot.free_at = done;
                 line.stats.handoffs[handoff_distance(topo, o as usize, cpu)] += 1;
-                line.push_handoff(o, start, self.nr_cpus);
+                line.push_handoff(hot, o, start, self.nr_cpus);
                 // the owner's copy stays, as the first sharer
-                line.owner = None;
-                line.nr_sharers = 1;
-                line.group_sharers[group(o) as usize] = 1;
-                line.add_sharer(&mut self.held, id, c, group(c));
-                line.last = c;
+                hot.owner = None;
+                hot.nr_sharers = 1;
+                self.held.groups[id * self.held.nr_groups + group(o) as usize] = 1;
+                hot.add_sharer(&mut self.held, id, c, group(c));
+                hot.last = c;
                 (done, done, true)
             }
             (Op::Load, None) => {
                 // Clean miss: served from the nearest copy once the ownership transfers queued
                 // before it are done, concurrently with the other loads of the shared line.
-                let nearest = match self.groups.sharer_xfer_bounds(line, &self.held, id, cpu) {
+                let nearest = match self.groups.sharer_xfer_bounds(hot, &self.held, id, cpu) {
                     Some((lo, _)) => lo,
-                    None => topo.xfer_ns(line.last as usize, cpu),
+                    None => topo.xfer_ns(hot.last as usize, cpu),
                 };
-                line.add_sharer(&mut self.held, id, c, group(c));
+                hot.add_sharer(&mut self.held, id, c, group(c));
                 let done = served_at(start, at, nearest as u64);
-                line.reads_until = line.reads_until.max(done);
+                hot.reads_until = hot.reads_until.max(done);
                 (done, done, false)
             }
             (Op::Store, Some(o)) if o == c => {
                 // Owned (or being fetched for an earlier store of this CPU): the store buffer
                 // commits it once the line is here, in order.
-                let visible = at.max(line.owner_ready_at) + HIT_NS;
+                let visible = at.max(hot.owner_ready_at) + HIT_NS;
                 (now + HIT_NS, visible, false)
             }
             (Op::Store, _) if still_held => (now + HIT_NS, at + HIT_NS, false),
             (Op::Atomic, Some(o)) if o == c => {
                 // A locked instruction drains the store buffer first.
-                let done = at.max(line.owner_ready_at) + locked_hit_ns;
-                line.free_at = line.free_at.max(done + hold);
+                let done = at.max(hot.owner_ready_at) + locked_hit_ns;
+                hot.free_at = hot.free_at.max(done + hold);
                 (done, done, false)
             }
             // A locked instruction on a line not handed over yet (the hand-off is not delayed).
@@ -596,12 +649,12 @@ impl Coherence {
             (_, owner) => {
                 // Read-for-ownership: from the owner, or invalidate every sharer (the farthest
                 // bounds it), after the loads in flight have their copies.
-                let start = start.max(line.reads_until);
+                let start = start.max(hot.reads_until);
                 let cost = match owner {
                     Some(o) => topo.xfer_ns(o as usize, cpu),
-                    None => match self.groups.sharer_xfer_bounds(line, &self.held, id, cpu) {
+                    None => match self.groups.sharer_xfer_bounds(hot, &self.held, id, cpu) {
                         Some((_, farthest)) => farthest,
-                        None => topo.xfer_ns(line.last as usize, cpu),
+                        None => topo.xfer_ns(hot.last as usize, cpu),
                     },
                 } as u64;
                 // a figure measured by CAS ping-pong already contains the locked instruction
@@ -610,21 +663,21 @@ impl Coherence {
                     _ => locked(op),
                 };
                 let visible = served_at(start, at, cost) + op_ns;
-                line.free_at = visible;
-                let from = owner.unwrap_or(line.last) as usize;
+                hot.free_at = visible;
+                let from = owner.unwrap_or(hot.last) as usize;
                 if from != cpu {
                     line.stats.handoffs[handoff_distance(topo, from, cpu)] += 1;
                 }
                 if op == Op::Atomic {
                     // the core keeps a line it has just done a locked RMW on a little while
-                    line.free_at += hold;
+                    hot.free_at += hold;
                 }
                 if let Some(o) = owner {
-                    line.push_handoff(o, start, self.nr_cpus);
+                    line.push_handoff(hot, o, start, self.nr_cpus);
                 }
-                line.set_owner(&mut self.held, id, c);
-                line.owner_ready_at = visible;
-                line.last = c;
+                hot.set_owner(&mut self.held, id, c);
+                hot.owner_ready_at = visible;
+                hot.last = c;
                 // a store retires into the store buffer: the CPU does not wait for the line
                 let done = if op == Op::Store {
                     now + HIT_NS
@@ -646,7 +699,7 @@ impl Coherence {
                 line.stats.hitm_remote += 1;
             }
         }
-        self.stall_ns[id] += done - now;
+        hot.stall_ns += done - now;
         Access {
             done,
             visible,
