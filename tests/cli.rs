@@ -374,6 +374,12 @@ fn schema_doc_lists_every_report_field() {
         &["--machine", "gnr-2s-96c-snc3", "--seconds", "0.2"],
         // account_mm_sched_callers: printed with cache-aware scheduling only
         &[&small[..], &["--patch", "cache-aware"]].concat(),
+        // network: printed when requests come from another host
+        &[
+            &small[..],
+            &["--workload", "oltp", "--set", "client=remote"],
+        ]
+        .concat(),
     ] {
         let mut args = vec!["run", "--json"];
         args.extend(extra);
@@ -408,7 +414,12 @@ fn schema_doc_lists_every_report_field() {
 fn every_machine_key_is_a_cli_flag() {
     for k in schedplay::experiment::scenario::MACHINE_KEYS {
         let flag = format!("--{}", k.key.replace('_', "-"));
-        let n = 4.clamp(k.min, k.max);
+        // milan-2s has nodes 0 and 1 (the card's node is checked against them)
+        let n = if k.key == "nic_node" {
+            1
+        } else {
+            4.clamp(k.min, k.max)
+        };
         let value = n.to_string();
         let (code, out, err) = schedplay(&["link", "--machine", "milan-2s", &flag, &value]);
         assert_eq!(code, 0, "{flag} {value}: {err}");

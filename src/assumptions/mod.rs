@@ -34,6 +34,10 @@ pub struct Assumptions {
     pub oltp_shared_lines: u64,
     pub oltp_log_write_ns: u64,
     pub oltp_fsync_ns: u64,
+    pub nic_rx_usecs_ns: u64,
+    pub net_hardirq_ns: u64,
+    pub net_rx_pkt_ns: u64,
+    pub net_link_rtt_ns: u64,
     /// Scale of the machine's cache-line transfer table, % (applied when the topology is built).
     pub xfer_pct: u64,
 }

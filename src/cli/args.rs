@@ -40,7 +40,9 @@ pub(crate) struct AbArgs {
 impl AbArgs {
     /// --a/--b replace a link's lists when given; without a link they always apply.
     pub(crate) fn experiment(&self) -> Result<Experiment, Invalid> {
-        let keep_link = self.s.link.is_some() && self.a.is_empty() && self.b.is_empty();
+        let keep_link = (self.s.link.is_some() || self.s.story.is_some())
+            && self.a.is_empty()
+            && self.b.is_empty();
         if keep_link {
             self.s.experiment(None, None)
         } else {
@@ -83,6 +85,12 @@ pub(crate) struct Layout {
     /// Store-buffer entries per CPU, 1..=512 (default: the preset's core figure).
     #[arg(long, allow_hyphen_values = true)]
     pub(crate) store_buffer_entries: Option<String>,
+    /// The network card's receive queues, 1..=4096 (default: mlx5's, one per CPU up to 63).
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) nic_queues: Option<String>,
+    /// The node the network card is attached to (default 0).
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) nic_node: Option<String>,
 }
 
 /// The field errors the link decoder (the validation layer for text values) gives for
@@ -135,6 +143,8 @@ impl Layout {
             "rmw_hold_ns" => &self.rmw_hold_ns,
             "cpumask_offstack" => &self.cpumask_offstack,
             "store_buffer_entries" => &self.store_buffer_entries,
+            "nic_queues" => &self.nic_queues,
+            "nic_node" => &self.nic_node,
             _ => &None,
         };
         let mut o = LayoutOverrides::default();
@@ -179,6 +189,10 @@ pub(crate) struct ScenarioArgs {
     /// Run the scenario a share link describes (other flags override it).
     #[arg(long)]
     pub(crate) link: Option<String>,
+    /// Run a seed story's scenario, as the page's story button does (`schedplay stories` lists
+    /// them; other flags override it, e.g. --seconds 1 --warmup auto).
+    #[arg(long, value_name = "NAME", conflicts_with = "link")]
+    pub(crate) story: Option<String>,
     /// A real machine: a file with the output of `lscpu -p=CPU,CORE,SOCKET,NODE,CACHE` (or
     /// `lscpu -e`) and `numactl -H` (or /sys/devices/system/node/node*/distance lines); --machine
     /// then picks the hardware figures (default: the closest preset, said on stderr).
@@ -221,7 +235,16 @@ impl ScenarioArgs {
                 errs.extend(bad);
                 e
             }
-            None => Experiment::default(),
+            None => match &self.story {
+                Some(name) => match schedplay::experiment::stories::find(name) {
+                    Ok(st) => st.experiment,
+                    Err(err) => {
+                        errs.push(err);
+                        Experiment::default()
+                    }
+                },
+                None => Experiment::default(),
+            },
         };
         if let Some(k) = &self.kernel {
             // an unknown release is refused by validation below, by name
@@ -243,6 +266,8 @@ impl ScenarioArgs {
                         rmw_hold_ns: e.machine.overrides.rmw_hold_ns,
                         cpumask_offstack: e.machine.overrides.cpumask_offstack,
                         store_buffer_entries: e.machine.overrides.store_buffer_entries,
+                        nic_queues: e.machine.overrides.nic_queues,
+                        nic_node: e.machine.overrides.nic_node,
                         ..Default::default()
                     };
                 }
@@ -260,6 +285,8 @@ impl ScenarioArgs {
         eo.cpumask_offstack = o.cpumask_offstack.or(eo.cpumask_offstack);
         eo.cores_per_cluster = o.cores_per_cluster.or(eo.cores_per_cluster);
         eo.store_buffer_entries = o.store_buffer_entries.or(eo.store_buffer_entries);
+        eo.nic_queues = o.nic_queues.or(eo.nic_queues);
+        eo.nic_node = o.nic_node.or(eo.nic_node);
         if let Some(w) = &self.workload {
             e.workload = WorkloadChoice {
                 name: w.clone(),

@@ -4,11 +4,13 @@
 mod args;
 mod bench;
 mod compare;
+mod curve;
 mod link;
 mod merge;
 mod presets;
 mod run;
 mod sensitivity;
+mod stories;
 mod sweep;
 mod topology;
 mod validate;
@@ -131,6 +133,27 @@ miss are listed as MISSES and the exit code stays 0: the model is known to overs
 undershoot seed 002 (docs/MODEL.md), and CI must keep running while that is so. With --strict any
 miss exits 1.")]
     Validate(validate::ValidateArgs),
+    /// The seed stories the page's buttons run: their claims, scenarios, curves and validation rows.
+    #[command(
+        after_help = "Examples:\n  schedplay stories\n  schedplay compare --story sched-balance-running --seconds 1 --warmup auto"
+    )]
+    Stories,
+    /// The load curve: an A/B at steady state over a workload knob (clients, threads, ...), with
+    /// the figures that set the size of a balancing storm at each point.
+    #[command(after_help = "\
+Examples:
+  schedplay curve --story sched-balance-running
+  schedplay curve --machine gnr-2s-96c-snc3 --workload oltp --set client=remote --b skip-not-due --knob clients --values 768,1536,3072 --seconds 0.5 --warmup auto
+  schedplay curve --story sched-balance-running --shard 0/4 > c0.jsonl   # ... 3/4
+  schedplay curve --merge c0.jsonl c1.jsonl c2.jsonl c3.jsonl
+
+Each point is the experiment with the knob at that value (A and B, its repeats and warm-up; with
+--warmup auto each point finds its own). Per point: throughput of A and B and the change, the
+watched symbol's share (--symbol, default the story's), idle %, idle entries per CPU per second,
+SCHED_SOFTIRQs per tick (f) and sched_balance_running cmpxchgs per second. --shard I/N prints the
+points i with i mod N == I as JSON lines; --merge joins them (the bytes of the unsharded curve's
+lines) and prints the curve.")]
+    Curve(curve::CurveArgs),
     /// Simulation speed and memory of the reference scenarios (each in its own process).
     #[command(after_help = "\
 Examples:
@@ -151,5 +174,7 @@ pub fn main() -> ExitCode {
         Cmd::Sensitivity(a) => sensitivity::main(a),
         Cmd::Validate(a) => validate::main(a),
         Cmd::Bench(a) => bench::main(a),
+        Cmd::Stories => stories::main(),
+        Cmd::Curve(a) => curve::main(a),
     }
 }

@@ -80,6 +80,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         seconds: None,
         seed: None,
         link: None,
+        story: None,
         repeat: None,
         warmup: None,
         jobs,

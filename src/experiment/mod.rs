@@ -7,6 +7,7 @@
 //! what it returns.
 
 pub mod b64url;
+pub mod curve;
 pub mod grid;
 pub mod link;
 pub mod machine_summary;

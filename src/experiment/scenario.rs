@@ -213,6 +213,26 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
         get: |o| o.store_buffer_entries,
         set: |o, v| o.store_buffer_entries = v,
     },
+    MachineKey {
+        key: "nic_queues",
+        link: "nic_queues",
+        min: *crate::machine::nic::QUEUES.start(),
+        max: *crate::machine::nic::QUEUES.end(),
+        words: &[],
+        description: "the network card's receive queues, each with its interrupt on one CPU, the card's node first (empty: the mlx5 default, one per CPU up to 63)",
+        get: |o| o.nic_queues,
+        set: |o, v| o.nic_queues = v,
+    },
+    MachineKey {
+        key: "nic_node",
+        link: "nic_node",
+        min: 0,
+        max: 1023,
+        words: &[],
+        description: "the NUMA node the network card is attached to (empty: node 0)",
+        get: |o| o.nic_node,
+        set: |o, v| o.nic_node = v,
+    },
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

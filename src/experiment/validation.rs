@@ -37,6 +37,9 @@ pub struct Row {
     /// Machine preset the model runs.
     pub machine: &'static str,
     pub workload: &'static str,
+    /// The workload's knobs (key, value) where they differ from its defaults: how the reporters
+    /// drove it (docs/MODEL.md §18).
+    pub knobs: &'static [(&'static str, &'static str)],
     /// Patches of A and B (runs only).
     pub a: &'static [&'static str],
     pub b: &'static [&'static str],
@@ -51,7 +54,26 @@ pub struct Row {
     pub source: &'static str,
 }
 
-const SEED000: (&str, &str, &[&str], &[&str]) = ("gnr-2s-96c-snc3", "oltp", &[], &["skip-not-due"]);
+/// A row's scenario: machine, workload, its knobs, A and B.
+type Scenario = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+/// OLTP as benchmark teams drive it: sysbench on another host, over the network card
+/// (`client=remote`), 3 connections per CPU (`clients` = 1152 on 384 CPUs: docs/MODEL.md §18,
+/// the assumption and its range).
+pub const OLTP_REMOTE_000: &[(&str, &str)] = &[("client", "remote"), ("clients", "1152")];
+const SEED000: Scenario = (
+    "gnr-2s-96c-snc3",
+    "oltp",
+    OLTP_REMOTE_000,
+    &[],
+    &["skip-not-due"],
+);
 const CAS_25: &[&str] = &["cache-aware", "cas-skip-many-threads"];
 const CAS_FIXED: &[&str] = &[
     "cache-aware",
@@ -62,12 +84,7 @@ const CAS_FIXED: &[&str] = &[
 
 const fn run(
     id: &'static str,
-    s: (
-        &'static str,
-        &'static str,
-        &'static [&'static str],
-        &'static [&'static str],
-    ),
+    s: Scenario,
     figure: Figure,
     what: &'static str,
     published: &'static str,
@@ -78,8 +95,9 @@ const fn run(
         id,
         machine: s.0,
         workload: s.1,
-        a: s.2,
-        b: s.3,
+        knobs: s.2,
+        a: s.3,
+        b: s.4,
         figure,
         what,
         published,
@@ -101,6 +119,7 @@ const fn lat(
         id,
         machine,
         workload: "-",
+        knobs: &[],
         a: &[],
         b: &[],
         figure: Figure::Latency(class),
@@ -142,7 +161,7 @@ pub const ROWS: &[Row] = &[
     ),
     run(
         "002-regression",
-        ("hygon-2s", "oltp", &["cache-aware"], CAS_25),
+        ("hygon-2s", "oltp", &[], &["cache-aware"], CAS_25),
         Figure::ThroughputPct,
         "throughput, RFC v4 25/28 vs without (%)",
         "~-10% (\"256 cores\", mysql + sysbench)",
@@ -151,7 +170,7 @@ pub const ROWS: &[Row] = &[
     ),
     run(
         "002-milan-fixed-vs-unfixed",
-        ("milan-2s", "oltp", CAS_25, CAS_FIXED),
+        ("milan-2s", "oltp", &[], CAS_25, CAS_FIXED),
         Figure::ThroughputPct,
         "throughput, 25/28 + both fixes vs 25/28 alone (%)",
         "-0.72% (sysbench + MariaDB on Milan)",
@@ -160,7 +179,7 @@ pub const ROWS: &[Row] = &[
     ),
     run(
         "002-fix-sysbench",
-        ("milan-2s", "oltp", &["cache-aware"], CAS_FIXED),
+        ("milan-2s", "oltp", &[], &["cache-aware"], CAS_FIXED),
         Figure::ThroughputPct,
         "throughput, 25/28 + both fixes vs without (%)",
         "-0.72% (sysbench + MariaDB on Milan)",
@@ -169,7 +188,7 @@ pub const ROWS: &[Row] = &[
     ),
     run(
         "002-fix-hackbench",
-        ("milan-2s", "hackbench", &["cache-aware"], CAS_FIXED),
+        ("milan-2s", "hackbench", &[], &["cache-aware"], CAS_FIXED),
         Figure::ThroughputPct,
         "hackbench messages/s, 25/28 + both fixes vs without (%)",
         "regression gone (several hackbench instances on Milan)",
@@ -370,6 +389,12 @@ impl Row {
         let mut e = Experiment::default();
         e.machine.preset = self.machine.into();
         e.workload.name = self.workload.into();
+        for (k, v) in self.knobs {
+            let v = v
+                .parse::<u64>()
+                .map_or_else(|_| serde_json::Value::from(*v), serde_json::Value::from);
+            e.workload.knobs.insert(k.to_string(), v);
+        }
         e.seconds = s.seconds;
         e.seed = s.seed;
         e.repeats = s.repeats;
@@ -385,9 +410,13 @@ impl Row {
         match self.figure {
             Figure::Latency(_) => format!("schedplay topology --machine {}", self.machine),
             _ => format!(
-                "schedplay compare --machine {} --workload {} --a '{}' --b '{}' --seconds {} --warmup {} --seed {} --repeat {}",
+                "schedplay compare --machine {} --workload {}{} --a '{}' --b '{}' --seconds {} --warmup {} --seed {} --repeat {}",
                 self.machine,
                 self.workload,
+                self.knobs
+                    .iter()
+                    .map(|(k, v)| format!(" --set {k}={v}"))
+                    .collect::<String>(),
                 self.a.join(","),
                 self.b.join(","),
                 s.seconds,

@@ -273,6 +273,8 @@ impl Preset {
             rmw_hold_ns: DEFAULT_RMW_HOLD_NS as u32,
             store_buffer: self.store_buffer,
             cpumask_offstack: true,
+            nic_queues: None,
+            nic_node: 0,
             map: None,
         }
         .with_preset_map(self.map)

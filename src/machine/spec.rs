@@ -34,6 +34,10 @@ pub struct MachineSpec {
     /// CONFIG_CPUMASK_OFFSTACK: `nohz.idle_cpus_mask` is a pointer to separately allocated bits
     /// (distribution kernels for big machines), else the bits sit inline (NR_CPUS = 8192 either way).
     pub cpumask_offstack: bool,
+    /// The network card's receive queues (None: the driver's default, `nic::default_queues`) and
+    /// the node it is attached to (`nic::Nic`).
+    pub nic_queues: Option<u32>,
+    pub nic_node: u32,
     /// An imported machine (`machine_file`): the exact CPU map and SLIT. The layout fields above
     /// then hold its maxima (`Shape`), and the hardware figures are the preset's.
     pub map: Option<Arc<CpuMap>>,
@@ -59,6 +63,12 @@ pub struct LayoutOverrides {
     /// The core's store-buffer entries (default: the preset's core, docs/MODEL.md §5c).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_buffer_entries: Option<u32>,
+    /// The network card's receive queues (`nic::QUEUES`; empty: the driver's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_queues: Option<u32>,
+    /// The node the network card is attached to (empty: node 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_node: Option<u32>,
 }
 
 /// A kernel option given as a word: its value.
@@ -170,6 +180,12 @@ impl MachineSpec {
         if let Some(v) = o.store_buffer_entries {
             self.store_buffer.entries = v;
         }
+        if let Some(v) = o.nic_queues {
+            self.nic_queues = Some(v);
+        }
+        if let Some(v) = o.nic_node {
+            self.nic_node = v;
+        }
         if let Some(v) = o.cpumask_offstack {
             if v > 1 {
                 return Err(Invalid(vec![FieldError::new(
@@ -256,6 +272,31 @@ impl MachineSpec {
         })
     }
 
+    /// The network card's fields against their ranges and this machine's `nodes`.
+    fn nic_errors(&self, nodes: u32) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        if let Some(q) = self.nic_queues.filter(|q| !super::nic::QUEUES.contains(q)) {
+            errs.push(FieldError::new(
+                "nic_queues",
+                format!(
+                    "{q} is out of range: allowed {:?} receive queues",
+                    super::nic::QUEUES
+                ),
+            ));
+        }
+        if self.nic_node >= nodes {
+            errs.push(FieldError::new(
+                "nic_node",
+                format!(
+                    "node {} does not exist: this machine has nodes 0..={}",
+                    self.nic_node,
+                    nodes.saturating_sub(1)
+                ),
+            ));
+        }
+        errs
+    }
+
     pub fn validate(&self) -> Result<(), Invalid> {
         if let Some(m) = &self.map {
             let mut errs: Vec<FieldError> = m
@@ -265,6 +306,7 @@ impl MachineSpec {
                 .collect();
             errs.extend(self.rmw_hold_error());
             errs.extend(self.store_buffer_error());
+            errs.extend(self.nic_errors(m.slit.len() as u32));
             return if errs.is_empty() {
                 Ok(())
             } else {
@@ -326,6 +368,7 @@ impl MachineSpec {
         }
         errs.extend(self.rmw_hold_error());
         errs.extend(self.store_buffer_error());
+        errs.extend(self.nic_errors(self.sockets.saturating_mul(self.nodes_per_socket)));
         if self.cores_per_cluster == 0 || self.cores_per_cluster > self.cores_per_llc.max(1) {
             errs.push(FieldError::new(
                 "cores_per_cluster",

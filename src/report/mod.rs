@@ -182,11 +182,31 @@ pub struct Report {
     /// cache-aware scheduling only (printed only then). Since schema 7.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub account_mm_sched_callers: BTreeMap<String, u64>,
+    /// The network card's receive path, for a workload whose requests come from another host
+    /// (`oltp client=remote`, `hammerdb`); absent otherwise. Since schema 9.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkReport>,
+}
+
+/// The receive path of requests from another host (`sched/net_rx.rs`), over the whole run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct NetworkReport {
+    /// Receive queues, and how many distinct CPUs their interrupts go to.
+    pub queues: usize,
+    pub irq_cpus: usize,
+    /// The node the card is attached to.
+    pub nic_node: u32,
+    pub packets: u64,
+    pub interrupts: u64,
+    /// Packets per interrupt (NAPI polls take what arrived meanwhile).
+    pub packets_per_interrupt: f64,
+    /// Share of packets whose server thread was woken onto the interrupt CPU itself, %.
+    pub woken_on_irq_cpu_pct: f64,
 }
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
-pub const REPORT_SCHEMA: u32 = 8;
+pub const REPORT_SCHEMA: u32 = 9;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -456,6 +476,20 @@ impl Report {
             } else {
                 0.0
             },
+            network: e.net_counts().map(|(nic, c)| NetworkReport {
+                queues: nic.queues(),
+                irq_cpus: {
+                    let mut cpus = nic.irq_cpu.clone();
+                    cpus.sort_unstable();
+                    cpus.dedup();
+                    cpus.len()
+                },
+                nic_node: nic.node,
+                packets: c.packets,
+                interrupts: c.interrupts,
+                packets_per_interrupt: c.packets as f64 / c.interrupts.max(1) as f64,
+                woken_on_irq_cpu_pct: c.woken_on_irq_cpu as f64 * 100.0 / c.packets.max(1) as f64,
+            }),
             account_mm_sched_callers: if e.cache_aware_on() {
                 UpdateCurrCaller::ALL
                     .iter()

@@ -133,6 +133,25 @@ impl Report {
             self.kernel_pct(),
             self.idle_pct
         );
+        let idles = self.counters.get("idle_entries").copied().unwrap_or(0);
+        let cpus = self.machine.cpus.max(1) as f64;
+        let _ = writeln!(
+            s,
+            "idle entries: {:.0} per CPU per s",
+            idles as f64 / secs / cpus
+        );
+        if let Some(n) = &self.network {
+            let _ = writeln!(
+                s,
+                "network: {} rx queues on {} CPUs of node {}, {} packets, {:.2} per interrupt, {:.1}% woken onto the interrupt CPU",
+                n.queues,
+                n.irq_cpus,
+                n.nic_node,
+                n.packets,
+                n.packets_per_interrupt,
+                n.woken_on_irq_cpu_pct
+            );
+        }
         let _ = writeln!(
             s,
             "\n# perf report (cycles, non-idle)\n# Overhead  Command  Shared Object      Symbol"

@@ -30,6 +30,11 @@ impl Engine {
     }
 
     /// Cache-aware scheduling (RFC v4) is on: the report lists account_mm_sched()'s callers.
+    /// The network card and what its receive path counted, when any packet arrived.
+    pub fn net_counts(&self) -> Option<(&crate::machine::nic::Nic, NetCounts)> {
+        (self.net.counts.packets > 0).then_some((&self.net.nic, self.net.counts))
+    }
+
     pub fn cache_aware_on(&self) -> bool {
         self.cas.is_some()
     }

@@ -48,6 +48,7 @@ impl Engine {
         }
         if !cpu.idle.idle_entered {
             cpu.idle.idle_entered = true;
+            self.metrics.count(Counter::IdleEntries);
             cpu.idle.idle_stamp = now;
             // pick_next_task_idle(): update_idle_core() reads the sd_llc_shared line
             let ns = self.update_idle_core(c);

@@ -15,7 +15,7 @@ use crate::machine::spec::MachineSpec;
 /// Bytes per cache line.
 pub const LINE_BYTES: u64 = 64;
 
-/// A machine's figures for pricing placement (sources: docs/MODEL.md §21, /work/shared/HARDWARE.md).
+/// A machine's figures for pricing placement (sources: docs/MODEL.md §21, the shared HARDWARE.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Figures {
     /// L2 per L2 instance (a core, or an E-core module), KiB.

@@ -27,10 +27,14 @@ pub enum Sym {
     ActiveLoadBalanceCpuStop,
     /// 7.2's thread-count gate (deee5e27d5b6), the successor of RFC v4's exceed_llc_nr.
     InvalidLlcNr,
+    /// A network card's receive interrupt: the driver's hard IRQ handler (`net_rx.rs`).
+    NetRxIrq,
+    /// NET_RX: the driver poll, GRO, IP and tcp_v4_rcv of one packet, up to sock_def_readable.
+    NetRxAction,
 }
 
 impl Sym {
-    pub const ALL: [Sym; 21] = [
+    pub const ALL: [Sym; 23] = [
         Sym::Idle,
         Sym::User,
         Sym::SchedTick,
@@ -52,6 +56,8 @@ impl Sym {
         Sym::SchedBalanceUpdateBlockedAverages,
         Sym::ActiveLoadBalanceCpuStop,
         Sym::InvalidLlcNr,
+        Sym::NetRxIrq,
+        Sym::NetRxAction,
     ];
 
     pub fn name(self) -> &'static str {
@@ -77,6 +83,8 @@ impl Sym {
             Sym::SchedBalanceUpdateBlockedAverages => "sched_balance_update_blocked_averages",
             Sym::ActiveLoadBalanceCpuStop => "active_load_balance_cpu_stop",
             Sym::InvalidLlcNr => "invalid_llc_nr",
+            Sym::NetRxIrq => "common_interrupt",
+            Sym::NetRxAction => "net_rx_action",
         }
     }
 }
@@ -103,10 +111,13 @@ pub enum Counter {
     /// rq->nr_switches summed over CPUs: `__schedule()` switching to a different task, the idle
     /// task included (vmstat's `cs`, /proc/stat `ctxt`).
     ContextSwitches,
+    /// A CPU's idle entries (`do_idle` reached after schedule() picked the idle task; schedstat's
+    /// `sched_goidle` counts the same switches): how often CPUs go idle.
+    IdleEntries,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 16] = [
+    pub const ALL: [Counter; 17] = [
         Counter::Ticks,
         Counter::Softirqs,
         Counter::SbrCmpxchg,
@@ -123,6 +134,7 @@ impl Counter {
         Counter::MmSchedCpuRedundantStores,
         Counter::ActiveBalances,
         Counter::ContextSwitches,
+        Counter::IdleEntries,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -142,6 +154,7 @@ impl Counter {
             Counter::MmSchedCpuRedundantStores => "mm_sched_cpu_stores_of_unchanged_value",
             Counter::ActiveBalances => "active_balance_moves",
             Counter::ContextSwitches => "context_switches",
+            Counter::IdleEntries => "idle_entries",
         }
     }
 }

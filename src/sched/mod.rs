@@ -27,6 +27,7 @@ mod lb;
 mod llc_shared;
 mod locality;
 pub mod metrics;
+mod net_rx;
 mod newidle;
 mod nohz;
 mod pelt;
@@ -43,6 +44,7 @@ mod wakeup;
 
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Histogram, Metrics, Series, Sym, UpdateCurrCaller};
+pub use net_rx::NetCounts;
 pub use perfetto::{PerfettoCounts, task_pid};
 pub use schedstat::{CpuStat, DomainStat, IDLE_TYPE_NAMES, LbStat, Schedstat};
 pub use trace::{TRACE_MAX_EVENTS, TraceFormat};
@@ -108,15 +110,14 @@ pub(crate) struct Task {
     handoff: Option<(u32, u32)>,
     /// Transfer time owed by a task that starts running with no burst left (paid by its next burst).
     pending_extra: u64,
-    wakee_flips: u32,
+    /// record_wakee()'s state (`wakeup.rs`).
+    flips: wakeup::WakeeFlips,
     /// `p->recent_used_cpu`: the prev of its last select_idle_sibling (its first CPU before).
     recent_used_cpu: u32,
     /// TASK_WAKING on a wake list: woken, not yet enqueued by its target CPU.
     waking: bool,
     /// p->sched_remote_wakeup: the wakeup that put it on a wake list had WF_MIGRATED.
     sched_remote_wakeup: bool,
-    wakee_flip_decay_ts: u64,
-    last_wakee: u32,
     pub sum_exec: u64,
     pub events: u64,
     /// When the last wakeup enqueued it (for the wakeup latency).
@@ -145,6 +146,8 @@ pub(crate) enum Job {
     TtwuPending(TaskId, bool),
     /// Then ttwu_do_activate under the CPU's own rq lock, once the llist_del_all is served.
     TtwuActivate(TaskId),
+    /// A receive queue's interrupt and its NET_RX softirq (`net_rx.rs`).
+    NetRx(net_rx::NetRxStep),
 }
 
 /// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its
@@ -179,6 +182,10 @@ enum Ev {
     /// A CPU's kernel request reaches its line's serialization point (`exec.rs`).
     Home(u32),
     Wake(TaskId),
+    /// A request of this task's connection reaches the network card (`net_rx.rs`).
+    Packet(TaskId),
+    /// A receive queue's moderation timer (queue, generation).
+    NicIrq(u32, u32),
     Sample,
 }
 
@@ -239,6 +246,11 @@ pub struct Engine {
     /// The counters when the warm-up ended (`schedstat_begin_window`).
     schedstat_at: Option<Box<Schedstat>>,
     sched_info: schedstat::SchedInfo,
+    /// Each CPU's idle task's record_wakee() state (a device interrupt wakes from its context).
+    swapper_flips: Vec<wakeup::WakeeFlips>,
+    /// The network card and its receive queues (`net_rx.rs`; used by workloads whose requests
+    /// come from another host).
+    net: net_rx::NetState,
 }
 
 impl Engine {
@@ -288,12 +300,10 @@ impl Engine {
                 pending_wakeups: 0,
                 handoff: None,
                 pending_extra: 0,
-                wakee_flips: 0,
+                flips: wakeup::WakeeFlips::NEW,
                 recent_used_cpu: (i % n) as u32,
                 waking: false,
                 sched_remote_wakeup: false,
-                wakee_flip_decay_ts: 0,
-                last_wakee: u32::MAX,
                 sum_exec: 0,
                 events: 0,
                 preferred_llc: -1,
@@ -319,6 +329,7 @@ impl Engine {
                 llc_pos[c as usize] = i as u32;
             }
         }
+        let nr_tasks = tasks.len();
         let schedstat = Schedstat::new(&sd);
         let sched_info = schedstat::SchedInfo::new(n, tasks.len());
         let mut e = Engine {
@@ -358,6 +369,8 @@ impl Engine {
             schedstat,
             schedstat_at: None,
             sched_info,
+            swapper_flips: vec![wakeup::WakeeFlips::NEW; n],
+            net: net_rx::NetState::new(&topo, nr_tasks, seed),
             topo,
         };
         e.init_cache_aware();
@@ -466,8 +479,10 @@ impl Engine {
             }
             Ev::Wake(t) => {
                 let cpu = self.tasks[t as usize].cpu as usize;
-                self.try_to_wake_up(t, cpu, None, 0);
+                self.try_to_wake_up(t, cpu, wakeup::Waker::Timer, 0);
             }
+            Ev::Packet(t) => self.on_packet(t),
+            Ev::NicIrq(q, g) => self.on_nic_timer(q, g),
             Ev::Sample => {
                 self.flush_accounting();
                 self.metrics.sample(self.now);

@@ -71,7 +71,7 @@ impl Engine {
                 }
                 Step::Wake { task, lines, sync } => {
                     let wake_flags = if sync { WF_SYNC } else { 0 };
-                    self.try_to_wake_up(task, c, Some((t, lines)), wake_flags)
+                    self.try_to_wake_up(task, c, super::wakeup::Waker::Task(t, lines), wake_flags)
                 }
                 Step::Read { from, lines } => {
                     let ns = self.locality_read(c, from, lines);
@@ -81,6 +81,11 @@ impl Engine {
                 Step::Sleep { ns } => {
                     self.block(c, t);
                     self.q.push(now + ns, Ev::Wake(t));
+                    return;
+                }
+                Step::AwaitRequest { ns } => {
+                    self.block(c, t);
+                    self.await_request(t, ns);
                     return;
                 }
                 Step::Block => {

@@ -9,19 +9,53 @@ use crate::machine::domains::SD_WAKE_AFFINE;
 
 pub(crate) use super::wake_flags::*;
 
+/// Who issues a wakeup on the waker's CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Waker {
+    /// A task running there, handing over `lines` it wrote (a pipe message, a request).
+    Task(TaskId, u32),
+    /// A device interrupt's softirq there (NET_RX), in the context of whatever it interrupted,
+    /// handing over the packet's `lines`.
+    Irq(u32),
+    /// A timer on the wakee's own CPU.
+    Timer,
+}
+
+/// `current` on the waker's CPU: a task, or that CPU's idle task (swapper/N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Current {
+    Task(TaskId),
+    Swapper(usize),
+}
+
+/// A task's record_wakee() state (`p->wakee_flips`, `wakee_flip_decay_ts`, `last_wakee`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WakeeFlips {
+    pub flips: u32,
+    pub decay_ts: u64,
+    pub last_wakee: u32,
+}
+
+impl WakeeFlips {
+    pub(crate) const NEW: WakeeFlips = WakeeFlips {
+        flips: 0,
+        decay_ts: 0,
+        last_wakee: u32::MAX,
+    };
+}
+
 impl Engine {
     fn share_cache(&self, a: usize, b: usize) -> bool {
         self.topo.cpus[a].llc == self.topo.cpus[b].llc
     }
 
-    /// try_to_wake_up() issued on `waker_cpu` by a task (`waker` = (task, lines handed over)) or by
-    /// an interrupt (`None`, e.g. a timer or the NIC queue steered to the wakee's CPU), with the
-    /// kernel's `wake_flags` (`WF_SYNC`).
+    /// try_to_wake_up() issued on `waker_cpu` by `waker` (a task, a device interrupt's softirq or
+    /// a timer), with the kernel's `wake_flags` (`WF_SYNC`).
     pub(super) fn try_to_wake_up(
         &mut self,
         t: TaskId,
         waker_cpu: usize,
-        waker: Option<(TaskId, u32)>,
+        waker: Waker,
         wake_flags: u32,
     ) {
         match self.tasks[t as usize].state {
@@ -44,18 +78,13 @@ impl Engine {
             self.ttwu_runnable(t, waker_cpu, waker, WF_TTWU | (wake_flags & WF_SYNC));
             return;
         }
-        if let Some((w, lines)) = waker {
-            self.record_wakee(w, t);
-            if lines > 0 {
-                self.tasks[t as usize].handoff = Some((waker_cpu as u32, lines));
-            }
-        }
+        let current = self.waker_current(waker, waker_cpu);
+        self.wakee_handoff(t, waker_cpu, waker, current);
         self.tasks[t as usize].woken_at = Some(self.now);
         let prev = self.tasks[t as usize].cpu as usize;
         // sync = (wake_flags & WF_SYNC) && !(current->flags & PF_EXITING): a waking task is alive
         let sync = wake_flags & WF_SYNC != 0;
-        let (target, sis_ns) =
-            self.select_task_rq_fair(t, prev, waker_cpu, waker.map(|w| w.0), sync);
+        let (target, sis_ns) = self.select_task_rq_fair(t, prev, waker_cpu, current, sync);
         self.ttwu_stat(waker_cpu, target);
         self.metrics.stall(waker_cpu, sis_ns);
         if target != prev {
@@ -71,7 +100,7 @@ impl Engine {
         }
         // p->sched_remote_wakeup: what a wake-list activation passes on
         self.tasks[t as usize].sched_remote_wakeup = wf & WF_MIGRATED != 0;
-        if waker.is_some() {
+        if current.is_some() {
             self.locality_wakeup(waker_cpu, target);
         }
         self.trace_flow(waker_cpu, t, "wakeup");
@@ -192,22 +221,12 @@ impl Engine {
 
     /// ttwu_runnable(): the task is still queued (DELAY_DEQUEUE), so it wakes where it is: no
     /// select_task_rq, the delayed entity is requeued under the rq lock of its CPU.
-    fn ttwu_runnable(
-        &mut self,
-        t: TaskId,
-        waker_cpu: usize,
-        waker: Option<(TaskId, u32)>,
-        wf: u32,
-    ) {
-        if let Some((w, lines)) = waker {
-            self.record_wakee(w, t);
-            if lines > 0 {
-                self.tasks[t as usize].handoff = Some((waker_cpu as u32, lines));
-            }
-        }
+    fn ttwu_runnable(&mut self, t: TaskId, waker_cpu: usize, waker: Waker, wf: u32) {
+        let current = self.waker_current(waker, waker_cpu);
+        self.wakee_handoff(t, waker_cpu, waker, current);
         self.tasks[t as usize].woken_at = Some(self.now);
         let target = self.tasks[t as usize].cpu as usize;
-        if waker.is_some() {
+        if current.is_some() {
             self.locality_wakeup(waker_cpu, target);
         }
         self.trace_waking(waker_cpu, t, target, target);
@@ -232,25 +251,69 @@ impl Engine {
         self.run_cpu(waker_cpu);
     }
 
+    /// `current` on the waker's CPU as select_task_rq_fair sees it: the waking task, or what a
+    /// device interrupt interrupted (a task, else the CPU's idle task); a timer on the wakee's own
+    /// CPU has none here (its `cpu == prev` skips wake_affine, and its wakee flips are not kept).
+    fn waker_current(&self, waker: Waker, waker_cpu: usize) -> Option<Current> {
+        match waker {
+            Waker::Task(w, _) => Some(Current::Task(w)),
+            Waker::Irq(_) => Some(match self.cpus[waker_cpu].rq.curr {
+                Some(w) => Current::Task(w),
+                None => Current::Swapper(waker_cpu),
+            }),
+            Waker::Timer => None,
+        }
+    }
+
+    /// record_wakee() on `current`, and the data the wakee reads first (from the waker's CPU).
+    fn wakee_handoff(
+        &mut self,
+        t: TaskId,
+        waker_cpu: usize,
+        waker: Waker,
+        current: Option<Current>,
+    ) {
+        if let Some(cur) = current {
+            self.record_wakee(cur, t);
+        }
+        let lines = match waker {
+            Waker::Task(_, lines) | Waker::Irq(lines) => lines,
+            Waker::Timer => 0,
+        };
+        if lines > 0 {
+            self.tasks[t as usize].handoff = Some((waker_cpu as u32, lines));
+        }
+    }
+
     /// record_wakee(): flips decay by half once a second.
-    fn record_wakee(&mut self, waker: TaskId, wakee: TaskId) {
+    fn record_wakee(&mut self, waker: Current, wakee: TaskId) {
         let now = self.now;
-        let w = &mut self.tasks[waker as usize];
-        if now > w.wakee_flip_decay_ts + 1_000_000_000 {
-            w.wakee_flips >>= 1;
-            w.wakee_flip_decay_ts = now;
+        let w = match waker {
+            Current::Task(w) => &mut self.tasks[w as usize].flips,
+            Current::Swapper(c) => &mut self.swapper_flips[c],
+        };
+        if now > w.decay_ts + 1_000_000_000 {
+            w.flips >>= 1;
+            w.decay_ts = now;
         }
         if w.last_wakee != wakee {
             w.last_wakee = wakee;
-            w.wakee_flips += 1;
+            w.flips += 1;
+        }
+    }
+
+    fn wakee_flips(&self, cur: Current) -> u32 {
+        match cur {
+            Current::Task(w) => self.tasks[w as usize].flips.flips,
+            Current::Swapper(c) => self.swapper_flips[c].flips,
         }
     }
 
     /// wake_wide(): many-to-many wakeup patterns spread instead of pulling to the waker.
-    fn wake_wide(&self, waker: TaskId, wakee: TaskId, waker_cpu: usize) -> bool {
+    fn wake_wide(&self, waker: Current, wakee: TaskId, waker_cpu: usize) -> bool {
         let (a, b) = (
-            self.tasks[waker as usize].wakee_flips,
-            self.tasks[wakee as usize].wakee_flips,
+            self.wakee_flips(waker),
+            self.tasks[wakee as usize].flips.flips,
         );
         let (master, slave) = (a.max(b), a.min(b));
         let factor = self.sd.llc_size[waker_cpu];
@@ -263,7 +326,7 @@ impl Engine {
         t: TaskId,
         prev: usize,
         cpu: usize,
-        waker: Option<TaskId>,
+        waker: Option<Current>,
         sync: bool,
     ) -> (usize, u64) {
         let mut target = prev;
@@ -292,7 +355,7 @@ impl Engine {
     fn wake_affine(
         &self,
         p: TaskId,
-        current: TaskId,
+        current: Current,
         this: usize,
         prev: usize,
         imbalance_pct: u32,
@@ -326,7 +389,7 @@ impl Engine {
     fn wake_affine_weight(
         &self,
         p: TaskId,
-        current: TaskId,
+        current: Current,
         this: usize,
         prev: usize,
         imbalance_pct: u32,
@@ -335,7 +398,11 @@ impl Engine {
         const CAP: i64 = 1024; // capacity_of(): every CPU at full capacity
         let mut this_eff = self.cpus[this].rq.avg.load_avg as i64;
         if sync {
-            let current_load = self.tasks[current as usize].se.avg.load_avg as i64;
+            // task_h_load(current): the idle task is no fair entity
+            let current_load = match current {
+                Current::Task(w) => self.tasks[w as usize].se.avg.load_avg as i64,
+                Current::Swapper(_) => 0,
+            };
             if current_load > this_eff {
                 return Some(this);
             }

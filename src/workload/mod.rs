@@ -28,6 +28,10 @@ pub enum Step {
     Run { ns: u64, shared_lines: u32 },
     /// Block; a timer or device interrupt wakes the task after `ns`.
     Sleep { ns: u64 },
+    /// Block in recv() until the next request of this task's connection, which reaches the
+    /// server's network card `ns` from now (the reply's trip, the driver host, the request's
+    /// trip): the receive queue's interrupt CPU wakes the task from NET_RX (`sched/net_rx.rs`).
+    AwaitRequest { ns: u64 },
     /// Block until another task wakes it (a wakeup that came earlier is not lost).
     Block,
     /// Wake `task`, handing it `lines` freshly written cache lines (pipe data, a request).

@@ -37,6 +37,7 @@ fn a_storys_rows_are_checked_on_its_own_run() {
     let story = &crate::experiment::stories::stories()[0];
     let mut e = story.experiment.clone();
     e.seconds = 0.01;
+    e.warmup = 0.0;
     let (a, b) = (
         vec![crate::run(&e, Side::A).unwrap()],
         vec![crate::run(&e, Side::B).unwrap()],
@@ -77,6 +78,13 @@ fn every_story_runs_the_scenario_of_its_rows() {
         for r in st.rows.iter().map(|id| row(id).unwrap()) {
             assert_eq!(r.machine, e.machine.preset, "{} / {}", st.name, r.id);
             assert_eq!(r.workload, e.workload.name, "{} / {}", st.name, r.id);
+            for (k, v) in r.knobs {
+                let got = e.workload.knobs.get(*k).map(|x| match x.as_str() {
+                    Some(s) => s.to_string(),
+                    None => x.to_string(),
+                });
+                assert_eq!(got.as_deref(), Some(*v), "{} / {}: {k}", st.name, r.id);
+            }
             assert_eq!(r.a, e.a.as_slice(), "{} / {}", st.name, r.id);
             assert_eq!(r.b, e.b.as_slice(), "{} / {}", st.name, r.id);
         }

@@ -11,18 +11,33 @@ fn wake_affine_weight_uses_pelt_load_and_the_sync_adjustment() {
     e.tasks[0].se.avg.load_avg = 1000;
     e.cpus[1].rq.avg.load_avg = 1500;
     e.tasks[1].se.avg.load_avg = 500;
-    assert_eq!(e.wake_affine_weight(1, 0, 0, 1, 117, false), None);
-    assert_eq!(e.wake_affine_weight(1, 0, 0, 1, 117, true), Some(0));
+    assert_eq!(
+        e.wake_affine_weight(1, Current::Task(0), 0, 1, 117, false),
+        None
+    );
+    assert_eq!(
+        e.wake_affine_weight(1, Current::Task(0), 0, 1, 117, true),
+        Some(0)
+    );
     // a waker heavier than its CPU's load: this CPU at once
     e.tasks[0].se.avg.load_avg = 1200;
-    assert_eq!(e.wake_affine_weight(1, 0, 0, 1, 117, true), Some(0));
+    assert_eq!(
+        e.wake_affine_weight(1, Current::Task(0), 0, 1, 117, true),
+        Some(0)
+    );
     // WF_SYNC's tie goes to this CPU (prev_eff + 1)
     e.tasks[0].se.avg.load_avg = 0;
     e.cpus[0].rq.avg.load_avg = 0;
     e.tasks[1].se.avg.load_avg = 0;
     e.cpus[1].rq.avg.load_avg = 0;
-    assert_eq!(e.wake_affine_weight(1, 0, 0, 1, 117, false), None);
-    assert_eq!(e.wake_affine_weight(1, 0, 0, 1, 117, true), Some(0));
+    assert_eq!(
+        e.wake_affine_weight(1, Current::Task(0), 0, 1, 117, false),
+        None
+    );
+    assert_eq!(
+        e.wake_affine_weight(1, Current::Task(0), 0, 1, 117, true),
+        Some(0)
+    );
 }
 
 /// wake_affine_idle(): a sync waker alone on its CPU takes the wakee, whatever the loads.
@@ -33,8 +48,8 @@ fn a_sync_waker_alone_on_its_cpu_takes_the_wakee() {
     e.tasks[0].se.avg.load_avg = 0;
     assert_eq!(e.wake_affine_idle(0, 1, false), None);
     assert_eq!(e.wake_affine_idle(0, 1, true), Some(0));
-    assert_eq!(e.wake_affine(1, 0, 0, 1, 117, false), 1);
-    assert_eq!(e.wake_affine(1, 0, 0, 1, 117, true), 0);
+    assert_eq!(e.wake_affine(1, Current::Task(0), 0, 1, 117, false), 1);
+    assert_eq!(e.wake_affine(1, Current::Task(0), 0, 1, 117, true), 0);
 }
 
 fn rq_loads(e: &Engine) -> Vec<u64> {
@@ -115,13 +130,13 @@ fn a_wakeup_into_another_llc_goes_through_the_wake_list() {
     let lock = |e: &Engine| e.lines.stats(e.rq_lines[far].rq()).atomics;
     let csq = |e: &Engine| e.lines.stats(e.nohz.csq_lines[far]).atomics;
     let (lock0, csq0) = (lock(&e), csq(&e));
-    e.try_to_wake_up(t, 0, None, 0); // an interrupt on CPU 0 wakes it: target = prev
+    e.try_to_wake_up(t, 0, Waker::Timer, 0); // no waker task: target = prev
     assert!(e.tasks[t as usize].waking, "on the wake list");
     assert_eq!(e.tasks[t as usize].state, TaskState::Sleeping);
     assert_eq!(csq(&e), csq0 + 1, "llist_add by the waker");
     assert_eq!(lock(&e), lock0, "no remote rq lock");
     let pending = e.tasks[t as usize].pending_wakeups;
-    e.try_to_wake_up(t, 0, None, 0);
+    e.try_to_wake_up(t, 0, Waker::Timer, 0);
     assert_eq!(
         e.tasks[t as usize].pending_wakeups,
         pending + 1,
@@ -136,4 +151,26 @@ fn a_wakeup_into_another_llc_goes_through_the_wake_list() {
     ));
     assert_eq!(csq(&e), csq0 + 2, "llist_del_all by the target");
     e.check_invariants().unwrap();
+}
+
+/// From softirq context (NET_RX), select_task_rq_fair sees what the interrupt interrupted as
+/// `current`: on an idle CPU that is the idle task, with no load of its own, so a sync wakeup
+/// whose prev is busy in the same LLC comes to the interrupt CPU (wake_affine_idle), and the idle
+/// task's wakee flips count the wakeup (record_wakee).
+#[test]
+fn a_softirq_wakeup_on_an_idle_cpu_pulls_the_wakee_from_a_busy_prev_in_its_llc() {
+    let mut e = engine(2, 2);
+    e.cpus[0].rq.avg.load_avg = 0;
+    assert_eq!(e.waker_current(Waker::Irq(4), 1), Some(Current::Task(1)));
+    // CPU 0 idle: the interrupt's current is swapper/0
+    let t = e.cpus[0].rq.curr.take().unwrap();
+    e.cpus[0].rq.queued.clear();
+    let cur = e.waker_current(Waker::Irq(4), 0);
+    assert_eq!(cur, Some(Current::Swapper(0)));
+    e.cpus[1].rq.avg.load_avg = 1500;
+    e.tasks[1].se.avg.load_avg = 500;
+    assert_eq!(e.wake_affine(1, Current::Swapper(0), 0, 1, 117, true), 0);
+    e.record_wakee(Current::Swapper(0), t);
+    assert_eq!(e.swapper_flips[0].flips, 1);
+    assert_eq!(e.wakee_flips(Current::Swapper(0)), 1);
 }

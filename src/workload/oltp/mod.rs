@@ -5,8 +5,9 @@
 //! reply (a sync wakeup back). A transaction is oltp_read_write's 20 statements by type
 //! (`statements.rs`), each with its own mysqld CPU; COMMIT waits on a futex for InnoDB's log
 //! threads (log writer, flusher, flush notifier: group commit), and InnoDB's background threads
-//! run their duty cycles (`innodb.rs`). `client=remote` keeps the client on another machine: a
-//! round trip is a timer. Constants and their sources: docs/MODEL.md §18.
+//! run their duty cycles (`innodb.rs`). `client=remote` keeps sysbench on another host (how
+//! benchmark teams drive OLTP): each statement arrives as a packet on the network card's queue for
+//! its connection and is woken by that queue's NET_RX softirq (`sched/net_rx.rs`). Constants and their sources: docs/MODEL.md §18.
 
 mod innodb;
 mod statements;
@@ -58,8 +59,6 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     },
 };
 
-/// `client=remote`: mean round trip to the client on another machine per statement, ns [A].
-pub const ROUND_TRIP_NS: u64 = 40_000;
 // The cache lines of shared server state each statement touches that another mysqld thread wrote
 // last, sysbench's CPU per statement (`client=local`) and the scale of the statements' CPU are
 // screened assumptions: `Assumptions::oltp_*` (src/assumptions, with their ranges).
@@ -105,6 +104,8 @@ pub struct Oltp {
     stmt_cpu_pct: u64,
     shared_lines: u32,
     client_cpu_ns: u64,
+    /// `client=remote`: the link's round trip outside the server (`NET_LINK_RTT_NS`).
+    link_rtt_ns: u64,
 }
 
 impl Oltp {
@@ -131,6 +132,7 @@ impl Oltp {
             stmt_cpu_pct: assume.oltp_stmt_cpu_pct,
             shared_lines: assume.oltp_shared_lines as u32,
             client_cpu_ns: assume.oltp_client_cpu_ns,
+            link_rtt_ns: assume.net_link_rtt_ns,
         }
     }
 
@@ -195,8 +197,10 @@ impl Oltp {
                         sync: true, // loopback TCP: tcp_data_ready → sock_def_readable, sync
                     }
                 } else {
-                    Step::Sleep {
-                        ns: rng.exp_ns(ROUND_TRIP_NS),
+                    // the reply crosses the link, the driver's thread runs (sysbench's Lua and
+                    // client library), its next statement crosses back to the card
+                    Step::AwaitRequest {
+                        ns: self.link_rtt_ns + rng.exp_ns(self.client_cpu_ns),
                     }
                 }
             }
