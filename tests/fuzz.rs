@@ -7,9 +7,11 @@
 //!   2. the JSON scenario decoder (`serde_json` -> `validate` -> `Run::new`, construction only), with
 //!      every allocation of the construction watched by a counting global allocator;
 //!   3. short simulations of random valid scenarios, checked slice by slice;
-//!   4. the machine-file parser (`cpu_map::parse`): lscpu/numactl texts of small machines,
-//!      mutated line by line and character by character, and random text; a parsed machine must
-//!      encode, decode and build its domains.
+//!   4. the machine-file parser (`cpu_map::parse`): lscpu/numactl texts of small machines (also
+//!      as odd dumps show them: offline rows, CPUs without an L3 id, split L2 columns, a VM's
+//!      sockets, no distances, the RISC-V / LoongArch / s390 / SPARC summaries) and the corpus's
+//!      `machine-seed-*` dumps, mutated line by line and character by character, and random
+//!      text; a parsed machine must encode, decode and build its domains.
 //!
 //! `SCHEDPLAY_FUZZ_ITERS=<n>` multiplies every iteration count (a campaign), e.g.
 //!     SCHEDPLAY_FUZZ_ITERS=20 cargo test --release --test fuzz -- --nocapture
@@ -1491,16 +1493,22 @@ fn small_map(rng: &mut SimRng) -> CpuMap {
 fn machine_text(rng: &mut SimRng) -> String {
     let t = small_topology(rng);
     // sometimes with a plain lscpu summary before it (its vendor narrows the closest preset)
-    let summary = match rng.below(6) {
+    // and the arches without presets, whose own tables and LLC rules then apply
+    let summary = match rng.below(10) {
         0 => "Architecture:  x86_64\nVendor ID:  GenuineIntel\nModel name:  Xeon\n",
         1 => "Vendor ID: AuthenticAMD\nNUMA node(s): 2\n",
         2 => "Architecture: aarch64\nVendor ID: HiSilicon\n",
         3 => "Architecture: ppc64le\nModel name: POWER10 (architected)\n",
+        4 => "Architecture: riscv64\nVendor ID: 0x489\n",
+        5 => "Architecture: loongarch64\nModel name: Loongson-3C5000\n",
+        6 => "Architecture: s390x\nVendor ID: IBM/S390\n",
+        7 => "Architecture: sparc64\n",
         _ => "",
     };
     let mut s = summary.to_string();
-    s += &match rng.below(3) {
+    s += &match rng.below(5) {
         0 => print::lscpu(&t),
+        3 => vm_or_uneven_lscpu(rng, &t),
         1 => print::lscpu(&t)
             .lines()
             .filter(|l| !l.starts_with('#'))
@@ -1558,9 +1566,11 @@ fn machine_text(rng: &mut SimRng) -> String {
             s += &sys;
         }
     }
-    match rng.below(4) {
+    match rng.below(5) {
         0 => s += &t.numactl(),
         3 => s += &print::numactl(&t),
+        // no distances: the kernel's defaults (10 local, 20 remote)
+        4 => {}
         1 => {
             for (n, row) in t.slit.iter().enumerate() {
                 let r: Vec<String> = row.iter().map(u32::to_string).collect();
@@ -1581,7 +1591,59 @@ fn machine_text(rng: &mut SimRng) -> String {
     s
 }
 
+/// `lscpu -p` of `t` as odd dumps show it: offline CPUs (rows of fewer, empty fields or without
+/// topology), CPUs with fewer cache ids than the header, split L2 columns, or a VM's sockets
+/// (each core its own socket, or one LLC id over every CPU).
+fn vm_or_uneven_lscpu(rng: &mut SimRng, t: &Topology) -> String {
+    let split = rng.below(3) == 0;
+    let mut s = if split {
+        "# CPU,Core,Socket,Node,,L1d,L1i,L2d,L2i,L3\n".to_string()
+    } else {
+        "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n".to_string()
+    };
+    let socket_per_core = rng.below(3) == 0;
+    let one_llc = rng.below(3) == 0;
+    let gap = rng.below(2) == 0;
+    for c in &t.cpus {
+        let no = if gap { c.cpu * 2 } else { c.cpu };
+        let socket = if socket_per_core { c.core } else { c.socket };
+        let l3 = if one_llc { 0 } else { c.llc };
+        let l2 = if split {
+            format!("{},{}", c.cluster, c.cluster)
+        } else {
+            c.cluster.to_string()
+        };
+        match rng.below(8) {
+            // no L3 id on this CPU (asymmetric caches): an empty field
+            0 => {
+                s += &format!(
+                    "{no},{},{socket},{},,{},{},{l2},\n",
+                    c.core, c.node, c.core, c.core
+                )
+            }
+            _ => {
+                s += &format!(
+                    "{no},{},{socket},{},,{},{},{l2},{l3}\n",
+                    c.core, c.node, c.core, c.core
+                )
+            }
+        }
+        if gap {
+            // an offline CPU: its number and empty fields, fewer or as many as the header's
+            s += &match rng.below(3) {
+                0 => format!("{},,,,,\n", no + 1),
+                1 => format!("{},,,{},,,,,\n", no + 1, c.node),
+                _ => format!("{},,,,,,,,\n", no + 1),
+            };
+        }
+    }
+    s
+}
+
 const NASTY_FIELDS: &[&str] = &[
+    "no",
+    "yes",
+    "L2d:L2i",
     "",
     "-",
     "x",
@@ -1742,11 +1804,25 @@ fn fuzz_machine_file_parser() {
     let mut rng = SimRng::new(0x5eed_0004);
     let mut found = Findings::new("machine");
     let mut parsed = 0;
+    // the corpus's machine seeds (dumps of the kernel's defaults and fallbacks: offline rows,
+    // uneven caches, VMs, RISC-V / LoongArch / s390 / SPARC) are mutated too
+    let mut seeds: Vec<String> = std::fs::read_dir(corpus_dir())
+        .expect("tests/fuzz_corpus exists")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("machine-seed-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    seeds.sort();
+    assert!(!seeds.is_empty(), "no machine seeds in the corpus");
     for i in 0..n {
         let base = machine_text(&mut rng);
         let text = match i % 5 {
             0 => base,
             4 => rand_text(&mut rng, 200),
+            3 => {
+                let seed = pick(&mut rng, &seeds).clone();
+                mutate_machine_text(&mut rng, &seed, &base)
+            }
             _ => {
                 let other = machine_text(&mut rng);
                 mutate_machine_text(&mut rng, &base, &other)

@@ -26,6 +26,78 @@ pub enum Arch {
     Arm64,
     /// `powerpc_topology[]` (arch/powerpc/kernel/smp.c).
     Powerpc,
+    /// `default_topology[]` with arch_topology's masks, built without CONFIG_SCHED_SMT and
+    /// CONFIG_SCHED_CLUSTER (arch/riscv/Kconfig selects only ARCH_SUPPORTS_SCHED_MC). No preset:
+    /// only imported machines have it (`CpuMap::arch`).
+    Riscv,
+    /// `default_topology[]` (SMT, MC, PKG) with `cpu_coregroup_mask` = `cpu_llc_shared_map`, the
+    /// CPUs of the node (arch/loongarch/kernel/smp.c). Imported machines only.
+    Loongarch,
+    /// `s390_topology[]` (arch/s390/kernel/topology.c): SMT, MC (the socket), BOOK, DRAWER, PKG.
+    /// Imported machines only.
+    S390,
+    /// `default_topology[]` (SMT, MC, PKG) with `cpu_coregroup_mask` = `cpu_core_sib_cache_map`
+    /// (the CPUs of one `max_cache_id`, arch/sparc/kernel/smp_64.c). Imported machines only.
+    Sparc,
+}
+
+impl Arch {
+    /// The kernel's directory name (`arch/<name>/`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86 => "x86",
+            Arch::Arm64 => "arm64",
+            Arch::Powerpc => "powerpc",
+            Arch::Riscv => "riscv",
+            Arch::Loongarch => "loongarch",
+            Arch::S390 => "s390",
+            Arch::Sparc => "sparc",
+        }
+    }
+
+    /// The arch named by `name` (its `arch/` directory), for the link form.
+    pub fn from_name(name: &str) -> Option<Arch> {
+        [
+            Arch::X86,
+            Arch::Arm64,
+            Arch::Powerpc,
+            Arch::Riscv,
+            Arch::Loongarch,
+            Arch::S390,
+            Arch::Sparc,
+        ]
+        .into_iter()
+        .find(|a| a.name() == name)
+    }
+
+    /// The kernel's table of domain levels below NUMA for this architecture, as named in notes.
+    pub fn table(self) -> &'static str {
+        match self {
+            Arch::X86 => "x86's x86_topology[] (SMT, CLS, MC, PKG)",
+            Arch::Arm64 => {
+                "arm64's default_topology[] with arch_topology's masks (SMT, CLS, MC, PKG)"
+            }
+            Arch::Powerpc => "powerpc's powerpc_topology[] (SMT, CACHE, PKG)",
+            Arch::Riscv => {
+                "RISC-V's default_topology[] with arch_topology's masks, without SCHED_SMT and SCHED_CLUSTER (MC, PKG)"
+            }
+            Arch::Loongarch => {
+                "LoongArch's default_topology[] (SMT, MC, PKG), MC the node (cpu_llc_shared_map)"
+            }
+            Arch::S390 => {
+                "s390's s390_topology[] (SMT, MC, BOOK, DRAWER, PKG), MC the socket; one book and one drawer assumed"
+            }
+            Arch::Sparc => {
+                "SPARC's default_topology[] (SMT, MC, PKG), MC the CPUs of one max_cache_id"
+            }
+        }
+    }
+
+    /// Whether a hardware preset of this architecture exists (else an imported machine keeps
+    /// the arch in its map, for its domain table, and takes another arch's hardware figures).
+    pub fn has_presets(self) -> bool {
+        matches!(self, Arch::X86 | Arch::Arm64 | Arch::Powerpc)
+    }
 }
 
 impl Vendor {

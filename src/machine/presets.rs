@@ -627,7 +627,9 @@ impl Parsed {
     /// The preset whose hardware figures an imported machine takes when the user names none, and
     /// why: the summary's vendor, else its architecture, else the shape (more than 2 threads per
     /// core: POWER; else x86, the common case, since the map alone cannot tell an Arm server
-    /// from x86 with SMT off); among those, the closest layout.
+    /// from x86 with SMT off); among those, the closest layout. An architecture without presets
+    /// (RISC-V, LoongArch, s390, SPARC) takes the closest preset of any architecture; its domains
+    /// still follow its own table (`CpuMap::arch`), named in the reason.
     pub fn hardware(&self) -> (&'static str, String) {
         let s = self.map.shape();
         let (arch, why) = match (self.vendor, self.arch) {
@@ -642,6 +644,17 @@ impl Parsed {
                 "no lscpu summary: x86 taken (an Arm server looks like x86 with SMT off: choose its preset, or paste lscpu's summary too)".to_string(),
             ),
         };
+        if !arch.has_presets() {
+            let name = self.map.closest_preset_of(None, None);
+            return (
+                name,
+                format!(
+                    "no {} preset: hardware figures of {name}, the closest preset by layout of any architecture; architecture from {why}; domains from {}",
+                    arch.name(),
+                    arch.table()
+                ),
+            );
+        }
         let name = self.map.closest_preset_of(self.vendor, Some(arch));
         (
             name,

@@ -1,7 +1,7 @@
 //! A topology printed the way `lscpu -p` and `numactl -H` print a real machine (the round trip's
 //! other half: `--format lscpu|numactl`).
 
-use crate::machine::hardware::Vendor;
+use crate::machine::hardware::{Arch, Vendor};
 use crate::machine::topology::Topology;
 
 /// `lscpu -p=CPU,CORE,SOCKET,NODE,CACHE` as util-linux prints it. The L1d/L1i ids are the core's,
@@ -12,12 +12,27 @@ pub fn lscpu(t: &Topology) -> String {
         && t.nr_llcs == t.nr_nodes
         && t.node_cpus.len() > t.spec.sockets as usize
         && (0..t.nr_llcs).all(|l| t.llc_cpus[l] == t.node_cpus[l]);
-    let mut s = String::from(
-        "# The following is the parsable format, which can be fed to other\n\
+    // an arch without presets (its domain table is the map's) is said as lscpu's summary says
+    // it (`uname -m`), so the text reads back to the same machine
+    let mut s = match t.spec.map.as_ref().and_then(|m| m.arch) {
+        Some(a) => format!(
+            "Architecture:        {}\n",
+            match a {
+                Arch::Riscv => "riscv64",
+                Arch::Loongarch => "loongarch64",
+                Arch::S390 => "s390x",
+                Arch::Sparc => "sparc64",
+                Arch::X86 => "x86_64",
+                Arch::Arm64 => "aarch64",
+                Arch::Powerpc => "ppc64le",
+            }
+        ),
+        None => String::new(),
+    };
+    s += "# The following is the parsable format, which can be fed to other\n\
          # programs. Each different item in every column has an unique ID\n\
          # starting usually from zero.\n\
-         # CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n",
-    );
+         # CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n";
     for c in &t.cpus {
         let l3 = if snc_l3 { c.socket } else { c.llc };
         s += &format!(

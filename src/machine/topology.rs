@@ -383,6 +383,7 @@ impl CpuMap {
             node: t.cpus.iter().map(|c| c.node).collect(),
             socket: t.cpus.iter().map(|c| c.socket).collect(),
             slit: t.slit.clone(),
+            arch: t.spec.map.as_ref().and_then(|m| m.arch),
         }
         .canonical()
     }

@@ -32,6 +32,8 @@ pub const MAX_INPUT_BYTES: usize = 4 << 20;
 const MAX_ERRORS: usize = 20;
 /// ACPI SLIT: 10 is the local distance, 255 unreachable; distances are u8 (`numa_set_distance`).
 const LOCAL_DISTANCE: u32 = 10;
+/// The kernel's distance between two nodes without a SLIT (`REMOTE_DISTANCE`, include/linux/topology.h).
+const REMOTE_DISTANCE: u32 = 20;
 const MAX_DISTANCE: u32 = 255;
 
 /// Where every CPU sits, ids dense from 0 in order of first appearance (nodes keep their numbers),
@@ -50,6 +52,10 @@ pub struct CpuMap {
     pub node: Vec<u32>,
     pub socket: Vec<u32>,
     pub slit: Vec<Vec<u32>>,
+    /// The architecture whose domain table the machine is built with when no hardware preset has
+    /// it (RISC-V, LoongArch, s390, SPARC: `Arch::has_presets` is false); None otherwise, and then
+    /// the hardware preset's vendor decides the table.
+    pub arch: Option<Arch>,
 }
 
 /// One bad spot of the input: 1-based line and column (0: not tied to a line, e.g. a link).
@@ -123,6 +129,7 @@ impl CpuMap {
             node: places.iter().map(|p| p.3).collect(),
             socket: places.iter().map(|p| p.4).collect(),
             slit,
+            arch: None,
         }
         .canonical()
     }
@@ -408,11 +415,11 @@ impl CpuMap {
         if !self.numbered_densely() {
             parts.push(&self.cpu_id);
         }
-        parts
-            .iter()
-            .map(|v| encode_runs(v))
-            .collect::<Vec<_>>()
-            .join("_")
+        let mut out: Vec<String> = parts.iter().map(|v| encode_runs(v)).collect();
+        // the arch's name last, only for arches without presets (its first character is a
+        // letter: no run starts with one)
+        out.extend(self.arch.map(|a| a.name().to_string()));
+        out.join("_")
     }
 
     /// CPUs numbered 0..N-1.
@@ -425,10 +432,20 @@ impl CpuMap {
 
     /// Decodes `encode`'s form and checks it as a parsed machine is checked.
     pub fn decode(s: &str) -> Result<CpuMap, String> {
-        let parts: Vec<&str> = s.trim().split('_').collect();
+        let mut parts: Vec<&str> = s.trim().split('_').collect();
+        let arch = match parts.last() {
+            Some(p) if p.starts_with(|c: char| c.is_ascii_alphabetic()) => {
+                let a = Arch::from_name(p).filter(|a| !a.has_presets()).ok_or_else(|| {
+                    format!("last part {p:?}: the architecture is one of riscv, loongarch, s390, sparc (the others come from the hardware preset)")
+                })?;
+                parts.pop();
+                Some(a)
+            }
+            _ => None,
+        };
         if !(6..=7).contains(&parts.len()) {
             return Err(format!(
-                "{} parts: a cpu_map has 6 or 7 separated by '_' (core, cluster, llc, node, socket, node distances, and the CPU numbers where they have gaps)",
+                "{} parts: a cpu_map has 6 or 7 separated by '_' (core, cluster, llc, node, socket, node distances, and the CPU numbers where they have gaps), then the architecture where no preset has it",
                 parts.len()
             ));
         }
@@ -462,6 +479,7 @@ impl CpuMap {
             node: lists[3].clone(),
             socket: lists[4].clone(),
             slit,
+            arch,
         }
         .canonical();
         let errs = m.check(&|_| (0, 0), &|_| (0, 0));

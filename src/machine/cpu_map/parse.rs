@@ -83,6 +83,16 @@ struct Row {
     node: Option<(u32, usize)>,
     /// (cache name, id)
     caches: Vec<(String, u32)>,
+    /// The row gave fewer cache ids than its header names (read left to right).
+    short_caches: bool,
+}
+
+impl Row {
+    /// No core, socket or cache id: what lscpu prints for an offline CPU (its sysfs topology
+    /// directory is removed with it, CPUHP_TOPOLOGY_PREPARE).
+    fn bare(&self) -> bool {
+        self.core.is_none() && self.socket.is_none() && self.caches.is_empty()
+    }
 }
 
 /// A machine parsed from text, and what the parser assumed.
@@ -131,8 +141,8 @@ struct Parser {
     lscpu_summary: bool,
     vendor: Option<Vendor>,
     arch: Option<Arch>,
-    /// Rows of offline CPUs (`lscpu -e` ONLINE no), left out.
-    offline: u32,
+    /// Offline CPUs (`lscpu -e` ONLINE no, or rows without any topology), left out.
+    offline: Vec<u32>,
     /// `grep . /sys/devices/system/cpu/cpu*/topology/*_cpus_list`: (cpu, file) -> (first CPU of
     /// the list, line). The lowest CPU of a list names its group.
     sysfs: BTreeMap<(u32, &'static str), (u32, usize)>,
@@ -275,6 +285,10 @@ impl Parser {
                         "x86_64" | "i686" | "i386" => Some(Arch::X86),
                         "aarch64" | "arm64" => Some(Arch::Arm64),
                         "ppc64le" | "ppc64" => Some(Arch::Powerpc),
+                        "riscv64" | "riscv32" => Some(Arch::Riscv),
+                        "loongarch64" | "loongarch32" => Some(Arch::Loongarch),
+                        "s390x" | "s390" => Some(Arch::S390),
+                        "sparc64" | "sparc" => Some(Arch::Sparc),
                         _ => None,
                     }
                 }
@@ -366,6 +380,20 @@ impl Parser {
     }
 
     fn cpu_row(&mut self, ln: usize, cols: &[Col], fields: &[(usize, &str)]) {
+        if fields.len() < cols.len()
+            && let Some(k) = cols.iter().position(|c| *c == Col::Cpu)
+            && let Some(&(c, f)) = fields.get(k)
+            && fields
+                .iter()
+                .enumerate()
+                .all(|(i, (_, x))| i == k || x.trim().is_empty() || x.trim() == "-")
+        {
+            // an offline CPU: lscpu -p prints its number and (some) empty fields
+            return match number(ln, c, f, "CPU", NR_CPUS - 1) {
+                Ok(cpu) => self.offline.push(cpu),
+                Err(e) => self.errs.push(e),
+            };
+        }
         if fields.len() != cols.len() {
             return self.errs.push(err(
                 ln,
@@ -390,6 +418,7 @@ impl Parser {
             ..Default::default()
         };
         let mut have_cpu = false;
+        let mut offline = false;
         for (col, &(c, f)) in cols.iter().zip(fields) {
             let f = f.trim();
             let absent = f.is_empty() || f == "-";
@@ -400,11 +429,8 @@ impl Parser {
                     have_cpu = true;
                 }),
                 Col::Online => {
-                    if f.eq_ignore_ascii_case("no") {
-                        // offline CPUs are not simulated: the others keep their numbers
-                        self.offline += 1;
-                        return;
-                    }
+                    // offline CPUs are not simulated: the others keep their numbers
+                    offline |= f.eq_ignore_ascii_case("no");
                     Ok(())
                 }
                 _ if absent => Ok(()),
@@ -415,18 +441,21 @@ impl Parser {
                 Col::Node => number(ln, c, f, "node", MAX_NODE_ID).map(|v| row.node = Some((v, c))),
                 Col::Caches(names) => {
                     let parts = split_at(f, Some(':'));
-                    if parts.len() != names.len() {
+                    if parts.len() > names.len() {
                         Err(err(
                             ln,
                             c,
                             format!(
-                                "{f:?} has {} cache ids, the header names {} ({})",
+                                "{f:?} has {} cache ids, the header names {} ({}): at most one id per named cache",
                                 parts.len(),
                                 names.len(),
                                 names.join(":")
                             ),
                         ))
                     } else {
+                        // fewer ids than names: a CPU without the higher levels (asymmetric
+                        // caches), read left to right
+                        row.short_caches |= parts.len() < names.len();
                         parts.iter().zip(names).try_for_each(|(&(pc, p), name)| {
                             if p.trim().is_empty() || p.trim() == "-" {
                                 return Ok(());
@@ -447,6 +476,9 @@ impl Parser {
                 .errs
                 .push(err(ln, 1, "no CPU column in this table's header"));
         }
+        if offline {
+            return self.offline.push(row.cpu);
+        }
         self.rows.push(row);
     }
 
@@ -455,7 +487,9 @@ impl Parser {
         let end = last_line + 1;
         self.rows_from_sysfs();
         if self.rows.is_empty() && self.errs.is_empty() {
-            self.errs.push(if self.lscpu_summary {
+            self.errs.push(if !self.offline.is_empty() {
+                err(end, 1, format!("no online CPUs: CPU(s) {} are offline (ONLINE no, or no topology)", cpulist(&self.offline)))
+            } else if self.lscpu_summary {
                 err(1, 1, "plain lscpu output has no per-CPU map: add the output of lscpu -p=CPU,CORE,SOCKET,NODE,CACHE (or lscpu -e) and numactl -H")
             } else {
                 err(end, 1, "no CPUs: paste the output of lscpu -p=CPU,CORE,SOCKET,NODE,CACHE (or lscpu -e) and numactl -H")
@@ -465,6 +499,13 @@ impl Parser {
             return Err(self.errs);
         }
         let mut rows = std::mem::take(&mut self.rows);
+        // Rows without any topology next to rows with it are offline CPUs (lscpu prints their
+        // number only): the kernel builds its domains from the online CPUs.
+        if rows.iter().any(|r| !r.bare()) {
+            self.offline
+                .extend(rows.iter().filter(|r| r.bare()).map(|r| r.cpu));
+            rows.retain(|r| !r.bare());
+        }
         rows.sort_by_key(|r| (r.cpu, r.line));
         for w in rows.windows(2) {
             if w[0].cpu == w[1].cpu {
@@ -479,12 +520,24 @@ impl Parser {
             return Err(self.errs);
         }
         let n = rows.len();
+        self.offline.sort_unstable();
+        self.offline.dedup();
+        self.offline
+            .retain(|c| rows.binary_search_by_key(c, |r| r.cpu).is_err());
+        if !self.offline.is_empty() {
+            notes.push(format!(
+                "offline CPU(s) {} left out, as the kernel builds its domains from the online CPUs; the others keep their numbers",
+                cpulist(&self.offline)
+            ));
+        }
         // node: the NODE column, else numactl's node cpus lines, else one node
         let mut from_numactl = vec![None; n];
         // the kernel's CPU numbers, ascending (gaps kept: offline CPUs, SMT modes, standby CPUs)
         let cpu_id: Vec<u32> = rows.iter().map(|r| r.cpu).collect();
-        if cpu_id.iter().enumerate().any(|(i, &c)| c as usize != i) {
-            let absent = cpu_id.last().map_or(0, |&l| l as usize + 1) - n;
+        let absent = (0..cpu_id.last().map_or(0, |&l| l + 1))
+            .filter(|c| cpu_id.binary_search(c).is_err() && self.offline.binary_search(c).is_err())
+            .count();
+        if absent > 0 {
             notes.push(format!(
                 "{absent} CPU number(s) absent (offline or not present): the others keep their numbers"
             ));
@@ -538,7 +591,11 @@ impl Parser {
         if !has_col && self.node_cpus.is_empty() {
             notes.push("no NODE column and no numactl -H: one node".to_string());
         }
-        // caches: the LLC is the highest level given, L2 the cluster
+        // The architecture whose rules build the LLC (and later the domains): the summary's
+        // vendor, else its Architecture, else the shape (more than 2 threads per core: POWER;
+        // else x86), as `Parsed::hardware` chooses.
+        let arch = self.effective_arch(&rows);
+        let said_x86 = self.vendor.map(Vendor::arch).or(self.arch) == Some(Arch::X86);
         let level = |name: &str| -> u32 {
             name.to_ascii_uppercase()
                 .trim_start_matches('L')
@@ -546,65 +603,46 @@ impl Parser {
                 .parse()
                 .unwrap_or(0)
         };
-        let top = rows
-            .iter()
-            .flat_map(|r| r.caches.iter().map(|(n, _)| level(n)))
-            .max()
-            .unwrap_or(0);
-        // No L2/L3 ids (s390 guests, some RISC-V and armv7 boards): the arch's
-        // cpu_coregroup_mask without cache information. arch_topology (arm64, RISC-V, arm) and
-        // s390 take the package (within the node); x86's LLC mask is then the CPU alone.
-        let no_llc = top < 2;
-        if no_llc {
-            notes.push(if self.arch == Some(Arch::X86) {
-                "no L2/L3 ids: each core is its own LLC, as x86 builds cpu_llc_shared_mask without cache information (no MC level)".to_string()
-            } else {
-                "no L2/L3 ids: the LLC is the package within its node, as arm64/RISC-V/arm (arch_topology's cpu_coregroup_mask) and s390 build MC without cache information (x86 would build none: paste lscpu's summary to say x86)".to_string()
-            });
-        }
+        // a level's id: the data (or unified) cache where the level is split (L2d:L2i)
         let cache = |r: &Row, lvl: u32| {
-            r.caches
-                .iter()
-                .find(|(n, _)| level(n) == lvl)
+            let of_level = || r.caches.iter().filter(|(n, _)| level(n) == lvl);
+            of_level()
+                .find(|(n, _)| !n.ends_with(['i', 'I']))
+                .or_else(|| of_level().next())
                 .map(|&(_, v)| v)
         };
+        // each CPU's LLC is its own highest cache level (cacheinfo is per CPU: asymmetric caches)
+        let top_of = |r: &Row| r.caches.iter().map(|(n, _)| level(n)).max().unwrap_or(0);
+        let top = rows.iter().map(top_of).max().unwrap_or(0);
         let sysfs = std::mem::take(&mut self.sysfs);
         let sysfs_cluster = |cpu: u32| sysfs.get(&(cpu, "cluster")).map(|&(v, _)| v);
         let mut core = Vec::with_capacity(n);
         let mut cluster = Vec::with_capacity(n);
-        let mut llc = Vec::with_capacity(n);
+        // (rule, id, L1 id, node): rule 1 the package, 2 the core alone, 3 the node, 10 + level
+        // a cache id
+        let mut llc: Vec<(u32, u32, Option<u32>, u32)> = Vec::with_capacity(n);
         let mut socket = Vec::with_capacity(n);
         for (i, r) in rows.iter().enumerate() {
             let c = r.core.unwrap_or(r.cpu);
-            if no_llc {
-                let pkg = r.socket.unwrap_or(0);
-                core.push((c, cache(r, 1)));
-                llc.push(if self.arch == Some(Arch::X86) {
-                    (2, c, cache(r, 1), node[i])
-                } else {
-                    (1, pkg, None, node[i])
-                });
-                cluster.push(match sysfs_cluster(r.cpu) {
-                    Some(first) => (3, first, None, node[i]),
-                    None => (1, c, cache(r, 1), node[i]),
-                });
-                socket.push(pkg);
-                continue;
-            }
-            let Some(l) = cache(r, top) else {
-                self.errs.push(err(
-                    r.line,
-                    r.col,
-                    format!("CPU {} has no L{top} id", r.cpu),
-                ));
-                continue;
-            };
+            let pkg = r.socket.unwrap_or(0);
             // A core is its CORE id and its L1: lscpu numbers cores per CPU type on mixed-core
             // Arm (CORE ids repeat across types), and on POWER the CORE is the big core of two
             // SMT4 halves with an L1 each (the small core: the kernel's SMT level).
             core.push((c, cache(r, 1)));
-            // Intel SNC: an L3 shared by several nodes is split per node (match_llc)
-            llc.push((0, l, None, node[i]));
+            let t = top_of(r);
+            llc.push(match arch {
+                // s390's MC is `core_mask`, the socket, whatever the caches
+                Arch::S390 => (1, pkg, None, node[i]),
+                // LoongArch's `cpu_llc_shared_map` links the CPUs of one node
+                Arch::Loongarch => (3, node[i], None, node[i]),
+                // Intel SNC: an L3 shared by several nodes is split per node (match_llc)
+                _ if t >= 2 => (10 + t, cache(r, t).unwrap_or(0), None, node[i]),
+                // No L2/L3 id: x86's LLC mask is then the core alone (only when the summary
+                // says x86: dumps without caches come from s390 guests and boards);
+                // arch_topology (arm64, RISC-V) and SPARC take the package (within the node)
+                Arch::X86 if said_x86 => (2, c, cache(r, 1), node[i]),
+                _ => (1, pkg, None, node[i]),
+            });
             // without an L2 id each core is its own cluster
             cluster.push(match (sysfs_cluster(r.cpu), cache(r, 2)) {
                 // arm64's cluster (cluster_cpus_list) is the CLS span, not the L2
@@ -612,19 +650,65 @@ impl Parser {
                 (None, Some(l2)) => (0, l2, None, node[i]),
                 (None, None) => (1, c, cache(r, 1), node[i]),
             });
-            socket.push(r.socket.unwrap_or(0));
+            socket.push(pkg);
         }
-        if self.offline > 0 {
-            notes.push(format!("{} offline CPU(s) left out", self.offline));
+        let cpus_where = |f: &dyn Fn(&Row) -> bool| {
+            cpulist(
+                &rows
+                    .iter()
+                    .filter(|r| f(r))
+                    .map(|r| r.cpu)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        match arch {
+            Arch::S390 => notes.push("s390: the LLC is the socket, as s390's MC level is core_mask (the CPUs of one socket) whatever the caches".to_string()),
+            Arch::Loongarch => notes.push("LoongArch: the LLC is the node, as cpu_llc_shared_map links the CPUs of one node whatever the caches".to_string()),
+            _ if top < 2 => notes.push(if said_x86 {
+                "no L2/L3 ids: each core is its own LLC, as x86 builds cpu_llc_shared_mask without cache information (no MC level)".to_string()
+            } else {
+                format!("no L2/L3 ids: the LLC is the package within its node, as {} builds MC without cache information (x86 would build none: paste lscpu's summary to say x86)", match arch {
+                    Arch::Sparc => "SPARC's cpu_core_sib_cache_map",
+                    Arch::Powerpc => "powerpc",
+                    _ => "arch_topology's cpu_coregroup_mask (arm64, RISC-V)",
+                })
+            }),
+            _ => {
+                if top == 2 {
+                    notes.push("no L3 ids: the L2 is the LLC".to_string());
+                }
+                if rows.iter().any(|r| top_of(r) < top) {
+                    notes.push(format!(
+                        "CPU(s) {} have no L{top} id: each CPU's LLC is its own highest cache (cacheinfo is per CPU){}",
+                        cpus_where(&|r| top_of(r) < top),
+                        if rows.iter().any(|r| top_of(r) < 2) {
+                            if said_x86 { "; without L2/L3 ids a core is its own LLC" } else { "; without L2/L3 ids the package within the node" }
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+            }
         }
+        if rows.iter().any(|r| r.short_caches) {
+            notes.push(format!(
+                "CPU(s) {} give fewer cache ids than the header names: read left to right (L1d, L1i, L2, ...), the missing levels absent",
+                cpus_where(&|r| r.short_caches)
+            ));
+        }
+        if rows.iter().any(|r| {
+            r.caches
+                .iter()
+                .any(|(n, _)| level(n) == 2 && n.ends_with(['i', 'I']))
+        }) {
+            notes.push("split L2 (L2d:L2i): the L2d ids are the L2".to_string());
+        }
+        self.llc_fallbacks(arch, &rows, &node, &mut llc, &mut socket, &mut notes);
         if rows.iter().any(|r| r.core.is_none()) {
             notes.push("no CORE column: one thread per core".to_string());
         }
         if rows.iter().any(|r| r.socket.is_none()) {
             notes.push("no SOCKET column: one socket".to_string());
-        }
-        if top == 2 {
-            notes.push("no L3 ids: the L2 is the LLC".to_string());
         }
         if !self.errs.is_empty() {
             return Err(self.errs);
@@ -660,11 +744,24 @@ impl Parser {
             return Err(self.errs);
         }
         let slit = if self.dist.is_empty() {
+            // Without a SLIT the kernel's node_distance is LOCAL_DISTANCE 10 on the diagonal and
+            // REMOTE_DISTANCE 20 elsewhere (__node_distance, mm/numa_memblks.c)
             if nodes > 1 {
-                self.errs.push(err(end, 1, format!("no node distances for the {nodes} nodes: add numactl -H or the lines of /sys/devices/system/node/node*/distance")));
-                return Err(self.errs);
+                notes.push(format!("no node distances: 10 local and 20 between the {nodes} nodes, the kernel's LOCAL_DISTANCE and REMOTE_DISTANCE without a SLIT (numactl -H or /sys/devices/system/node/node*/distance give the measured ones)"));
             }
-            vec![vec![LOCAL_DISTANCE]]
+            (0..nodes)
+                .map(|i| {
+                    (0..nodes)
+                        .map(|j| {
+                            if i == j {
+                                LOCAL_DISTANCE
+                            } else {
+                                REMOTE_DISTANCE
+                            }
+                        })
+                        .collect()
+                })
+                .collect()
         } else {
             // numactl's header names the columns; a sysfs distance file has one column per
             // online node in id order (node_read_distance: for_each_online_node), and every online
@@ -747,6 +844,7 @@ impl Parser {
             node,
             socket: dense(socket.into_iter()),
             slit,
+            arch: Some(arch).filter(|a| !a.has_presets()),
         };
         let dist_line = |k: usize| {
             cpu_nodes
@@ -764,6 +862,156 @@ impl Parser {
             vendor: self.vendor,
             arch: self.arch,
         })
+    }
+}
+
+/// A cpulist as the kernel prints one (`%*pbl`: `0-3,8`).
+fn cpulist(cpus: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+impl Parser {
+    /// The architecture of the pasted machine: the summary's vendor, else its Architecture, else
+    /// the shape (more than 2 threads per core: POWER; else x86), as `Parsed::hardware` takes it.
+    fn effective_arch(&self, rows: &[Row]) -> Arch {
+        if let Some(a) = self.vendor.map(Vendor::arch).or(self.arch) {
+            return a;
+        }
+        let mut threads: BTreeMap<(u32, Option<u32>), u32> = BTreeMap::new();
+        for r in rows {
+            let l1 = r
+                .caches
+                .iter()
+                .find(|(n, _)| n.trim_start_matches(['L', 'l']).starts_with('1'))
+                .map(|&(_, v)| v);
+            *threads.entry((r.core.unwrap_or(r.cpu), l1)).or_insert(0) += 1;
+        }
+        if threads.values().any(|&t| t > 2) {
+            Arch::Powerpc
+        } else {
+            Arch::X86
+        }
+    }
+
+    /// An LLC whose CPUs lie on several sockets (virtual machines: Xen guests, KVM on LoongArch):
+    /// what the arch's `cpu_coregroup_mask` then gives. arch_topology (arm64, RISC-V) takes the
+    /// package, as the LLC siblings are not inside it; x86 (`match_llc` compares LLC ids and
+    /// nodes, not packages), LoongArch (the node), SPARC (`max_cache_id`) and powerpc link them,
+    /// so MC spans the sockets: those sockets are taken as one. An x86 LLC id on nodes of
+    /// different sockets is split per node, as `topology_sane` ignores such a sibling with its
+    /// warning (said in a note).
+    fn llc_fallbacks(
+        &mut self,
+        arch: Arch,
+        rows: &[Row],
+        node: &[u32],
+        llc: &mut [(u32, u32, Option<u32>, u32)],
+        socket: &mut [u32],
+        notes: &mut Vec<String>,
+    ) {
+        // x86's warning: the first CPU pair of one LLC id on different nodes and sockets
+        if arch == Arch::X86 {
+            let mut first: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+            for i in 0..rows.len() {
+                if llc[i].0 < 10 {
+                    continue;
+                }
+                let f = *first.entry((llc[i].0, llc[i].1)).or_insert(i);
+                if node[f] != node[i] && socket[f] != socket[i] {
+                    notes.push(format!(
+                        "LLC id {} spans nodes of different sockets: split per node, as x86 warns \"sched: CPU #{}'s llc-sibling CPU #{} is not on the same node! [node: {} != {}]. Ignoring dependency.\" (topology_sane)",
+                        llc[i].1, rows[i].cpu, rows[f].cpu, node[i], node[f]
+                    ));
+                    break;
+                }
+            }
+        }
+        let mut sockets_of: BTreeMap<(u32, u32, Option<u32>, u32), Vec<u32>> = BTreeMap::new();
+        for i in 0..rows.len() {
+            let s = sockets_of.entry(llc[i]).or_default();
+            if !s.contains(&socket[i]) {
+                s.push(socket[i]);
+            }
+        }
+        let spanning_llcs: std::collections::BTreeSet<_> = sockets_of
+            .iter()
+            .filter(|(_, s)| s.len() > 1)
+            .map(|(&l, _)| l)
+            .collect();
+        if spanning_llcs.is_empty() {
+            return;
+        }
+        let spanning: Vec<Vec<u32>> = sockets_of.into_values().filter(|s| s.len() > 1).collect();
+        let across: Vec<u32> = (0..rows.len())
+            .filter(|&i| spanning_llcs.contains(&llc[i]))
+            .map(|i| rows[i].cpu)
+            .collect();
+        if matches!(arch, Arch::Arm64 | Arch::Riscv) {
+            for i in 0..rows.len() {
+                if spanning_llcs.contains(&llc[i]) {
+                    llc[i] = (1, socket[i], None, node[i]);
+                }
+            }
+            notes.push(format!(
+                "the LLC ids of CPU(s) {} span sockets: each takes its package within the node, as arch_topology's cpu_coregroup_mask does when the LLC siblings are not inside the package",
+                cpulist(&across)
+            ));
+            return;
+        }
+        // union the sockets an LLC spans (the lowest id names the merged socket)
+        let mut root: BTreeMap<u32, u32> = BTreeMap::new();
+        fn find(root: &BTreeMap<u32, u32>, mut s: u32) -> u32 {
+            while let Some(&p) = root.get(&s).filter(|&&p| p != s) {
+                s = p;
+            }
+            s
+        }
+        for group in &spanning {
+            let r = group.iter().map(|&s| find(&root, s)).min().unwrap_or(0);
+            for &s in group {
+                let f = find(&root, s);
+                root.insert(f, r);
+                root.insert(s, r);
+            }
+        }
+        let merged: Vec<String> = {
+            let mut by_root: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+            for &s in root.keys() {
+                by_root.entry(find(&root, s)).or_default().push(s);
+            }
+            by_root
+                .into_values()
+                .map(|v| v.iter().map(u32::to_string).collect::<Vec<_>>().join("+"))
+                .collect()
+        };
+        for s in socket.iter_mut() {
+            *s = find(&root, *s);
+        }
+        let why = match arch {
+            Arch::Loongarch => "LoongArch's cpu_llc_shared_map links the CPUs of one node",
+            Arch::Sparc => "SPARC's cpu_core_sib_cache_map links the CPUs of one max_cache_id",
+            Arch::Powerpc => "powerpc links the CPUs sharing a cache",
+            _ => "x86's match_llc links CPUs of one LLC id and node whatever their package",
+        };
+        notes.push(format!(
+            "the LLCs of CPU(s) {} span sockets: {why}, so MC spans them; sockets {} taken as one each",
+            cpulist(&across),
+            merged.join(", ")
+        ));
     }
 }
 
@@ -852,6 +1100,7 @@ impl Parser {
                 socket: get("package"),
                 node: None,
                 caches: Vec::new(),
+                short_caches: false,
             });
         }
     }
@@ -940,7 +1189,7 @@ pub fn parse(text: &str) -> Result<Parsed, Vec<LineError>> {
         lscpu_summary: false,
         vendor: None,
         arch: None,
-        offline: 0,
+        offline: Vec::new(),
         sysfs: BTreeMap::new(),
     };
     let mut last = 0;

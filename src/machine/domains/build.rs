@@ -11,9 +11,13 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 /// `node_reclaim_distance`: RECLAIM_DISTANCE 30, raised to 32 on AMD Zen (arch/x86/kernel/cpu/amd.c);
-/// powerpc defines RECLAIM_DISTANCE 10 (arch/powerpc/include/asm/topology.h).
-fn node_reclaim_distance(vendor: Vendor) -> u32 {
-    match vendor {
+/// powerpc defines RECLAIM_DISTANCE 10 (arch/powerpc/include/asm/topology.h); RISC-V, LoongArch,
+/// s390 and SPARC keep the generic 30 (include/linux/topology.h).
+fn node_reclaim_distance(topo: &Topology) -> u32 {
+    if topo.spec.map.as_ref().is_some_and(|m| m.arch.is_some()) {
+        return 30;
+    }
+    match topo.spec.vendor {
         Vendor::Intel | Vendor::Arm | Vendor::Hisilicon => 30,
         Vendor::Amd => 32,
         Vendor::Ibm => 10,
@@ -107,7 +111,7 @@ impl SchedDomains {
         }
 
         let spans = spans.0;
-        let reclaim = node_reclaim_distance(topo.spec.vendor);
+        let reclaim = node_reclaim_distance(topo);
         let mut domains: Vec<Domain> = Vec::new();
         let mut shape_ids: HashMap<(usize, u32, u32), u32> = HashMap::new();
         let mut groups = GroupCache::default();

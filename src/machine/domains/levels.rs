@@ -1,4 +1,5 @@
-//! The topology tables per arch (`X86_TOPOLOGY`, `ARM64_TOPOLOGY`, `POWERPC_TOPOLOGY`: the kernel's `SDTL_INIT` entries), the CPU masks each level
+//! The topology tables per arch (`X86_TOPOLOGY`, `ARM64_TOPOLOGY`, `POWERPC_TOPOLOGY`,
+//! `RISCV_TOPOLOGY`, `SMT_MC_PKG_TOPOLOGY` (LoongArch, SPARC), `S390_TOPOLOGY`: the kernel's `SDTL_INIT` entries), the CPU masks each level
 //! spans (`cpu_smt_mask`, `cpu_clustergroup_mask`, `cpu_coregroup_mask`, `cpu_cpu_mask`) and the
 //! NUMA levels `sched_init_numa` appends.
 
@@ -133,12 +134,114 @@ pub(super) const POWERPC_TOPOLOGY: &[TopologyLevel] = &[
     },
 ];
 
+/// RISC-V: `default_topology[]` with arch_topology's masks, built without CONFIG_SCHED_SMT and
+/// CONFIG_SCHED_CLUSTER (arch/riscv/Kconfig selects only ARCH_SUPPORTS_SCHED_MC): MC and PKG.
+pub(super) const RISCV_TOPOLOGY: &[TopologyLevel] = &[
+    TopologyLevel {
+        name: "MC",
+        mask: riscv_coregroup_mask,
+        flags: SD_SHARE_LLC,
+        present: |_| true,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "PKG",
+        mask: cpu_node_mask,
+        flags: 0,
+        present: |_| true,
+        in_table: true,
+    },
+];
+
+/// LoongArch and SPARC: `default_topology[]` with CONFIG_SCHED_SMT and CONFIG_SCHED_MC (their
+/// Kconfig selects ARCH_SUPPORTS_SCHED_SMT and _MC, not _CLUSTER): SMT, MC, PKG. Their
+/// `cpu_coregroup_mask` is the map's LLC: the importer sets it to `cpu_llc_shared_map` (the node)
+/// on LoongArch and to `cpu_core_sib_cache_map` (the CPUs of one highest-level cache) on SPARC.
+pub(super) const SMT_MC_PKG_TOPOLOGY: &[TopologyLevel] = &[
+    TopologyLevel {
+        name: "SMT",
+        mask: cpu_smt_mask,
+        flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
+        present: |t| t.spec.smt > 1,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "MC",
+        mask: cpu_coregroup_mask,
+        flags: SD_SHARE_LLC,
+        present: |_| true,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "PKG",
+        mask: cpu_node_mask,
+        flags: 0,
+        present: |_| true,
+        in_table: true,
+    },
+];
+
+/// s390: `s390_topology[]` (arch/s390/kernel/topology.c): SMT, MC (`core_mask`, the socket: the
+/// importer sets the map's LLC to it), BOOK, DRAWER (no flags), PKG. Book and drawer ids are not
+/// in the map: BOOK and DRAWER span the node, as on a machine of one book and one drawer, where
+/// DRAWER and PKG degenerate into BOOK.
+pub(super) const S390_TOPOLOGY: &[TopologyLevel] = &[
+    TopologyLevel {
+        name: "SMT",
+        mask: cpu_smt_mask,
+        flags: SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
+        present: |t| t.spec.smt > 1,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "MC",
+        mask: cpu_coregroup_mask,
+        flags: SD_SHARE_LLC,
+        present: |_| true,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "BOOK",
+        mask: cpu_node_mask,
+        flags: 0,
+        present: |_| true,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "DRAWER",
+        mask: cpu_node_mask,
+        flags: 0,
+        present: |_| true,
+        in_table: true,
+    },
+    TopologyLevel {
+        name: "PKG",
+        mask: cpu_node_mask,
+        flags: 0,
+        present: |_| true,
+        in_table: true,
+    },
+];
+
+/// The architecture the domains are built for: an imported machine's own (`CpuMap::arch`, the
+/// arches without presets), else the hardware preset's vendor's.
+pub(super) fn arch(topo: &Topology) -> Arch {
+    topo.spec
+        .map
+        .as_ref()
+        .and_then(|m| m.arch)
+        .unwrap_or_else(|| topo.spec.vendor.arch())
+}
+
 /// The arch's table of levels below NUMA.
 pub(super) fn topology_table(topo: &Topology) -> &'static [TopologyLevel] {
-    match topo.spec.vendor.arch() {
+    match arch(topo) {
         Arch::X86 => X86_TOPOLOGY,
         Arch::Arm64 => ARM64_TOPOLOGY,
         Arch::Powerpc => POWERPC_TOPOLOGY,
+        Arch::Riscv => RISCV_TOPOLOGY,
+        Arch::Loongarch | Arch::Sparc => SMT_MC_PKG_TOPOLOGY,
+        Arch::S390 => S390_TOPOLOGY,
     }
 }
 
@@ -203,6 +306,21 @@ pub(super) fn arch_topology_coregroup_mask(topo: &Topology, cpu: usize) -> CpuSe
     let cluster = cpu_clustergroup_mask(topo, cpu);
     if core_mask.is_subset_of(&cluster) {
         core_mask = cluster;
+    }
+    core_mask
+}
+
+/// RISC-V `cpu_coregroup_mask`: arch_topology's without the cluster widening (no
+/// CONFIG_SCHED_CLUSTER): the smallest of the node, the package and the LLC siblings.
+pub(super) fn riscv_coregroup_mask(topo: &Topology, cpu: usize) -> CpuSet {
+    let mut core_mask = cpu_node_mask(topo, cpu);
+    let package = package_mask(topo, cpu);
+    if package.is_subset_of(&core_mask) {
+        core_mask = package;
+    }
+    let llc = cpu_coregroup_mask(topo, cpu);
+    if llc.is_subset_of(&core_mask) {
+        core_mask = llc;
     }
     core_mask
 }
