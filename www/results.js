@@ -124,6 +124,9 @@ const num = (x) => {
 export const NOISY_WIDTH = 100;
 const noisy = (d) => !!d && Number.isFinite(d.ci95?.[0]) && Number.isFinite(d.ci95?.[1]) && d.ci95[1] - d.ci95[0] > NOISY_WIDTH;
 
+/** What the engine's tables say when every seed gave the same run (repeat::IDENTICAL_RUNS). */
+export const IDENTICAL_RUNS = 'the seeds gave identical runs: no interval';
+
 /** The repeat table (the engine's repeat::Table). A change whose interval contains 0 is greyed;
  * nothing is coloured as a win or a loss. */
 export function renderRepeatTable(t) {
@@ -144,9 +147,12 @@ export function renderRepeatTable(t) {
     h('th', { scope: 'row' }, f.label),
     h('td', { class: 'num' }, `${num(f.a.mean)} (${cv(f.a)}%)`),
     h('td', { class: 'num' }, d ? `${sign(d.change)}${u} (${cv(f.b)}%)` : '–'),
-    h('td', { class: 'num ci' }, d ? `[${sign(d.ci95[0])}, ${sign(d.ci95[1])}]${u}` : `[${num(f.a.ci95[0])}, ${num(f.a.ci95[1])}]`,
-      noisy(d) ? h('div', { class: 'noisy', dataset: { testid: `noisy-${f.key}` } }, 'too noisy to compare: run longer or more repeats') : null),
-    h('td', { class: 'num' }, d ? fmtFixed(d.p, 4) : '–')));
+    // seeds that gave identical runs (repeat::IDENTICAL_RUNS): one run, so no interval and no test
+    (d ? d.identical : f.a.identical)
+      ? h('td', { class: 'ci identical', dataset: { testid: `identical-${f.key}` } }, IDENTICAL_RUNS)
+      : h('td', { class: 'num ci' }, d ? `[${sign(d.ci95[0])}, ${sign(d.ci95[1])}]${u}` : `[${num(f.a.ci95[0])}, ${num(f.a.ci95[1])}]`,
+        noisy(d) ? h('div', { class: 'noisy', dataset: { testid: `noisy-${f.key}` } }, 'too noisy to compare: run longer or more repeats') : null),
+    h('td', { class: 'num' }, d && !d.identical ? fmtFixed(d.p, 4) : '–')));
   }
 }
 

@@ -1,6 +1,7 @@
 // "How close is the model?": the validation rows (`validate --json`, from the engine's
 // validation_table) as a table; status in words and a mark, not colour alone.
 import { $, h, fmtFixed } from './dom.js';
+import { IDENTICAL_RUNS } from './results.js';
 
 const fmtModel = (x) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : fmtFixed(x, Math.abs(x) >= 100 ? 0 : 2));
 
@@ -10,7 +11,8 @@ export function renderValidation(rows) {
   tbody.replaceChildren();
   table.hidden = false;
   for (const r of rows) {
-    const ci = r.model_ci95 ? ` [${fmtModel(r.model_ci95[0])}, ${fmtModel(r.model_ci95[1])}]` : '';
+    const ci = r.model_ci95 ? ` [${fmtModel(r.model_ci95[0])}, ${fmtModel(r.model_ci95[1])}]`
+      : r.identical_runs ? ` (${IDENTICAL_RUNS})` : '';
     const tr = document.createElement('tr');
     tr.id = `vrow-${r.id}`;
     tr.tabIndex = -1; // a story's "row …" link focuses it

@@ -16,7 +16,7 @@ fn published_numbers_and_the_headline_counts_kinds_apart() {
     assert_eq!(n("000-gain"), Some(8.0));
     assert_eq!(n("002-regression"), Some(-10.0));
     assert_eq!(n("002-fix-sysbench"), Some(-0.72));
-    let o = |id: &str, model: f64| row(id).unwrap().outcome(&S, model, None);
+    let o = |id: &str, model: f64| row(id).unwrap().outcome(&S, model, Ci::OneRun);
     let out = [
         o("000-gain", 22.0),
         o("000-share-b", 0.1),
@@ -151,4 +151,24 @@ fn a_band_never_changes_a_verdict() {
         "{}",
         to_text(&with, &S)
     );
+}
+
+/// Repeats whose seeds gave identical runs measured nothing: the row is one run, named so, never a
+/// zero-width interval.
+#[test]
+fn identical_repeats_give_no_interval() {
+    let story = &crate::experiment::stories::stories()[0];
+    let mut e = story.experiment.clone();
+    e.seconds = 0.005;
+    let (a, b) = (
+        crate::run(&e, Side::A).unwrap(),
+        crate::run(&e, Side::B).unwrap(),
+    );
+    let c = check(story.rows, &e, &[a.clone(), a], &[b.clone(), b]);
+    assert!(!c.is_empty());
+    for x in &c {
+        assert_eq!(x.outcome.model_ci95, None, "{}", x.outcome.id);
+        assert!(x.outcome.identical_runs, "{}", x.outcome.id);
+        assert!(model_cell(&x.outcome).contains(repeat::IDENTICAL_RUNS));
+    }
 }
