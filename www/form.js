@@ -467,7 +467,8 @@ export function showErrors(errors, onDismiss) {
   }
 }
 
-function fieldInput(field) {
+/** The input of a field (by id, or a workload knob's), or null. */
+export function fieldInput(field) {
   if (!field) return null;
   const direct = document.getElementById(field);
   if (direct && /^(INPUT|SELECT)$/.test(direct.tagName) && direct.closest('#scenario')) return direct;

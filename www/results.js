@@ -190,11 +190,27 @@ const hitm = (cl) => cl.hitm_local + cl.hitm_remote;
 /** perf c2c, as the text report shows it: the shared lines, the 8 per-CPU lines (run queues,
  * nohz_flags, call_single_queue: names with "(cpuN)") with most HITMs, and one sum row for the rest,
  * whose button adds them (built on first click: ~1,000 rows on a 2-socket machine). The CSV keeps all. */
+/**
+ * The c2c table wider than its box (a phone): the line names stay (sticky column, style.css) and a
+ * cue says the HITM columns are a swipe away, until the box is scrolled to its end.
+ */
+export function updateC2cCue() {
+  const wrap = $('c2c-wrap');
+  const over = wrap.scrollWidth > wrap.clientWidth + 1;
+  const atEnd = wrap.scrollLeft + wrap.clientWidth >= wrap.scrollWidth - 1;
+  wrap.dataset.overflow = over ? (atEnd ? 'end' : '1') : '';
+  $('c2c-cue').hidden = !over || atEnd || !$('c2c').tBodies[0].rows.length;
+}
+if (typeof window !== 'undefined') {
+  window.addEventListener('resize', () => updateC2cCue());
+  queueMicrotask(() => $('c2c-wrap')?.addEventListener('scroll', () => updateC2cCue(), { passive: true }));
+}
+
 export function renderC2C(r, sideLabel) {
   $('c2c-side').textContent = sideLabel;
   const table = $('c2c');
   const tbody = clear(table.tBodies[0]);
-  if (!r) return;
+  if (!r) { updateC2cCue(); return; }
   const all = r.cachelines || [];
   const byHitm = (x, y) => hitm(y) - hitm(x);
   const perCpu = all.filter((cl) => /\(cpu\d+\)/.test(cl.name)).sort(byHitm);
@@ -273,6 +289,7 @@ export function renderC2C(r, sideLabel) {
     });
   }
   if (!all.length) tbody.append(h('tr', {}, h('td', { colspan: '8' }, 'no contended cache lines')));
+  requestAnimationFrame(() => updateC2cCue());
 }
 
 export function renderCounters(ra, rb) {

@@ -31,5 +31,11 @@ export function renderValidation(rows) {
     // status in words and a mark, not colour alone
     tr.append(h('td', { class: `status ${r.status}` }, h('span', { class: 'mark', 'aria-hidden': 'true' }, r.status === 'holds' ? '✓ ' : '✗ '), r.status));
     tbody.append(tr);
+    // a miss says why, one line from docs/MODEL.md (the engine's validation::why), with the doc
+    if (r.why) {
+      tbody.append(h('tr', { class: 'why-row', dataset: { why: r.id } },
+        h('td', { colspan: '9' }, h('span', { class: 'why-label' }, `why ${r.id} misses: `), r.why, ' (',
+          h('a', { href: 'docs/MODEL.md', target: '_blank', rel: 'noopener' }, 'docs/MODEL.md'), ', How close is the model?)')));
+    }
   }
 }

@@ -356,6 +356,9 @@ pub struct Outcome {
     /// by `status`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub band: Option<bands::Band>,
+    /// A row that misses: why, one line from docs/MODEL.md (`why.rs`); absent when it holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// How the runs of `validate` are made.
@@ -405,6 +408,7 @@ impl Row {
     /// The row's outcome for the model's figure `model` (and its interval).
     pub fn outcome(&self, s: &Settings, model: f64, ci: Ci) -> Outcome {
         let [lo, hi] = self.tolerance;
+        let holds = model >= lo && model <= hi;
         let (ci, identical_runs) = match ci {
             Ci::Interval(i) => (Some(i), false),
             Ci::OneRun => (None, false),
@@ -422,13 +426,10 @@ impl Row {
             model_ci95: ci,
             identical_runs,
             tolerance: self.tolerance,
-            status: if model >= lo && model <= hi {
-                Status::Holds
-            } else {
-                Status::Misses
-            },
+            status: if holds { Status::Holds } else { Status::Misses },
             source: self.source.into(),
             band: None,
+            why: (!holds).then(|| why::why(self.id, self.figure.kind() == Kind::Input).into()),
         }
     }
 }
@@ -691,6 +692,14 @@ pub fn to_text(out: &[Outcome], s: &Settings) -> String {
     }
     let _ = writeln!(t, "\n{}.\n", headline(out));
     for o in out {
+        if let Some(w) = &o.why {
+            let _ = writeln!(t, "{} misses: {w}", o.id);
+        }
+    }
+    if out.iter().any(|o| o.why.is_some()) {
+        let _ = writeln!(t);
+    }
+    for o in out {
         let _ = writeln!(t, "{}: {}\n    source: {}", o.id, o.command, o.source);
     }
     t
@@ -740,3 +749,4 @@ pub fn to_markdown(out: &[Outcome], s: &Settings) -> String {
 pub mod bands;
 #[cfg(test)]
 mod tests;
+pub mod why;

@@ -23,6 +23,10 @@ fn published_numbers_and_the_headline_counts_kinds_apart() {
         o("lat-gnr-snc3-far", 132.0),
     ];
     assert_eq!(out[0].status, Status::Misses);
+    // a miss says why, from docs/MODEL.md; a row that holds says nothing
+    assert!(out[0].why.as_deref().unwrap().contains("STATS_MLP"));
+    assert_eq!(out[1].why, None);
+    assert!(to_text(&out, &S).contains("000-gain misses: the gain follows the storm"));
     assert_eq!(out[2].kind, Kind::Input);
     assert_eq!(
         headline(&out),
