@@ -131,8 +131,10 @@ export function registerExperiments({ test, openPage, runAB, summary, state, OUT
     await page.click('#validation-run');
     await page.waitForSelector('#validation[data-state="done"], #validation[data-state="error"]', { timeout: RUN_TIMEOUT });
     assert.equal(await page.getAttribute('#validation', 'data-state'), 'done', await page.textContent('#validation-error'));
-    const rows = await page.evaluate(() => [...document.querySelectorAll('#validation-table tbody tr')].map((r) => ({
+    const rows = await page.evaluate(() => [...document.querySelectorAll('#validation-table tbody tr[data-id]')].map((r) => ({
       id: r.dataset.id, status: r.dataset.status, cells: [...r.querySelectorAll('td')].map((td) => td.textContent),
+      // issue 44 item 6: the line under a miss that says why
+      why: r.nextElementSibling?.dataset.why === r.dataset.id ? r.nextElementSibling.textContent : null,
     })));
     assert.equal(rows.length, 21, JSON.stringify(rows)); // validation::ROWS: 7 behaviour checks, 14 inputs
     assert.ok(rows.every((r) => r.status === 'holds' || r.status === 'misses'), JSON.stringify(rows));
@@ -146,6 +148,16 @@ export function registerExperiments({ test, openPage, runAB, summary, state, OUT
     assert.equal(Number(m[1]), rows.filter((r) => r.cells[1] === 'behaviour' && r.status === 'holds').length);
     assert.equal(Number(m[2]), rows.filter((r) => r.cells[1] === 'input' && r.status === 'holds').length);
     for (const r of rows) assert.equal(r.cells[8], `${r.status === 'holds' ? '✓' : '✗'} ${r.status}`, 'status in a word and a mark');
+    // every miss says why (validation::why, from docs/MODEL.md) and links the doc; a row that holds says nothing
+    for (const r of rows) {
+      if (r.status === 'misses') assert.match(r.why ?? '', new RegExp(`^why ${r.id} misses: .{40,} \\(docs/MODEL\\.md, How close is the model\\?\\)$`), r.id);
+      else assert.equal(r.why, null, r.id);
+    }
+    assert.ok(rows.some((r) => r.status === 'misses'), 'the model misses rows at 0.01 s');
+    // the doc it cites is served with the page (Trunk copies docs/), not a 404
+    const doc = await page.evaluate(async () => { const r = await fetch('docs/MODEL.md'); return { status: r.status, text: await r.text() }; });
+    assert.equal(doc.status, 200);
+    assert.match(doc.text, /## How close is the model\?/);
     await page.locator('#validation').screenshot({ path: join(OUT, 'validation.png') });
     assert.deepEqual(problems, []);
     await page.close();

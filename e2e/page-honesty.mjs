@@ -103,7 +103,7 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     await runAB(page);
     assert.match(await page.textContent('[data-testid="seed-a"]'), /^seed 1 of 3 \(3\); the means are in the table below$/);
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
-    assert.equal(dl.suggestedFilename(), 'schedplay-milan-2s-hackbench-A_baseline-B_cache-aware-seed3-x3.json');
+    assert.equal(dl.suggestedFilename(), 'schedplay-milan-2s-hackbench-k6.18-A_baseline-B_cache-aware-seed3-x3.json');
     const j = JSON.parse(readFileSync(await dl.path(), 'utf8'));
     assert.equal(j.seeds.length, 3);
     assert.equal(j.runs.a.length, 3);

@@ -340,6 +340,9 @@ pub fn resolve<S: AsRef<str>>(
     let mut on: Vec<&str> = Vec::new();
     for n in names {
         let n = n.as_ref().trim();
+        if crate::llc_balancing::side_setting(n).is_some() {
+            continue; // a side's kernel knob (KEY=VALUE): checked with the knobs, not a toggle
+        }
         if let Some(off) = n.strip_prefix('-') {
             let off = off.trim();
             let side = if field == "b" { "B" } else { "A" };

@@ -168,6 +168,26 @@ impl Knob {
     }
 }
 
+/// A side's own kernel knob setting in its patch list (`a`, `b`): `KEY=VALUE`, e.g.
+/// `CONFIG_SCHED_CACHE=n` or `llc_balancing/enabled=0`, over the scenario's `sched` for that side
+/// only: on 7.2, where every cache-aware toggle is merged, this is how cache-aware scheduling on
+/// and off become an A/B. Any entry with `=` is one (an unknown key is then refused by name).
+pub fn side_setting(entry: &str) -> Option<(&str, &str)> {
+    entry.split_once('=').map(|(k, v)| (k.trim(), v.trim()))
+}
+
+/// The settings a side can take as a checkbox of the page: (entry, what it does).
+pub const SIDE_SETTINGS: &[(&str, &str)] = &[
+    (
+        "CONFIG_SCHED_CACHE=n",
+        "this side's kernel built without cache-aware scheduling (7.2): against the other side's CONFIG_SCHED_CACHE=y, cache-aware on against off",
+    ),
+    (
+        "llc_balancing/enabled=0",
+        "cache-aware scheduling built in but switched off at run time on this side (echo 0 > /sys/kernel/debug/sched/llc_balancing/enabled, 7.2)",
+    ),
+];
+
 /// The knobs of a scenario (`sched` object: key -> value) resolved on top of the defaults, all
 /// errors at once. `merged` says whether the release has the merged code (7.2 on): before it,
 /// every key is refused (the RFC v4 toggles carry their own constants).

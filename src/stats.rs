@@ -78,8 +78,17 @@ pub struct Summary {
     /// Sample standard deviation (n − 1 in the denominator); 0 for one value.
     pub stddev: f64,
     /// 95% confidence interval of the mean, `mean ± t(0.975, n−1) · stddev / √n`; the point itself
-    /// when n = 1 (no spread is known).
+    /// when n = 1 or `identical` (no spread is known).
     pub ci95: [f64; 2],
+    /// More than one value and all of them the same: the repeats measured nothing (a workload whose
+    /// runs do not depend on the seed), so this is one run, with no interval.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub identical: bool,
+}
+
+/// More than one value and every one the same bit for bit.
+pub fn all_identical(x: &[f64]) -> bool {
+    x.len() > 1 && x.iter().all(|v| v.to_bits() == x[0].to_bits())
 }
 
 /// Sum in index order (one fixed order, the same everywhere).
@@ -119,6 +128,7 @@ impl Summary {
             mean: m,
             stddev: sd,
             ci95: [m - half, m + half],
+            identical: all_identical(x),
         }
     }
 

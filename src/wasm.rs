@@ -86,6 +86,10 @@ pub fn presets() -> JsValue {
         "kernels": kernels::KERNELS,
         "default_kernel": kernels::DEFAULT_KERNEL,
         "kernel_knobs": crate::llc_balancing::KNOBS,
+        // a side's own knob settings offered as A/B checkboxes on the releases that take knobs
+        "kernel_side_settings": crate::llc_balancing::SIDE_SETTINGS.iter()
+            .map(|(name, description)| serde_json::json!({ "name": name, "description": description }))
+            .collect::<Vec<_>>(),
         // the screened assumptions ("How sure?" counts its runs from them)
         "assumptions": crate::assumptions::ROWS.iter().map(|r| r.name).collect::<Vec<_>>(),
         // the releases that take them (the merged cache-aware code): the page shows their fields
@@ -130,12 +134,18 @@ pub fn encode_link(experiment_js: JsValue) -> Result<String, JsValue> {
     Ok(encode(&experiment(experiment_js)?))
 }
 
-/// Always `{ok, errors: [{field, message}]}` (`ok` when `errors` is empty).
+/// Always `{ok, errors: [{field, message}]}` (`ok` when `errors` is empty). The page runs A/B
+/// only, so an A/B whose sides are the same kernel is an error here (`Experiment::check_ab`).
 #[wasm_bindgen]
 pub fn validate(experiment_js: JsValue) -> JsValue {
     let errors = match serde_wasm_bindgen::from_value::<Experiment>(experiment_js) {
         Err(e) => vec![FieldError::new("experiment", e.to_string())],
-        Ok(e) => e.validate().err().map(|i| i.0).unwrap_or_default(),
+        Ok(e) => e
+            .validate()
+            .and_then(|_| e.check_ab())
+            .err()
+            .map(|i| i.0)
+            .unwrap_or_default(),
     };
     to_js(&serde_json::json!({ "ok": errors.is_empty(), "errors": errors }))
 }

@@ -9,7 +9,7 @@
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
 import { $, clear, setText, fmtInt } from './dom.js';
 import { Engine, PROTOCOL } from './engine.js';
-import { ScenarioForm, showErrors, showMachineSummary } from './form.js';
+import { ScenarioForm, showErrors, showMachineSummary, fieldInput } from './form.js';
 import { Charts } from './charts.js';
 import { clearSummary, setPatchLists, renderSide, renderDelta, renderProfile, renderC2C, renderCounters, renderFlag, renderRepeatTable } from './results.js';
 import { Heatmap, renderDomains } from './heatmap.js';
@@ -94,6 +94,7 @@ async function loadLink(query) {
   sweepNote();
   // a bad value was replaced by the engine's default: say which value the form now uses
   linkErrors = (r.errors || []).map((e) => ({ field: String(e.field), message: String(e.message), used: form.shownValue(String(e.field)) }));
+  linkProblemsAtLoad = linkErrors.length;
   validateErrors = [];
   refreshErrors();
   await syncNow();
@@ -114,7 +115,42 @@ async function loadLink(query) {
 
 const errorKey = (e) => `${e.field}\u0000${e.message}`;
 
+/** How many problems the loaded link had (decode_link's errors); the banner counts them. */
+let linkProblemsAtLoad = 0;
+
+/**
+ * The banner at the top: how many problems the link had and how many are still open. An open one
+ * blocks Run (nothing runs on a value the link did not give) until its field is edited or its
+ * message dismissed (accepting the value shown).
+ */
+function showLinkBanner() {
+  const open = linkErrors.length;
+  const banner = $('link-banner');
+  banner.hidden = open === 0;
+  banner.dataset.open = String(open);
+  if (!open) return;
+  const n = linkProblemsAtLoad;
+  $('link-banner-text').textContent = `This link had ${n} problem${n === 1 ? '' : 's'}`
+    + `${open < n ? ` (${open} still open)` : ''}: ${linkErrors.map((e) => e.field).join(', ')}. `
+    + 'Run waits until each is fixed or its message dismissed (accepting the value shown).';
+}
+
+/** Scroll to and focus the first problem: its field, else its message's dismiss button. */
+function focusFirstProblem(errors) {
+  const e = errors[0];
+  if (!e) return;
+  const input = fieldInput(e.field);
+  const msg = [...document.querySelectorAll('.field-error.shown .msg')].find((m) => m.dataset.field === e.field);
+  const target = input && !input.closest('[hidden]') && !input.disabled ? input : msg?.querySelector('button.dismiss');
+  if (!target) return;
+  // a closed <details> holding it is opened first
+  for (let d = target.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
+  target.scrollIntoView({ block: 'center' });
+  target.focus({ preventScroll: true });
+}
+
 function refreshErrors() {
+  showLinkBanner();
   const seen = new Set();
   const all = [];
   for (const e of [...linkErrors, ...validateErrors]) {
@@ -301,8 +337,14 @@ async function startRun(story = null) {
   stopAll(engine.job?.kind === 'ab' ? 'restart' : 'replaced');
   await flushSync();
   const exp = form.get();
+  if (linkErrors.length) {
+    setState('error', `the link had ${linkErrors.length === 1 ? 'a problem' : `${linkErrors.length} problems`} still open (${linkErrors.map((e) => e.field).join(', ')}): fix or dismiss ${linkErrors.length === 1 ? 'it' : 'them'} first`);
+    focusFirstProblem(linkErrors);
+    return;
+  }
   if (validateErrors.length || !currentLink) {
     setState('error', `fix the marked fields first (${validateErrors.map((e) => e.field).join(', ')})`);
+    focusFirstProblem(validateErrors);
     return;
   }
   if (!story && storyShown && currentLink !== storyLinks.get(storyShown.name)) showStory(null);
@@ -809,6 +851,7 @@ function bundle() {
 }
 
 $('share').addEventListener('click', share);
+$('link-banner-show').addEventListener('click', () => focusFirstProblem(linkErrors));
 // "Results of <link>": load the results' experiment into the form, keep the results (a new tab or a
 // copied link still opens the page fresh)
 $('results-link').addEventListener('click', async (ev) => {

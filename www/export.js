@@ -11,13 +11,16 @@ export function download(name, type, text) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
-/** schedplay-<machine>-<workload>-A_<patches>-B_<patches>-seed<N>[-x<repeats>]: two exports of
- * different patch sets never share a name. */
+/** schedplay-<machine>-<workload>-k<kernel>-A_<patches>-B_<patches>-seed<N>[-w<warm-up>][-x<repeats>]:
+ * two exports of different kernels, patch sets or warm-ups never share a name. The kernel is always
+ * named (absent in the experiment: the engine's default release, 6.18). */
 export function fileStem(exp) {
   const safe = (s, n = 40) => String(s ?? '').replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, n);
   const side = (list) => safe((list || []).join('+') || 'baseline', 60);
   const reps = Number(exp?.repeats) > 1 ? `-x${safe(exp.repeats)}` : '';
-  return `schedplay-${safe(exp?.machine?.preset)}-${safe(exp?.workload?.name)}-A_${side(exp?.a)}-B_${side(exp?.b)}-seed${safe(exp?.seed)}${reps}`;
+  const warm = Number(exp?.warmup) > 0 ? `-w${safe(exp.warmup)}` : '';
+  const kernel = `-k${safe(exp?.kernel || '6.18')}`;
+  return `schedplay-${safe(exp?.machine?.preset)}-${safe(exp?.workload?.name)}${kernel}-A_${side(exp?.a)}-B_${side(exp?.b)}-seed${safe(exp?.seed)}${warm}${reps}`;
 }
 
 export function exportJSON(bundle) {
@@ -50,6 +53,21 @@ export function toCSV(bundle) {
   add('experiment', 'experiment', 'patches_b', '', (e.b || []).join(' '));
   add('experiment', 'experiment', 'repeats', '', e.repeats ?? 1);
   add('experiment', 'experiment', 'seeds', '', (bundle.seeds || [e.seed]).join(' '));
+  // the rest of the scenario, so the CSV alone says what ran (the JSON carries `experiment` whole)
+  add('experiment', 'experiment', 'kernel', '', e.kernel || '6.18');
+  add('experiment', 'experiment', 'warmup_s', '', e.warmup ?? 0);
+  for (const [k, v] of Object.entries(e.machine || {})) {
+    if (k === 'preset' || v === null || v === undefined) continue;
+    add('experiment', 'machine', k, '', typeof v === 'object' ? JSON.stringify(v) : v);
+  }
+  for (const [k, v] of Object.entries(e.workload || {})) {
+    if (k === 'name' || k === 'file') continue;
+    add('experiment', 'workload_knob', k, '', v);
+  }
+  // an rt-app file whole, one CSV cell (quoted; newlines kept)
+  if (e.workload?.file !== undefined) add('experiment', 'workload', 'rtapp_file', '', e.workload.file);
+  for (const [k, v] of Object.entries(e.sched || {})) add('experiment', 'kernel_knob', k, '', v);
+  for (const [k, v] of Object.entries(e.assume || {})) add('experiment', 'assume', k, '', v);
   // side a / b: the first seed's report (the cards, charts and details)
   for (const side of ['a', 'b']) {
     const r = bundle[side];

@@ -56,6 +56,15 @@ export class ScenarioForm {
     this.schedRest = {}; // kernel knob keys of the loaded experiment that have no field
     const tbody = clear($('patches').tBodies[0]);
     for (const pt of p.patches) tbody.append(patchRow(pt));
+    // a side's own kernel knob (7.2: CONFIG_SCHED_CACHE=n, llc_balancing/enabled=0): an A/B row
+    // like a toggle, offered only on the releases that take knobs
+    for (const st of p.kernel_side_settings || []) tbody.append(patchRow({ ...st, commit: '' }, false, true));
+    // what the user ticked, kept across releases: a release that merges a toggle shows it ticked and
+    // fixed, and the release before gives the user's own choice back (dataset.asked)
+    $('patches').addEventListener('change', (ev) => {
+      const el = ev.target;
+      if (el.classList?.contains('patch-a') || el.classList?.contains('patch-b')) el.dataset.asked = el.checked ? '1' : '';
+    });
     this.applyKernel();
 
     const stories = clear($('stories'));
@@ -204,7 +213,7 @@ export class ScenarioForm {
     const a = new Set(exp.a || []), b = new Set(exp.b || []);
     this.ensurePatchRows([...a, ...b]);
     // what the experiment names is what it asks for, whatever the previous release had fixed
-    const ask = (el, set) => { el.checked = set.has(el.dataset.patch); el.dataset.fixed = ''; };
+    const ask = (el, set) => { el.checked = set.has(el.dataset.patch); el.dataset.asked = el.checked ? '1' : ''; el.dataset.fixed = ''; };
     for (const el of document.querySelectorAll('input.patch-a')) ask(el, a);
     for (const el of document.querySelectorAll('input.patch-b')) ask(el, b);
     $('kernel').value = exp.kernel ?? this.presets.default_kernel;
@@ -246,19 +255,25 @@ export class ScenarioForm {
     // reason; one already ticked (a link, the release changed after) stays ticked and can be
     // unticked, so nothing typed is dropped and the engine's error says why it is refused
     const refused = (p.kernel_refused || {})[name] || {};
+    const knobs = this.kernelKnobs?.applies(name);
     for (const el of document.querySelectorAll('input.patch-a, input.patch-b')) {
       const fixed = merged.has(el.dataset.patch);
       const why = refused[el.dataset.patch];
-      if (fixed) el.checked = true;
-      else if (el.dataset.fixed) el.checked = false; // ticked only because the last release merged it
+      const side = !!el.closest('tr')?.dataset.side; // a side's kernel knob: only where knobs apply
+      // merged: ticked and fixed; otherwise what the user (or the experiment) asked, kept across
+      // every release switch
+      el.checked = fixed || el.dataset.asked === '1';
       el.dataset.fixed = fixed ? '1' : '';
-      el.disabled = fixed || (why !== undefined && !el.checked);
+      el.disabled = fixed || (side && !knobs) || (why !== undefined && !el.checked);
       el.title = fixed ? `merged in ${name}: included, cannot be turned off` : (why ? `not on ${name}: ${why}` : '');
     }
     // the same said in the row, as text (touch screens have no hover)
     for (const row of $('patches').tBodies[0].rows) {
+      if (row.dataset.side) { row.hidden = !knobs; continue; }
       const why = refused[row.dataset.patch];
-      const status = merged.has(row.dataset.patch) ? `merged in ${name}: included in A and B, cannot be turned off`
+      const asked = [...row.querySelectorAll('input')].filter((i) => i.dataset.asked === '1').map((i) => (i.classList.contains('patch-a') ? 'A' : 'B'));
+      const status = merged.has(row.dataset.patch)
+        ? `merged in ${name}: included in A and B, cannot be turned off${asked.length ? ` (your ${asked.join(' and ')} tick is kept for the releases before)` : ''}`
         : why ? `not on kernel ${name}: ${why}` : '';
       row.classList.toggle('not-on', why !== undefined);
       row.querySelector('.patch-status')?.remove();
@@ -303,7 +318,7 @@ export class ScenarioForm {
       const t = $(`knob-${k.name}`)?.value.trim() ?? '';
       if (t !== '') q.push([k.name, t]);
     }
-    const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked && !e.disabled).map((e) => e.dataset.patch);
+    const checked = (cls) => askedPatches(cls);
     q.push(['a', checked('patch-a').join(',')], ['b', checked('patch-b').join(',')]);
     q.push(['seconds', $('seconds').value.trim()], ['seed', $('seed').value.trim()]);
     for (const id of ['repeats', 'warmup']) if ($(id).value.trim() !== '') q.push([id, $(id).value.trim()]);
@@ -348,7 +363,7 @@ export class ScenarioForm {
       if (el.value.trim() === '') continue; // engine default
       workload[k.name] = k.kind === 'enum' ? el.value : Number(el.value);
     }
-    const checked = (cls) => [...document.querySelectorAll(`input.${cls}`)].filter((e) => e.checked && !e.disabled).map((e) => e.dataset.patch);
+    const checked = (cls) => askedPatches(cls);
     const kernel = $('kernel').value || this.presets.default_kernel;
     const sched = this.sched();
     const rest = { ...t };
@@ -382,12 +397,23 @@ export class ScenarioForm {
   }
 }
 
+/**
+ * A side's list: every box ticked and free, and every one the user (or the experiment) asked for
+ * even where the release merged it (fixed) or cannot take it: the engine then sees the experiment
+ * as set up, refuses an A/B the release made identical (check_ab) and names what it cannot take.
+ */
+function askedPatches(cls) {
+  return [...document.querySelectorAll(`input.${cls}`)]
+    .filter((e) => (e.checked && !e.disabled) || e.dataset.asked === '1')
+    .map((e) => e.dataset.patch);
+}
+
 /** One row of the patches table: A and B checkboxes, name, commit, description. */
-function patchRow(pt, extra = false) {
+function patchRow(pt, extra = false, side = false) {
   // the description is printed in full (no tooltip-only text: touch screens have no hover)
   const desc = h('div', { class: 'patch-desc' }, pt.description || '');
   const commit = pt.commit ? h('code', { class: 'commit', title: 'upstream commit' }, pt.commit) : null;
-  return h('tr', { dataset: extra ? { patch: pt.name, extra: '1' } : { patch: pt.name } },
+  return h('tr', { dataset: extra ? { patch: pt.name, extra: '1' } : side ? { patch: pt.name, side: '1' } : { patch: pt.name } },
     h('td', {}, h('input', { type: 'checkbox', class: 'patch-a', 'aria-label': `A: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-a-${pt.name}` } })),
     h('td', {}, h('input', { type: 'checkbox', class: 'patch-b', 'aria-label': `B: ${pt.name}`, dataset: { patch: pt.name, testid: `patch-b-${pt.name}` } })),
     h('td', {}, h('span', { class: 'patch-name' }, pt.name), ' ', commit, desc));
@@ -441,7 +467,8 @@ export function showErrors(errors, onDismiss) {
   }
 }
 
-function fieldInput(field) {
+/** The input of a field (by id, or a workload knob's), or null. */
+export function fieldInput(field) {
   if (!field) return null;
   const direct = document.getElementById(field);
   if (direct && /^(INPUT|SELECT)$/.test(direct.tagName) && direct.closest('#scenario')) return direct;

@@ -124,6 +124,9 @@ const num = (x) => {
 export const NOISY_WIDTH = 100;
 const noisy = (d) => !!d && Number.isFinite(d.ci95?.[0]) && Number.isFinite(d.ci95?.[1]) && d.ci95[1] - d.ci95[0] > NOISY_WIDTH;
 
+/** What the engine's tables say when every seed gave the same run (repeat::IDENTICAL_RUNS). */
+export const IDENTICAL_RUNS = 'the seeds gave identical runs: no interval';
+
 /** The repeat table (the engine's repeat::Table). A change whose interval contains 0 is greyed;
  * nothing is coloured as a win or a loss. */
 export function renderRepeatTable(t) {
@@ -144,9 +147,12 @@ export function renderRepeatTable(t) {
     h('th', { scope: 'row' }, f.label),
     h('td', { class: 'num' }, `${num(f.a.mean)} (${cv(f.a)}%)`),
     h('td', { class: 'num' }, d ? `${sign(d.change)}${u} (${cv(f.b)}%)` : '–'),
-    h('td', { class: 'num ci' }, d ? `[${sign(d.ci95[0])}, ${sign(d.ci95[1])}]${u}` : `[${num(f.a.ci95[0])}, ${num(f.a.ci95[1])}]`,
-      noisy(d) ? h('div', { class: 'noisy', dataset: { testid: `noisy-${f.key}` } }, 'too noisy to compare: run longer or more repeats') : null),
-    h('td', { class: 'num' }, d ? fmtFixed(d.p, 4) : '–')));
+    // seeds that gave identical runs (repeat::IDENTICAL_RUNS): one run, so no interval and no test
+    (d ? d.identical : f.a.identical)
+      ? h('td', { class: 'ci identical', dataset: { testid: `identical-${f.key}` } }, IDENTICAL_RUNS)
+      : h('td', { class: 'num ci' }, d ? `[${sign(d.ci95[0])}, ${sign(d.ci95[1])}]${u}` : `[${num(f.a.ci95[0])}, ${num(f.a.ci95[1])}]`,
+        noisy(d) ? h('div', { class: 'noisy', dataset: { testid: `noisy-${f.key}` } }, 'too noisy to compare: run longer or more repeats') : null),
+    h('td', { class: 'num' }, d && !d.identical ? fmtFixed(d.p, 4) : '–')));
   }
 }
 
@@ -184,11 +190,27 @@ const hitm = (cl) => cl.hitm_local + cl.hitm_remote;
 /** perf c2c, as the text report shows it: the shared lines, the 8 per-CPU lines (run queues,
  * nohz_flags, call_single_queue: names with "(cpuN)") with most HITMs, and one sum row for the rest,
  * whose button adds them (built on first click: ~1,000 rows on a 2-socket machine). The CSV keeps all. */
+/**
+ * The c2c table wider than its box (a phone): the line names stay (sticky column, style.css) and a
+ * cue says the HITM columns are a swipe away, until the box is scrolled to its end.
+ */
+export function updateC2cCue() {
+  const wrap = $('c2c-wrap');
+  const over = wrap.scrollWidth > wrap.clientWidth + 1;
+  const atEnd = wrap.scrollLeft + wrap.clientWidth >= wrap.scrollWidth - 1;
+  wrap.dataset.overflow = over ? (atEnd ? 'end' : '1') : '';
+  $('c2c-cue').hidden = !over || atEnd || !$('c2c').tBodies[0].rows.length;
+}
+if (typeof window !== 'undefined') {
+  window.addEventListener('resize', () => updateC2cCue());
+  queueMicrotask(() => $('c2c-wrap')?.addEventListener('scroll', () => updateC2cCue(), { passive: true }));
+}
+
 export function renderC2C(r, sideLabel) {
   $('c2c-side').textContent = sideLabel;
   const table = $('c2c');
   const tbody = clear(table.tBodies[0]);
-  if (!r) return;
+  if (!r) { updateC2cCue(); return; }
   const all = r.cachelines || [];
   const byHitm = (x, y) => hitm(y) - hitm(x);
   const perCpu = all.filter((cl) => /\(cpu\d+\)/.test(cl.name)).sort(byHitm);
@@ -267,6 +289,7 @@ export function renderC2C(r, sideLabel) {
     });
   }
   if (!all.length) tbody.append(h('tr', {}, h('td', { colspan: '8' }, 'no contended cache lines')));
+  requestAnimationFrame(() => updateC2cCue());
 }
 
 export function renderCounters(ra, rb) {

@@ -3,6 +3,7 @@
 // the rows of "How close is the model?", each with its published figure, band and status); this
 // module only words them.
 import { $, h, clear, fmtFixed } from './dom.js';
+import { IDENTICAL_RUNS } from './results.js';
 
 /** The claim, what to look at, the source, and what the model's figures are of. */
 export function renderClaim(s, edited = false) {
@@ -49,14 +50,17 @@ export function renderVerdict(story, checks, onRow, run = null) {
   }
   const list = h('ul', { class: 'verdicts' });
   for (const c of checks) {
-    const ci = c.model_ci95 ? ` [${num(c.model_ci95[0], c.what)}, ${num(c.model_ci95[1], c.what)}]` : '';
+    const ci = c.model_ci95 ? ` [${num(c.model_ci95[0], c.what)}, ${num(c.model_ci95[1], c.what)}]`
+      : c.identical_runs ? ` (${IDENTICAL_RUNS})` : '';
     const words = ratioWords(c.model, c.published_value);
     const link = h('a', { href: `#vrow-${c.id}`, class: 'row-link', dataset: { row: c.id } }, `row ${c.id}`);
     link.addEventListener('click', (ev) => { ev.preventDefault(); onRow?.(c.id); });
     list.append(h('li', { class: `verdict ${c.status}`, dataset: { row: c.id, status: c.status } },
       h('span', { class: 'mark', 'aria-hidden': 'true' }, c.status === 'holds' ? '✓' : '✗'), ' ',
       `${c.what}: model ${num(c.model, c.what)}${ci} against reported ${c.published} (band ${num(c.tolerance[0], c.what)} .. ${num(c.tolerance[1], c.what)})`,
-      words ? ` — ${words}` : '', '; ', link, ` ${c.status === 'holds' ? 'holds' : 'misses'}.`));
+      words ? ` — ${words}` : '', '; ', link, ` ${c.status === 'holds' ? 'holds' : 'misses'}.`,
+      // why a miss misses, the engine's line from docs/MODEL.md
+      c.why ? h('div', { class: 'why', dataset: { why: c.id } }, `Why: ${c.why}.`) : null));
   }
   box.append(list);
   box.append(h('div', { class: 'desc' }, checks.length && checks[0].model_ci95 ? '' : 'One run per side: no interval. "How close is the model?" runs every row with repeats.'));

@@ -25,7 +25,7 @@ pub(crate) fn main(args: CompareArgs) -> ExitCode {
         json,
         schedstat,
     } = args;
-    let e = match ab.experiment() {
+    let e = match ab.experiment().and_then(|e| e.check_ab().map(|_| e)) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };

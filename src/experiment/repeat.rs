@@ -148,13 +148,20 @@ pub struct FigureDelta {
     pub change: f64,
     /// 95% interval of `change` (Welch; for % the interval of the difference over mean(A)).
     pub ci95: [f64; 2],
-    /// Welch's two-sided p-value.
+    /// Welch's two-sided p-value (1 when `identical`: one run tests nothing).
     pub p: f64,
     /// Welch–Satterthwaite degrees of freedom.
     pub df: f64,
-    /// The interval excludes 0. Says nothing about better or worse.
+    /// The interval excludes 0. Says nothing about better or worse. Never with `identical`.
     pub significant: bool,
+    /// Every seed gave the same value on each side: the runs do not depend on the seed, so the
+    /// change is one run's, with no interval (`ci95` is the change itself) and no test.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub identical: bool,
 }
+
+/// What the tables print in place of an interval when the seeds gave identical runs.
+pub const IDENTICAL_RUNS: &str = "the seeds gave identical runs: no interval";
 
 /// One headline figure over the repeats.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -254,13 +261,27 @@ fn delta(a: &[f64], b: &[f64], unit: DeltaUnit) -> FigureDelta {
         DeltaUnit::Pct if base != 0.0 => 100.0 / base.abs(),
         DeltaUnit::Pct => 0.0,
     };
+    let change = w.diff * scale;
+    if crate::stats::all_identical(a) && crate::stats::all_identical(b) {
+        // one run per side, repeated: no spread, so neither an interval nor a test
+        return FigureDelta {
+            unit,
+            change,
+            ci95: [change, change],
+            p: 1.0,
+            df: w.df,
+            significant: false,
+            identical: true,
+        };
+    }
     FigureDelta {
         unit,
-        change: w.diff * scale,
+        change,
         ci95: [w.ci95[0] * scale, w.ci95[1] * scale],
         p: w.p,
         df: w.df,
         significant: w.ci95[0] > 0.0 || w.ci95[1] < 0.0,
+        identical: false,
     }
 }
 
@@ -390,13 +411,18 @@ impl Table {
                     "", "mean (std%)", "95% CI of the mean"
                 );
                 for f in &self.figures {
+                    let ci = if f.a.identical {
+                        IDENTICAL_RUNS.to_string()
+                    } else {
+                        format!("[{}, {}]", num(f.a.ci95[0]), num(f.a.ci95[1]))
+                    };
                     let _ = writeln!(
                         s,
                         "{:<32} {:>14} ({:>6.2}%) {:>30}",
                         f.label,
                         num(f.a.mean),
                         f.a.cv_pct(),
-                        format!("[{}, {}]", num(f.a.ci95[0]), num(f.a.ci95[1]))
+                        ci
                     );
                 }
             }
@@ -415,16 +441,24 @@ impl Table {
                         DeltaUnit::Pct => "%",
                         DeltaUnit::Points => "pts",
                     };
+                    let (ci, p) = if d.identical {
+                        (IDENTICAL_RUNS.to_string(), String::new())
+                    } else {
+                        (
+                            format!("[{:+.2}, {:+.2}]{u}", d.ci95[0], d.ci95[1]),
+                            format!("{:>7.4}", d.p),
+                        )
+                    };
                     let _ = writeln!(
                         s,
-                        "{:<32} {:>14} ({:>6.2}%) {:>+13.2}{u:<3} ({:>6.2}%) {:>24} {:>7.4}",
+                        "{:<32} {:>14} ({:>6.2}%) {:>+13.2}{u:<3} ({:>6.2}%) {:>24} {:>7}",
                         f.label,
                         num(f.a.mean),
                         f.a.cv_pct(),
                         d.change,
                         b.cv_pct(),
-                        format!("[{:+.2}, {:+.2}]{u}", d.ci95[0], d.ci95[1]),
-                        d.p
+                        ci,
+                        p
                     );
                 }
                 let _ = writeln!(
@@ -490,5 +524,21 @@ mod tests {
         assert!((d.change - 20.0).abs() < 1e-9, "{}", d.change);
         let d = delta(&[1.0, 2.0], &[4.0, 5.0], DeltaUnit::Points);
         assert_eq!(d.change, 3.0);
+    }
+
+    #[test]
+    fn seeds_that_gave_identical_runs_give_no_interval_and_no_test() {
+        // a seed-free workload: every repeat the same, A and B apart
+        let d = delta(&[10.0; 4], &[9.0; 4], DeltaUnit::Pct);
+        assert!(d.identical && !d.significant);
+        assert_eq!(d.p, 1.0, "never p = 0 from runs that measured nothing");
+        assert!((d.change + 10.0).abs() < 1e-9);
+        // one side with a spread is a real test
+        let d = delta(&[10.0; 4], &[9.0, 9.5, 8.5, 9.2], DeltaUnit::Pct);
+        assert!(!d.identical && d.p < 1.0 && d.ci95[0] < d.ci95[1]);
+        let s = Summary::of(&[3.0, 3.0, 3.0]);
+        assert!(s.identical);
+        assert!(!Summary::of(&[3.0]).identical, "one run is not a repeat");
+        assert!(!Summary::of(&[3.0, 3.5]).identical);
     }
 }

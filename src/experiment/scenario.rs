@@ -535,6 +535,27 @@ impl Experiment {
                     Ok(l) => patches.llc = l,
                     Err(e) => errs.extend(e),
                 }
+                // a side's own knob settings (`KEY=VALUE` in its list), over `sched`
+                for (field, names) in [("a", &self.a), ("b", &self.b)] {
+                    let own = side_settings(names);
+                    if own.is_empty() {
+                        continue;
+                    }
+                    match crate::llc_balancing::resolve(k.name, has, &own) {
+                        Err(e) => errs.extend(e.into_iter().map(|x| {
+                            let msg = format!("{}: {}", x.field, x.message);
+                            FieldError::new(field, msg)
+                        })),
+                        Ok(_) if (field == "a") == (side == Side::A) => {
+                            let mut all = self.sched.clone();
+                            all.extend(own);
+                            if let Ok(l) = crate::llc_balancing::resolve(k.name, has, &all) {
+                                patches.llc = l;
+                            }
+                        }
+                        Ok(_) => {}
+                    }
+                }
             }
         }
         if let Some(spec) = &spec {
@@ -566,16 +587,23 @@ impl Experiment {
             topo,
             patches,
             kernel: kernel.name,
-            sched: self
-                .sched
-                .iter()
-                .filter_map(|(k, v)| {
-                    let knob = crate::llc_balancing::knob(k)?;
-                    knob.parse(&knob_string(v))
-                        .ok()
-                        .map(|x| (knob.key.to_string(), x))
-                })
-                .collect(),
+            sched: {
+                let mut all = self.sched.clone();
+                all.extend(side_settings(if side == Side::A {
+                    &self.a
+                } else {
+                    &self.b
+                }));
+                all
+            }
+            .iter()
+            .filter_map(|(k, v)| {
+                let knob = crate::llc_balancing::knob(k)?;
+                knob.parse(&knob_string(v))
+                    .ok()
+                    .map(|x| (knob.key.to_string(), x))
+            })
+            .collect(),
             patch_names: if side == Side::A {
                 self.a.clone()
             } else {
@@ -592,6 +620,60 @@ impl Experiment {
     }
 }
 
+/// A side's own kernel knob settings (`KEY=VALUE` entries of its patch list) as a `sched` map.
+fn side_settings(names: &[String]) -> BTreeMap<String, serde_json::Value> {
+    names
+        .iter()
+        .filter_map(|n| crate::llc_balancing::side_setting(n))
+        .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+        .collect()
+}
+
+impl Experiment {
+    /// An A/B must compare two different kernels: refused (field `b`, naming why) when the sides
+    /// ask for different things and both resolve to the same code and knobs, e.g. a story's
+    /// toggles all merged by the chosen release: the experiment the user set up is gone. Sides that
+    /// ask for the same thing (no toggle on either: one kernel run twice) are what they say and run.
+    /// Checked before an A/B runs (`compare`, the page); a one-side `run` never needs it.
+    pub fn check_ab(&self) -> Result<(), Invalid> {
+        let (a, b) = (self.run_spec(Side::A)?, self.run_spec(Side::B)?);
+        if a.patches != b.patches {
+            return Ok(());
+        }
+        let k = a.kernel;
+        let set = |v: &[String]| -> Vec<String> {
+            let mut x: Vec<String> = v.iter().map(|s| s.trim().to_string()).collect();
+            x.sort();
+            x.dedup();
+            x
+        };
+        let (sa, sb) = (set(&self.a), set(&self.b));
+        let differ: Vec<&str> = sa
+            .iter()
+            .filter(|n| !sb.contains(n))
+            .chain(sb.iter().filter(|n| !sa.contains(n)))
+            .map(String::as_str)
+            .collect();
+        if differ.is_empty() {
+            return Ok(());
+        }
+        let why = format!(
+            "what differs between A and B ({}) is merged in kernel {k}, so both sides run it",
+            differ.join(", ")
+        );
+        let hint = if kernels::info(k).is_some_and(|i| kernels::merged(i).merged.sched_cache) {
+            "; to compare cache-aware scheduling on against off here, give one side CONFIG_SCHED_CACHE=n or llc_balancing/enabled=0"
+        } else {
+            "; tick a toggle on one side only, or pick the release before the one that merged it"
+        };
+        Err(FieldError::new(
+            "b",
+            format!("B is the same kernel as A: {why}, and the two runs would be identical{hint}"),
+        )
+        .into())
+    }
+}
+
 /// Rough event count of a run: ticks, balancing and about 10 events per task per ms of activity.
 pub fn estimate_events(cpus: u64, tasks: u64, hz: u32, seconds: f64) -> f64 {
     seconds * (cpus as f64 * hz as f64 * 4.0 + tasks.min(cpus * 4) as f64 * 30_000.0)
@@ -600,6 +682,55 @@ pub fn estimate_events(cpus: u64, tasks: u64, hz: u32, seconds: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An A/B of one kernel against itself is refused before it runs, with why; on 7.2 a side's
+    /// own CONFIG_SCHED_CACHE=n (or llc_balancing/enabled=0) makes cache-aware on against off.
+    #[test]
+    fn an_ab_of_identical_sides_is_refused_and_7_2_compares_cache_aware_per_side() {
+        let mut e = Experiment {
+            a: vec!["cache-aware".into()],
+            b: vec!["cache-aware".into(), "cas-skip-many-threads".into()],
+            ..Default::default()
+        };
+        e.machine.preset = "milan-2s".into();
+        assert!(e.check_ab().is_ok(), "6.18: the toggles differ");
+        e.kernel = "7.2".into();
+        e.validate().unwrap();
+        let err = e.check_ab().unwrap_err();
+        assert_eq!(err.0[0].field, "b");
+        for want in [
+            "merged in kernel 7.2",
+            "cas-skip-many-threads",
+            "CONFIG_SCHED_CACHE=n",
+        ] {
+            assert!(
+                err.0[0].message.contains(want),
+                "{want}: {}",
+                err.0[0].message
+            );
+        }
+        // one kernel run twice, as asked, is not refused
+        Experiment::default().check_ab().unwrap();
+        for off in ["CONFIG_SCHED_CACHE=n", "llc_balancing/enabled=0"] {
+            e.a = vec![];
+            e.b = vec![off.into()];
+            e.check_ab().unwrap();
+            let (a, b) = (e.run_spec(Side::A).unwrap(), e.run_spec(Side::B).unwrap());
+            assert!(a.patches.llc.config && a.patches.llc.enabled, "{off}");
+            assert!(!(b.patches.llc.config && b.patches.llc.enabled), "{off}");
+            assert!(b.sched.iter().any(|(k, _)| off.starts_with(k.as_str())));
+            assert!(a.sched.is_empty());
+        }
+        // before 7.2 a side's knob is refused on its side, naming the knob
+        e.kernel = "7.0".into();
+        let err = e.validate().unwrap_err();
+        assert_eq!(err.0[0].field, "b");
+        assert!(
+            err.0[0].message.starts_with("llc_balancing/enabled:"),
+            "{}",
+            err.0[0].message
+        );
+    }
 
     #[test]
     fn validation_lists_every_bad_field() {

@@ -364,6 +364,10 @@ pub struct Outcome {
     pub model: f64,
     /// 95% interval of the model's figure (runs with more than one repeat), else null.
     pub model_ci95: Option<[f64; 2]>,
+    /// The repeats' seeds gave identical runs (a workload whose runs do not depend on the seed):
+    /// the figure is one run's and `model_ci95` is null.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub identical_runs: bool,
     pub tolerance: [f64; 2],
     pub status: Status,
     pub source: String,
@@ -371,6 +375,9 @@ pub struct Outcome {
     /// by `status`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub band: Option<bands::Band>,
+    /// A row that misses: why, one line from docs/MODEL.md (`why.rs`); absent when it holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// How the runs of `validate` are made.
@@ -428,8 +435,14 @@ impl Row {
     }
 
     /// The row's outcome for the model's figure `model` (and its interval).
-    pub fn outcome(&self, s: &Settings, model: f64, ci: Option<[f64; 2]>) -> Outcome {
+    pub fn outcome(&self, s: &Settings, model: f64, ci: Ci) -> Outcome {
         let [lo, hi] = self.tolerance;
+        let holds = model >= lo && model <= hi;
+        let (ci, identical_runs) = match ci {
+            Ci::Interval(i) => (Some(i), false),
+            Ci::OneRun => (None, false),
+            Ci::IdenticalRuns => (None, true),
+        };
         Outcome {
             id: self.id.into(),
             kind: self.figure.kind(),
@@ -440,14 +453,12 @@ impl Row {
             published: self.published.into(),
             model,
             model_ci95: ci,
+            identical_runs,
             tolerance: self.tolerance,
-            status: if model >= lo && model <= hi {
-                Status::Holds
-            } else {
-                Status::Misses
-            },
+            status: if holds { Status::Holds } else { Status::Misses },
             source: self.source.into(),
             band: None,
+            why: (!holds).then(|| why::why(self.id, self.figure.kind() == Kind::Input).into()),
         }
     }
 }
@@ -483,26 +494,45 @@ pub fn plan(rows: &[Row], s: &Settings) -> Result<(Vec<Experiment>, Vec<Job>), I
     Ok((exps, jobs))
 }
 
+/// What is known of a model figure's spread.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ci {
+    /// The 95% interval over more than one repeat.
+    Interval([f64; 2]),
+    /// One run (or an input row): no interval.
+    OneRun,
+    /// Several seeds, identical runs: one run's figure, no interval (never a zero-width one).
+    IdenticalRuns,
+}
+
 /// The model's figure of a run row (`Share` or `ThroughputPct`) from the reports of its sides (the
-/// same seeds in the same order), with its 95% interval when there is more than one repeat. `None`
-/// for an input row (it needs no run).
-pub fn run_figure(row: &Row, a: &[Report], b: &[Report]) -> Option<(f64, Option<[f64; 2]>)> {
-    let ci = |n: usize, lo: f64, hi: f64| (n > 1).then_some([lo, hi]);
+/// same seeds in the same order), with its 95% interval when there is more than one repeat and
+/// the repeats differ. `None` for an input row (it needs no run).
+pub fn run_figure(row: &Row, a: &[Report], b: &[Report]) -> Option<(f64, Ci)> {
+    let ci = |n: usize, identical: bool, lo: f64, hi: f64| {
+        if n < 2 {
+            Ci::OneRun
+        } else if identical {
+            Ci::IdenticalRuns
+        } else {
+            Ci::Interval([lo, hi])
+        }
+    };
     match row.figure {
         Figure::Latency(_) => None,
         Figure::Share(side, sym) => {
             let runs = if side == Side::A { a } else { b };
             let v: Vec<f64> = runs.iter().map(|x| x.symbol_percent(sym)).collect();
             let m = Summary::of(&v);
-            Some((m.mean, ci(v.len(), m.ci95[0], m.ci95[1])))
+            Some((m.mean, ci(v.len(), m.identical, m.ci95[0], m.ci95[1])))
         }
         Figure::ThroughputPct => {
             let t = repeat::Table::new(a, Some(b));
-            let d = t
-                .figure("throughput")
-                .and_then(|f| f.delta.clone())
-                .map_or((f64::NAN, [f64::NAN; 2]), |d| (d.change, d.ci95));
-            Some((d.0, ci(a.len(), d.1[0], d.1[1])))
+            let d = t.figure("throughput").and_then(|f| f.delta.clone());
+            Some(match d {
+                Some(d) => (d.change, ci(a.len(), d.identical, d.ci95[0], d.ci95[1])),
+                None => (f64::NAN, Ci::OneRun),
+            })
         }
     }
 }
@@ -597,11 +627,11 @@ pub fn evaluate(
     rows.iter()
         .map(|r| {
             Ok(match r.figure {
-                Figure::Latency(class) => r.outcome(s, latency(r.machine, class)?, None),
+                Figure::Latency(class) => r.outcome(s, latency(r.machine, class)?, Ci::OneRun),
                 _ => {
                     let e = r.experiment(s)?;
                     let (a, b) = (side_runs(&e, Side::A), side_runs(&e, Side::B));
-                    let (m, ci) = run_figure(r, &a, &b).unwrap_or((f64::NAN, None));
+                    let (m, ci) = run_figure(r, &a, &b).unwrap_or((f64::NAN, Ci::OneRun));
                     r.outcome(s, m, ci)
                 }
             })
@@ -629,6 +659,7 @@ fn fmt_num(x: f64) -> String {
 fn model_cell(o: &Outcome) -> String {
     match o.model_ci95 {
         Some([lo, hi]) => format!("{} [{}, {}]", fmt_num(o.model), fmt_num(lo), fmt_num(hi)),
+        None if o.identical_runs => format!("{} ({})", fmt_num(o.model), repeat::IDENTICAL_RUNS),
         None => fmt_num(o.model),
     }
 }
@@ -690,6 +721,14 @@ pub fn to_text(out: &[Outcome], s: &Settings) -> String {
     }
     let _ = writeln!(t, "\n{}.\n", headline(out));
     for o in out {
+        if let Some(w) = &o.why {
+            let _ = writeln!(t, "{} misses: {w}", o.id);
+        }
+    }
+    if out.iter().any(|o| o.why.is_some()) {
+        let _ = writeln!(t);
+    }
+    for o in out {
         let _ = writeln!(t, "{}: {}\n    source: {}", o.id, o.command, o.source);
     }
     t
@@ -739,3 +778,4 @@ pub fn to_markdown(out: &[Outcome], s: &Settings) -> String {
 pub mod bands;
 #[cfg(test)]
 mod tests;
+pub mod why;

@@ -4,7 +4,9 @@
 //! socketpair (the default) or a pipe (`-p`). The channel's kernel rules decide who blocks and who
 //! is woken (`channel.rs`); every such wakeup is `WF_SYNC`. When a group's receivers have read
 //! everything, the round ends and its senders start the next one (hackbench run again, for as long
-//! as the run lasts). Constants and their sources: docs/MODEL.md §18.
+//! as the run lasts). The tasks start as hackbench starts them: every one waits in `poll()` on one
+//! pipe and the parent's single write wakes them one after another, in an order that differs from
+//! run to run (`Start`). Constants and their sources: docs/MODEL.md §18.
 
 mod channel;
 
@@ -74,6 +76,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             k.int("loops"),
             k.choice("mode") == "thread",
             transport,
+            k.assume.ttwu_ns,
         ))
     },
     tasks: |k| {
@@ -106,6 +109,54 @@ enum Role {
     },
 }
 
+/// The start, as `ready()` and the parent's "GO" in hackbench and `perf bench sched messaging` make
+/// it: each child writes one byte to the ready pipe and waits in `poll()` on the wake pipe; once all
+/// are ready the parent writes one byte to it, and that write wakes every poller one after another
+/// (`__wake_up_common`; `poll` queues with `add_wait_queue`, at the head, so the last to arrive is
+/// woken first). The order the children reached `poll()` depends on where and when each fork first
+/// ran, which the model does not run: it is drawn from the seed, a uniform permutation, at the
+/// first step of the first task (the one run-to-run variation of this otherwise seed-free
+/// workload). Consecutive wakeups are `gap_ns` apart (one `try_to_wake_up`, `TTWU_NS`).
+struct Start {
+    gap_ns: u64,
+    /// Per task: when the parent's write wakes it (empty until drawn).
+    wake_at: Vec<u64>,
+    started: Vec<bool>,
+}
+
+impl Start {
+    fn new(tasks: usize, gap_ns: u64) -> Self {
+        Start {
+            gap_ns,
+            wake_at: Vec::new(),
+            // no gap: every task starts at once (the workload's own unit tests)
+            started: vec![gap_ns == 0; tasks],
+        }
+    }
+
+    /// The sleep that ends at `task`'s wakeup, the first time `task` asks for a step.
+    fn first_step(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Option<Step> {
+        let started = self.started.get_mut(task as usize)?;
+        if *started {
+            return None;
+        }
+        *started = true;
+        if self.wake_at.is_empty() {
+            let n = self.started.len();
+            let mut order: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            self.wake_at = vec![0; n];
+            for (k, &t) in order.iter().enumerate() {
+                self.wake_at[t] = (k as u64 + 1).saturating_mul(self.gap_ns);
+            }
+        }
+        let at = self.wake_at[task as usize];
+        (at > now).then_some(Step::Sleep { ns: at - now })
+    }
+}
+
 struct Group {
     senders: Vec<TaskId>,
     /// Messages still to be read this round.
@@ -125,6 +176,7 @@ pub struct Hackbench {
     fds: usize,
     thread_mode: bool,
     transport: Transport,
+    start: Start,
 }
 
 impl Hackbench {
@@ -134,6 +186,7 @@ impl Hackbench {
         loops: u64,
         thread_mode: bool,
         transport: Transport,
+        start_gap_ns: u64,
     ) -> Self {
         let mut tasks = Vec::new();
         let mut group_list = Vec::new();
@@ -187,6 +240,7 @@ impl Hackbench {
             fds,
             thread_mode,
             transport,
+            start: Start::new(groups * fds * 2, start_gap_ns),
         }
     }
 
@@ -315,7 +369,10 @@ impl Workload for Hackbench {
     fn processes(&self) -> &[String] {
         &self.procs
     }
-    fn next(&mut self, task: TaskId, now: u64, _rng: &mut SimRng) -> Step {
+    fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step {
+        if let Some(s) = self.start.first_step(task, now, rng) {
+            return s;
+        }
         if let Some(w) = self.outbox[task as usize].pop_front() {
             return wake(w);
         }

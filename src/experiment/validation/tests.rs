@@ -16,13 +16,17 @@ fn published_numbers_and_the_headline_counts_kinds_apart() {
     assert_eq!(n("000-gain"), Some(8.0));
     assert_eq!(n("002-regression"), Some(-10.0));
     assert_eq!(n("002-fix-sysbench"), Some(-0.72));
-    let o = |id: &str, model: f64| row(id).unwrap().outcome(&S, model, None);
+    let o = |id: &str, model: f64| row(id).unwrap().outcome(&S, model, Ci::OneRun);
     let out = [
         o("000-gain", 22.0),
         o("000-share-b", 0.1),
         o("lat-gnr-snc3-far", 132.0),
     ];
     assert_eq!(out[0].status, Status::Misses);
+    // a miss says why, from docs/MODEL.md; a row that holds says nothing
+    assert!(out[0].why.as_deref().unwrap().contains("STATS_MLP"));
+    assert_eq!(out[1].why, None);
+    assert!(to_text(&out, &S).contains("000-gain misses: the gain follows the storm"));
     assert_eq!(out[2].kind, Kind::Input);
     assert_eq!(
         headline(&out),
@@ -159,4 +163,24 @@ fn a_band_never_changes_a_verdict() {
         "{}",
         to_text(&with, &S)
     );
+}
+
+/// Repeats whose seeds gave identical runs measured nothing: the row is one run, named so, never a
+/// zero-width interval.
+#[test]
+fn identical_repeats_give_no_interval() {
+    let story = &crate::experiment::stories::stories()[0];
+    let mut e = story.experiment.clone();
+    e.seconds = 0.005;
+    let (a, b) = (
+        crate::run(&e, Side::A).unwrap(),
+        crate::run(&e, Side::B).unwrap(),
+    );
+    let c = check(story.rows, &e, &[a.clone(), a], &[b.clone(), b]);
+    assert!(!c.is_empty());
+    for x in &c {
+        assert_eq!(x.outcome.model_ci95, None, "{}", x.outcome.id);
+        assert!(x.outcome.identical_runs, "{}", x.outcome.id);
+        assert!(model_cell(&x.outcome).contains(repeat::IDENTICAL_RUNS));
+    }
 }

@@ -4,7 +4,7 @@ use super::channel::{Channel, MSG_TRUESIZE, PIPE_MSGS_PER_PAGE, Transport, WMEM_
 use super::*;
 
 fn pair(t: Transport) -> (Hackbench, SimRng) {
-    (Hackbench::new(1, 1, 1_000_000, false, t), SimRng::new(1))
+    (Hackbench::new(1, 1, 1_000_000, false, t, 0), SimRng::new(1))
 }
 
 /// Steps task 0 (the sender) until it blocks: (messages written, wakeups issued).
@@ -96,4 +96,29 @@ fn a_write_to_an_empty_channel_wakes_its_sleeping_reader_with_wf_sync() {
         assert!(matches!(h.next(0, 5, &mut rng), Step::Run { .. }));
         assert!(matches!(h.next(0, 6, &mut rng), Step::Run { .. }), "{t:?}");
     }
+}
+
+/// The start: every task first sleeps until the parent's "GO" reaches it; the wakeups are one
+/// `TTWU_NS` apart in an order drawn from the seed (a permutation: one task per slot), and another
+/// seed draws another order.
+#[test]
+fn tasks_start_one_wakeup_apart_in_an_order_the_seed_draws() {
+    let starts = |seed: u64| {
+        let mut h = Hackbench::new(2, 3, 10, false, Transport::Socket, 600);
+        let mut rng = SimRng::new(seed);
+        let mut at: Vec<u64> = (0..12)
+            .map(|t| match h.next(t, 0, &mut rng) {
+                Step::Sleep { ns } => ns,
+                s => panic!("task {t} started with {s:?}"),
+            })
+            .collect();
+        // asked again, a task goes on with its first write or read
+        assert!(!matches!(h.next(0, at[0], &mut rng), Step::Sleep { .. }));
+        let order = at.clone();
+        at.sort_unstable();
+        assert_eq!(at, (1..=12).map(|k| k * 600).collect::<Vec<u64>>());
+        order
+    };
+    assert_eq!(starts(1), starts(1));
+    assert_ne!(starts(1), starts(2));
 }
