@@ -6,6 +6,13 @@
 //!
 //! Uses nothing of the crate.
 
+pub mod btf;
+pub mod core_relo;
+pub mod elf;
+pub mod helpers;
 pub mod insn;
+pub mod loader;
+pub mod maps;
 pub mod memory;
+pub mod target;
 pub mod vm;
