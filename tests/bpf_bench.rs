@@ -51,3 +51,28 @@ fn interpreter_instructions_per_second() {
         best / 1e6
     );
 }
+
+mod bpf_replay;
+
+#[test]
+#[ignore]
+fn fixture_callbacks_instructions_per_second() {
+    // The vtime fixture's callbacks as clang compiled them (3001 calls, kfunc calls included),
+    // with the object loaded once per replay: what a scheduler's ops cost in the interpreter.
+    let mut best = 0f64;
+    let mut calls_per_s = 0f64;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let (insns, _, _) = bpf_replay::replay();
+        let secs = t.elapsed().as_secs_f64();
+        if insns as f64 / secs > best {
+            best = insns as f64 / secs;
+            calls_per_s = 3001.0 / secs;
+        }
+    }
+    println!(
+        "vtime fixture replay (load + 3001 callbacks): {:.1} M instructions/s, {:.2} M callbacks/s",
+        best / 1e6,
+        calls_per_s / 1e6
+    );
+}

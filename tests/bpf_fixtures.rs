@@ -393,3 +393,11 @@ fn a_field_the_host_lacks_poisons_only_the_instructions_that_use_it() {
     let (r, _) = s.call("vtime_dispatch", &[0, 0], |_| {});
     r.unwrap();
 }
+
+mod bpf_replay;
+
+#[test]
+fn the_replay_gives_the_pinned_outcome() {
+    // tests/wasm_bpf.rs asserts the same figures inside wasm.
+    assert_eq!(bpf_replay::replay(), bpf_replay::EXPECTED);
+}

@@ -3,4 +3,5 @@
 //! CO-RE, enums, kfuncs with their prototypes, helpers, `struct sched_ext_ops`). The ext class
 //! itself (DSQs, the ops' call sites, the watchdog) is not built yet.
 
+pub mod dsq;
 pub mod vmlinux;
