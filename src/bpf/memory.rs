@@ -174,6 +174,21 @@ impl Memory {
         Ok(())
     }
 
+    /// A store by the host, which may write read-only regions (it fills `.rodata` and the
+    /// arguments it lends a program).
+    pub fn poke(&mut self, addr: u64, bytes: &[u8]) -> Result<(), Fault> {
+        let ok = self
+            .region(addr)
+            .and_then(|r| span(addr, bytes.len(), r.data.len()));
+        match ok {
+            Some((a, b)) => {
+                self.regions[(addr >> 32) as usize - 1].data[a..b].copy_from_slice(bytes);
+                Ok(())
+            }
+            None => Err(self.fault(addr, bytes.len(), true)),
+        }
+    }
+
     /// A NUL-terminated string of at most `max` bytes (for helpers such as
     /// `bpf_probe_read_kernel_str`'s source or an error format).
     pub fn c_str(&self, addr: u64, max: usize) -> Result<String, Fault> {

@@ -3,5 +3,7 @@
 //! CO-RE, enums, kfuncs with their prototypes, helpers, `struct sched_ext_ops`). The ext class
 //! itself (DSQs, the ops' call sites, the watchdog) is not built yet.
 
+pub mod core;
 pub mod dsq;
+pub mod kfuncs;
 pub mod vmlinux;
