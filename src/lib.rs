@@ -6,6 +6,7 @@
 //! - `error`, `sim` (event queue, RNG, deterministic maths), `stats` (means, intervals, trends),
 //!   `protobuf` (the wire format Perfetto traces are written in):
 //!   no knowledge of machines or scheduling;
+//! - `bpf`: the BPF interpreter and `.bpf.o` loader (knows nothing of scheduling);
 //! - `machine`: topology, hardware figures and presets, CPU sets and maps, sched domains;
 //! - `assumptions`: the assumed figures the engine and workloads read, with their plausible ranges;
 //! - `coherence`: the cache-line model, priced by the machine;
@@ -17,6 +18,7 @@
 //! - the front doors: the CLI (`src/main.rs`, `src/cli/`) and `wasm`.
 
 pub mod assumptions;
+pub mod bpf;
 pub mod coherence;
 pub mod error;
 pub mod experiment;

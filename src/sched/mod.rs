@@ -21,6 +21,7 @@ mod cache_aware;
 mod checks;
 mod eevdf;
 mod exec;
+pub mod ext;
 mod idle;
 mod ilb;
 mod lb;

@@ -1,0 +1,494 @@
+//! The sched_ext core for one loaded BPF scheduler (`struct scx_sched` and the paths of
+//! kernel/sched/ext.c that call its ops), v6.18: select_cpu with direct dispatch, do_enqueue_task,
+//! balance_one's dispatch loop with the dispatch buffer, set_next_task (running), stopping /
+//! quiescent, slices run down by update_curr_scx, the kfuncs those paths offer (`kfuncs.rs`), the
+//! built-in idle mask, `scx_bpf_error` / run-time faults / the watchdog ending the scheduler with
+//! its reason (scx_exit → scx_disable_workfn, which calls ops.exit and hands tasks back to fair).
+//! It is driven by calls (wake, enqueue, pick, tick, stop); the engine's `sched_class` seam that
+//! will make those calls is not built yet.
+
+use super::dsq::*;
+use super::kfuncs::KState;
+use super::vmlinux::{TASK_SCX, TASK_STRUCT_SIZE, V6_18};
+use crate::bpf::loader::{LoadError, LoadOptions, Object, StructOpsMap, load};
+use crate::bpf::vm::run;
+
+/// `SCX_SLICE_DFL` (include/linux/sched/ext.h:20).
+pub const SCX_SLICE_DFL: u64 = 20_000_000;
+/// `SCX_WATCHDOG_MAX_TIMEOUT` = 30 s (ext_internal.h:13), also the default.
+pub const SCX_WATCHDOG_MAX_TIMEOUT_NS: u64 = 30_000_000_000;
+/// `SCX_DSP_MAX_LOOPS` (ext.c): dispatch rounds per balance.
+pub const SCX_DSP_MAX_LOOPS: u32 = 32;
+/// `SCX_DSP_DFL_MAX_BATCH`.
+pub const SCX_DSP_DFL_MAX_BATCH: u32 = 32;
+/// Instructions one op call may run before it is ejected (the kernel's verifier bounds programs
+/// statically; without a verifier this budget stands in for it).
+pub const OP_BUDGET: u64 = 1_000_000;
+
+// `enum scx_exit_kind` (ext_internal.h:28).
+pub const SCX_EXIT_DONE: u32 = 1;
+pub const SCX_EXIT_UNREG_BPF: u32 = 65;
+pub const SCX_EXIT_ERROR: u32 = 1024;
+pub const SCX_EXIT_ERROR_BPF: u32 = 1025;
+pub const SCX_EXIT_ERROR_STALL: u32 = 1026;
+
+// enq flags (ext_internal.h:908) and wake flags.
+pub const SCX_ENQ_WAKEUP: u64 = 0x1;
+pub const SCX_ENQ_HEAD: u64 = 0x10;
+pub const SCX_ENQ_LAST: u64 = 1 << 41;
+pub const SCX_DEQ_SLEEP: u64 = 0x1;
+
+// Offsets in the simulated task_struct (vmlinux.rs).
+const T_PID: u64 = 0;
+const T_WEIGHT: u64 = TASK_SCX as u64 + 4;
+const T_SLICE: u64 = TASK_SCX as u64 + 48;
+const T_VTIME: u64 = TASK_SCX as u64 + 56;
+
+/// Why and when the BPF scheduler was disabled (what `scx_exit_info` and the kernel's
+/// "sched_ext: BPF scheduler ... disabled" line carry).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExitInfo {
+    pub kind: u32,
+    pub exit_code: i64,
+    pub reason: String,
+    pub msg: String,
+    pub at_ns: u64,
+}
+
+/// Which op is running: the kfunc context checks (`scx_kf_allowed`) read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpCtx {
+    None,
+    SelectCpu,
+    Enqueue,
+    Dispatch,
+    /// Sleepable or unlocked ops (init, init_task, exit, ...).
+    Unlocked,
+    /// Any other op called with the rq lock held (running, stopping, tick, ...).
+    Rest,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Where {
+    /// Not runnable.
+    Off,
+    /// Runnable, in the hands of the BPF scheduler (ops.enqueue kept it).
+    Bpf,
+    /// In a DSQ.
+    Queued(u64),
+    Running(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub nr_cpus: u32,
+}
+
+/// One loaded, attached BPF scheduler.
+pub struct ScxSched {
+    pub obj: Object,
+    pub ops: StructOpsMap,
+    pub k: KState,
+    ctx: u64,
+}
+
+impl ScxSched {
+    /// Opens the object (`bpf_object__open` + load): programs, maps, one `sched_ext_ops`.
+    /// Options (`.rodata`) may be set on `obj` before `attach`.
+    pub fn open(bytes: &[u8], cfg: Config) -> Result<ScxSched, LoadError> {
+        let mut obj = load(
+            bytes,
+            &V6_18,
+            &LoadOptions {
+                nr_cpus: cfg.nr_cpus,
+            },
+        )?;
+        let mut all = obj
+            .struct_ops
+            .iter()
+            .filter(|s| s.type_name == "sched_ext_ops");
+        let ops = all
+            .next()
+            .cloned()
+            .ok_or("no struct sched_ext_ops in the object")?;
+        if all.next().is_some() {
+            return Err("more than one struct sched_ext_ops in the object".into());
+        }
+        // bpf_scx_init_member / validate_ops (ext.c): a valid name and timeout.
+        let name = ops.string("name");
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
+            return Err(LoadError(format!(
+                "sched_ext_ops.name '{name}' must be non-empty and use only letters, digits, '_' and '.'"
+            )));
+        }
+        let timeout_ms = ops.uint("timeout_ms");
+        if timeout_ms * 1_000_000 > SCX_WATCHDOG_MAX_TIMEOUT_NS {
+            return Err(LoadError(format!(
+                "sched_ext_ops.timeout_ms {timeout_ms} is above 30000 (-E2BIG)"
+            )));
+        }
+        let ctx = obj.mem.add("ops arguments", vec![0; 64], false);
+        let mut k = KState::new(cfg.nr_cpus, name);
+        k.timeout_ns = if timeout_ms == 0 {
+            SCX_WATCHDOG_MAX_TIMEOUT_NS
+        } else {
+            timeout_ms * 1_000_000
+        };
+        let batch = ops.uint("dispatch_max_batch") as u32;
+        k.max_batch = if batch == 0 {
+            SCX_DSP_DFL_MAX_BATCH
+        } else {
+            batch
+        };
+        Ok(ScxSched { obj, ops, k, ctx })
+    }
+
+    /// `scx_enable`: ops.init; a failure ends the scheduler before any task is switched.
+    pub fn attach(&mut self) {
+        if let Some(r) = self.call("init", OpCtx::Unlocked, &[]) {
+            let r = r as i32;
+            if r < 0 && self.k.exit.is_none() {
+                self.k
+                    .exit(SCX_EXIT_ERROR, 0, format!("ops.init() failed ({r})"));
+            }
+        }
+        self.after_exit();
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.k.exit.is_none()
+    }
+
+    /// Calls op `name` with `args` in context `ctx`. None if the op is absent, the scheduler is
+    /// already disabled, or the call failed (then the scheduler is disabled with the reason).
+    pub fn call(&mut self, name: &'static str, ctx: OpCtx, args: &[u64]) -> Option<u64> {
+        if self.k.exit.is_some() {
+            return None;
+        }
+        let p = *self.ops.callbacks.get(name)?;
+        let entry = self.obj.programs[p].entry;
+        let mut bytes = [0u8; 64];
+        for (i, a) in args.iter().enumerate() {
+            bytes[8 * i..8 * i + 8].copy_from_slice(&a.to_le_bytes());
+        }
+        self.obj.mem.poke(self.ctx, &bytes).ok()?;
+        *self.k.op_calls.entry(name).or_default() += 1;
+        let saved = std::mem::replace(&mut self.k.op, ctx);
+        let mut host = self.k.host(&mut self.obj.maps);
+        let r = run(
+            &self.obj.image,
+            entry,
+            &[self.ctx],
+            &mut self.obj.mem,
+            &mut host,
+            OP_BUDGET,
+        );
+        self.k.op = saved;
+        let out = match r {
+            Ok(o) => {
+                self.k.insns += o.insns;
+                self.k.exit.is_none().then_some(o.ret)
+            }
+            Err(e) => {
+                if let crate::bpf::vm::VmError::Budget { limit } = e {
+                    self.k.insns += limit;
+                }
+                let e = match e {
+                    crate::bpf::vm::VmError::UnknownKfunc { pc, id } => match self
+                        .obj
+                        .missing_weak_name(id)
+                    {
+                        Some(n) => format!("insn {pc}: called kfunc {n}, which this kernel lacks"),
+                        None => e.to_string(),
+                    },
+                    e => e.to_string(),
+                };
+                self.k.exit(
+                    SCX_EXIT_ERROR,
+                    0,
+                    format!("runtime error in ops.{name}: {e}"),
+                );
+                None
+            }
+        };
+        // scx_disable_workfn runs ops.exit once an exit is recorded.
+        self.after_exit();
+        out
+    }
+
+    /// A new task (`scx_init_task` + `scx_enable_task`): its task_struct, ops.init_task, ops.enable.
+    pub fn add_task(&mut self, pid: i32, weight: u32, cpu: u32) -> usize {
+        let mut t = vec![0u8; TASK_STRUCT_SIZE as usize];
+        t[T_PID as usize..T_PID as usize + 4].copy_from_slice(&pid.to_le_bytes());
+        t[T_WEIGHT as usize..T_WEIGHT as usize + 4].copy_from_slice(&weight.to_le_bytes());
+        let addr = self.obj.mem.add(format!("task_struct {pid}"), t, true);
+        let idx = self.k.add_task(addr, pid, cpu);
+        // scx_init_task_args { .fork = true, .cgroup = NULL }.
+        let mut args = vec![0u8; 16];
+        args[0] = 1;
+        let args = self.obj.mem.add("scx_init_task_args", args, false);
+        if let Some(r) = self.call("init_task", OpCtx::Unlocked, &[addr, args])
+            && (r as i32) < 0
+        {
+            self.k.exit(
+                SCX_EXIT_ERROR,
+                0,
+                format!("ops.init_task() failed ({}) for pid {pid}", r as i32),
+            );
+        }
+        self.call("enable", OpCtx::Rest, &[addr]);
+        self.after_exit();
+        idx
+    }
+
+    pub fn task_addr(&self, t: usize) -> u64 {
+        self.k.tasks[t].addr
+    }
+    pub fn slice(&self, t: usize) -> u64 {
+        self.obj
+            .mem
+            .load(self.task_addr(t) + T_SLICE, 8)
+            .unwrap_or(0)
+    }
+    pub fn vtime(&self, t: usize) -> u64 {
+        self.obj
+            .mem
+            .load(self.task_addr(t) + T_VTIME, 8)
+            .unwrap_or(0)
+    }
+    pub fn set_vtime(&mut self, t: usize, v: u64) {
+        let a = self.task_addr(t) + T_VTIME;
+        let _ = self.obj.mem.poke(a, &v.to_le_bytes());
+    }
+
+    /// `select_task_rq_scx` on a wakeup: the CPU the task should be enqueued on.
+    pub fn select_task_rq(&mut self, t: usize, prev_cpu: u32, wake_flags: u64) -> u32 {
+        let addr = self.task_addr(t);
+        self.k.cur_cpu = prev_cpu;
+        self.k.ddsp_task = Some(t);
+        let cpu = if self.ops.callbacks.contains_key("select_cpu") {
+            match self.call(
+                "select_cpu",
+                OpCtx::SelectCpu,
+                &[addr, prev_cpu as u64, wake_flags],
+            ) {
+                Some(c) if (c as u32) < self.k.nr_cpus => c as u32,
+                Some(c) => {
+                    self.k.exit(
+                        SCX_EXIT_ERROR,
+                        0,
+                        format!("select_cpu returned invalid cpu {}", c as i32),
+                    );
+                    prev_cpu
+                }
+                None => prev_cpu,
+            }
+        } else {
+            // No op: scx_select_cpu_dfl, and a direct dispatch to an idle CPU's local DSQ.
+            let (cpu, idle) = self.k.select_cpu_dfl(prev_cpu);
+            if idle {
+                self.k.ddsp = Some((t, SCX_DSQ_LOCAL, 0));
+            }
+            cpu
+        };
+        self.k.tasks[t].selected_cpu = Some(cpu);
+        self.after_exit();
+        cpu
+    }
+
+    /// `enqueue_task_scx` → `do_enqueue_task` on `cpu`'s run queue.
+    pub fn enqueue_task(&mut self, t: usize, cpu: u32, enq_flags: u64) {
+        let addr = self.task_addr(t);
+        self.k.cur_cpu = cpu;
+        self.k.tasks[t].cpu = cpu;
+        self.k.tasks[t].runnable_at = self.k.now_ns;
+        if enq_flags & SCX_ENQ_WAKEUP != 0 || self.k.tasks[t].wh == Where::Off {
+            self.call("runnable", OpCtx::Rest, &[addr, enq_flags]);
+        }
+        self.k.tasks[t].wh = Where::Bpf;
+        // 1. A direct dispatch left by select_cpu.
+        if self.k.ddsp.is_none() || self.k.ddsp.map(|d| d.0) != Some(t) {
+            self.k.ddsp = None;
+            if !self.enabled() || !self.ops.callbacks.contains_key("enqueue") {
+                // 2./4. Bypass or no enqueue op: the global DSQ with the default slice.
+                let _ = self
+                    .obj
+                    .mem
+                    .poke(addr + T_SLICE, &SCX_SLICE_DFL.to_le_bytes());
+                self.k
+                    .dispatch_enqueue(t, SCX_DSQ_GLOBAL, cpu, enq_flags, None);
+                self.after_exit();
+                return;
+            }
+            // 5. ops.enqueue; an insert inside it is a direct dispatch.
+            self.k.ddsp_task = Some(t);
+            self.call("enqueue", OpCtx::Enqueue, &[addr, enq_flags]);
+        }
+        if let Some((dt, dsq, flags)) = self.k.ddsp.take() {
+            let target_cpu = self.k.tasks[dt].selected_cpu.take().unwrap_or(cpu);
+            let vt = self.k.ddsp_vtime.take();
+            self.k
+                .dispatch_enqueue(dt, dsq, target_cpu, flags | enq_flags, vt);
+        }
+        self.k.ddsp_task = None;
+        self.after_exit();
+    }
+
+    /// `balance_one` + `pick_task_scx` for `cpu`: the next task to run, if any. Keeps `prev` (the
+    /// task that just ran there) when it still has slice and nothing else is found.
+    pub fn pick_task(&mut self, cpu: u32, prev: Option<usize>) -> Option<usize> {
+        let c = cpu as usize;
+        self.k.cur_cpu = cpu;
+        if self.k.local[c].nr() == 0
+            && !self.k.consume(SCX_DSQ_GLOBAL, cpu)
+            && self.enabled()
+            && self.ops.callbacks.contains_key("dispatch")
+        {
+            let prev_addr = prev.map_or(0, |p| self.task_addr(p));
+            for _ in 0..SCX_DSP_MAX_LOOPS {
+                self.k.dsp_cpu = cpu;
+                self.k.dsp_nr = 0;
+                self.call("dispatch", OpCtx::Dispatch, &[cpu as u64, prev_addr]);
+                self.k.flush_dispatch_buf(cpu);
+                if self.k.local[c].nr() > 0
+                    || self.k.consume(SCX_DSQ_GLOBAL, cpu)
+                    || self.k.dsp_nr == 0
+                    || !self.enabled()
+                {
+                    break;
+                }
+            }
+        }
+        self.after_exit();
+        let e = self.k.local[c].pop()?;
+        self.k.tasks[e.task].wh = Where::Running(cpu);
+        self.k.tasks[e.task].cpu = cpu;
+        self.k.idle[c] = false;
+        let addr = self.task_addr(e.task);
+        self.call("running", OpCtx::Rest, &[addr]);
+        self.after_exit();
+        Some(e.task)
+    }
+
+    /// `update_curr_scx`: `ran_ns` of the running task's slice is used; true when it is spent
+    /// (the tick then reschedules, ext.c:2685).
+    pub fn charge(&mut self, t: usize, ran_ns: u64) -> bool {
+        let a = self.task_addr(t) + T_SLICE;
+        let s = self.obj.mem.load(a, 8).unwrap_or(0);
+        let left = s.saturating_sub(ran_ns);
+        let _ = self.obj.mem.poke(a, &left.to_le_bytes());
+        left == 0
+    }
+
+    /// `ops.tick` for the running task.
+    pub fn tick(&mut self, t: usize) {
+        let addr = self.task_addr(t);
+        self.call("tick", OpCtx::Rest, &[addr]);
+        self.after_exit();
+    }
+
+    /// The running task stops (`put_prev_task_scx`): ops.stopping, and if it sleeps
+    /// ops.quiescent; if it stays runnable it is enqueued again (at the local head with slice
+    /// left, else through ops.enqueue).
+    pub fn put_prev_task(&mut self, t: usize, cpu: u32, runnable: bool) {
+        let addr = self.task_addr(t);
+        self.call("stopping", OpCtx::Rest, &[addr, runnable as u64]);
+        if runnable {
+            if self.slice(t) > 0 {
+                self.k.tasks[t].wh = Where::Queued(SCX_DSQ_LOCAL);
+                self.k
+                    .dispatch_enqueue(t, SCX_DSQ_LOCAL, cpu, SCX_ENQ_HEAD, None);
+            } else {
+                self.enqueue_task(t, cpu, 0);
+            }
+        } else {
+            self.call("quiescent", OpCtx::Rest, &[addr, SCX_DEQ_SLEEP]);
+            self.k.tasks[t].wh = Where::Off;
+        }
+        self.after_exit();
+    }
+
+    /// A CPU with nothing to run goes idle (the built-in idle mask, `update_idle`).
+    pub fn set_idle(&mut self, cpu: u32, idle: bool) {
+        self.k.idle[cpu as usize] = idle;
+        self.call("update_idle", OpCtx::Rest, &[cpu as u64, idle as u64]);
+        self.after_exit();
+    }
+
+    /// The watchdog (`check_rq_for_timeouts`): a runnable task that has waited longer than the
+    /// timeout ends the scheduler with SCX_EXIT_ERROR_STALL.
+    pub fn watchdog(&mut self) {
+        if !self.enabled() {
+            return;
+        }
+        let now = self.k.now_ns;
+        let stalled = self.k.tasks.iter().find(|t| {
+            matches!(t.wh, Where::Bpf | Where::Queued(_))
+                && now.saturating_sub(t.runnable_at) > self.k.timeout_ns
+        });
+        if let Some(t) = stalled {
+            let waited = now - t.runnable_at;
+            let msg = format!(
+                "task[{}] failed to run for {}.{:03}s",
+                t.pid,
+                waited / 1_000_000_000,
+                waited / 1_000_000 % 1000
+            );
+            self.k.exit(SCX_EXIT_ERROR_STALL, 0, msg);
+            self.after_exit();
+        }
+    }
+
+    /// `scx_disable_workfn` once an exit is recorded: ops.exit(ei) runs once with the kind,
+    /// reason and message; every task is then the fair class's.
+    fn after_exit(&mut self) {
+        let Some(ei) = self.k.exit.clone() else {
+            return;
+        };
+        if self.k.exit_called {
+            return;
+        }
+        self.k.exit_called = true;
+        let Some(&p) = self.ops.callbacks.get("exit") else {
+            return;
+        };
+        let reason = self.obj.mem.add(
+            "exit reason",
+            format!("{}\0", ei.reason).into_bytes(),
+            false,
+        );
+        let msg = self
+            .obj
+            .mem
+            .add("exit msg", format!("{}\0", ei.msg).into_bytes(), false);
+        let mut b = vec![0u8; 64];
+        b[0..4].copy_from_slice(&ei.kind.to_le_bytes());
+        b[8..16].copy_from_slice(&ei.exit_code.to_le_bytes());
+        b[24..32].copy_from_slice(&reason.to_le_bytes());
+        b[48..56].copy_from_slice(&msg.to_le_bytes());
+        let info = self.obj.mem.add("scx_exit_info", b, false);
+        let entry = self.obj.programs[p].entry;
+        let _ = self.obj.mem.poke(self.ctx, &info.to_le_bytes());
+        *self.k.op_calls.entry("exit").or_default() += 1;
+        self.k.op = OpCtx::Unlocked;
+        let mut host = self.k.host(&mut self.obj.maps);
+        if let Ok(o) = run(
+            &self.obj.image,
+            entry,
+            &[self.ctx],
+            &mut self.obj.mem,
+            &mut host,
+            OP_BUDGET,
+        ) {
+            self.k.insns += o.insns;
+        }
+        self.k.op = OpCtx::None;
+    }
+}
+
+#[cfg(test)]
+mod tests;
