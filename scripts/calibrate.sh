@@ -10,8 +10,8 @@ WARM=()
 if [ -n "${2:-}" ]; then WARM=(--warmup "$2"); fi
 if [ -z "${BIN:-}" ]; then cargo build --locked --release -q; BIN=./target/release/schedplay; fi
 bin=$BIN
-row000() { # machine-args B
-  $bin compare $1 --workload oltp --seconds "$S" "${WARM[@]}" --a '' --b "$2" --json | python3 -c '
+row000() { # machine-args B [clients]: OLTP from another host (client=remote), 3 connections per CPU
+  $bin compare $1 --workload oltp --set client=remote --set clients="$3" --seconds "$S" "${WARM[@]}" --a '' --b "$2" --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin); a, b = d["a"], d["b"]
 p = lambda r, s: next((x["percent"] for x in r["profile"] if x["symbol"] == s), 0.0)
@@ -20,9 +20,9 @@ print("| `%s` (%d) | `%s` | %.2f%% → %.2f%% | %.2f%% → %.2f%% | %+.2f%% |" %
 ' "$1" "$2"
 }
 echo "seed 000: | machine | B | sched_balance_domains A → B | contention A → B | throughput B vs A |"
-for b in skip-not-due serialize-after-swb skew-tick snc3-distance-fix; do row000 "--machine gnr-2s-96c-snc3" $b; done
-for b in skip-not-due skew-tick; do row000 "--machine gnr-2s-snc3" $b; done
-for b in skip-not-due skew-tick; do row000 "--machine custom --cores-per-socket 16" $b; done
+for b in skip-not-due serialize-after-swb skew-tick snc3-distance-fix; do row000 "--machine gnr-2s-96c-snc3" $b 1152; done
+for b in skip-not-due skew-tick; do row000 "--machine gnr-2s-snc3" $b 1536; done
+for b in skip-not-due skew-tick; do row000 "--machine custom --cores-per-socket 16" $b 192; done
 echo "seed 002: | machine | B | throughput B vs A | account_mm_sched + exceed_llc_nr (A → B) | mm_struct HITM (A → B) | contention A → B |"
 # milan-2s (Chen Yu's check: a small effect) and hygon-2s (the reporter's class: about -10%)
 for mb in milan-2s:cas-skip-many-threads milan-2s:cas-skip-many-threads,cas-nr-running-avg-own-line milan-2s:cas-skip-many-threads,cas-write-if-changed milan-2s:cas-skip-many-threads,cas-nr-running-avg-own-line,cas-write-if-changed hygon-2s:cas-skip-many-threads hygon-2s:cas-skip-many-threads,cas-nr-running-avg-own-line,cas-write-if-changed; do

@@ -264,6 +264,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     schbench::INFO,
     spin::INFO,
     atomics::INFO,
+    oltp::hammerdb::INFO,
 ];
 
 pub fn info(name: &str) -> Option<&'static WorkloadInfo> {

@@ -9,6 +9,7 @@
 //! benchmark teams drive OLTP): each statement arrives as a packet on the network card's queue for
 //! its connection and is woken by that queue's NET_RX softirq (`sched/net_rx.rs`). Constants and their sources: docs/MODEL.md §18.
 
+pub(super) mod hammerdb;
 mod innodb;
 mod statements;
 
