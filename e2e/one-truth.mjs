@@ -57,7 +57,7 @@ export function registerOneTruth({ test, openPage, runAB, OUT }) {
     await page.click('#run');
     await page.waitForSelector('body[data-state="error"]', { timeout: 5000 });
     assert.match(await page.textContent('#status'), /fix the marked fields first \(b\)/);
-    await shots(page, OUT, 'i44-kernel-refused', { into: '#patches' });
+    await shots(page, OUT, 'i44-kernel-refused', { into: '[data-error-for="b"] .msg' });
 
     // back to 6.18: the experiment is as it was
     await page.selectOption('#kernel', '6.18');
@@ -97,7 +97,7 @@ export function registerOneTruth({ test, openPage, runAB, OUT }) {
     const focused = await page.evaluate(() => document.activeElement?.id);
     assert.ok(['kernel', 'seconds'].includes(focused), `Run focuses the first problem: ${focused}`);
     assert.ok(await page.evaluate(() => { const r = document.activeElement.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }), 'scrolled into view');
-    await shots(page, OUT, 'i44-link-banner');
+    await shots(page, OUT, 'i44-link-banner', { scrollTo: '#link-banner' });
     // fixing one leaves one open; fixing both frees Run
     await page.fill('#seconds', '0.01');
     await page.waitForFunction(() => /\(1 still open\)/.test(document.getElementById('link-banner-text').textContent), null, { timeout: 5000 });
@@ -133,7 +133,7 @@ export function registerOneTruth({ test, openPage, runAB, OUT }) {
     await page.evaluate(() => { document.getElementById('c2c-wrap').scrollLeft = 0; });
     await page.waitForSelector('[data-testid="c2c-cue"]:not([hidden])', { timeout: 5000 });
     await assertContrast(page, ['#c2c-cue', '#c2c tbody tr.cl-row td:nth-child(2) code']);
-    await shots(page, OUT, 'i44-c2c', { into: '#c2c' });
+    await shots(page, OUT, 'i44-c2c', { scrollTo: '#c2c-cue' });
 
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
     assert.equal(dl.suggestedFilename(), 'schedplay-milan-2s-hackbench-k7.2-A_baseline-B_CONFIG_SCHED_CACHE_n-seed3-w0.002.csv');
@@ -167,6 +167,23 @@ export function registerOneTruth({ test, openPage, runAB, OUT }) {
       `experiment,workload,rtapp_file,,"${file.replace(/"/g, '""')}"`]) {
       assert.ok(csv.includes(want), `${want} in the CSV`);
     }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+export function registerOneTruthWarmup({ test, openPage }) {
+  test('i44.1 warm-up auto: accepted in a link and in the form, resolved by the engine for the machine and shown', async () => {
+    const { page, problems } = await openPage('?v=1&machine=milan-2s&workload=hackbench&seconds=1&seed=3&b=skew-tick&warmup=auto');
+    assert.equal(await page.inputValue('#warmup'), 'auto');
+    await page.waitForSelector('[data-testid="warmup-auto"]:not([hidden])', { timeout: 5000 });
+    assert.match(await page.textContent('[data-testid="warmup-auto"]'), /^auto = 0\.256 s: the steady state/);
+    assert.equal(await errText(page, 'warmup'), '');
+    // the machine changes, auto follows it
+    await page.fill('#seconds', '0.2');
+    await page.waitForFunction(() => /^auto = 0\.1 s/.test(document.querySelector('[data-testid="warmup-auto"]').textContent), null, { timeout: 5000 });
+    await page.fill('#warmup', '0.05');
+    await page.waitForSelector('[data-testid="warmup-auto"]', { state: 'hidden', timeout: 5000 });
     assert.deepEqual(problems, []);
     await page.close();
   });

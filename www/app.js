@@ -91,6 +91,8 @@ async function onReady(presets) {
 async function loadLink(query) {
   const r = await engine.call(MSG.decode_link, { query });
   form.set(r.experiment);
+  // `warmup=auto` stays auto in the form (the engine resolved it for this machine and run)
+  if (new URLSearchParams(query).get('warmup')?.trim() === 'auto') $('warmup').value = 'auto';
   sweepNote();
   // a bad value was replaced by the engine's default: say which value the form now uses
   linkErrors = (r.errors || []).map((e) => ({ field: String(e.field), message: String(e.message), used: form.shownValue(String(e.field)) }));
@@ -197,6 +199,7 @@ async function syncNow() {
   try {
     const d = await engine.call(MSG.decode_link, { query: form.rawQuery() });
     let errors = (d.errors || []).map((e) => ({ field: String(e.field), message: String(e.message) }));
+    form.setAutoWarmup(form.warmupIsAuto() ? d.experiment?.warmup : null);
     const experiment = errors.length ? d.experiment : form.get();
     const v = await engine.call(MSG.validate, { experiment });
     errors = errors.concat((v.errors || []).filter((e) => !errors.some((x) => x.field === e.field)));
