@@ -188,3 +188,24 @@ export function registerOneTruthWarmup({ test, openPage }) {
     await page.close();
   });
 }
+
+export function registerOneTruthHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
+  test('i44.2 how sure of shorter runs than the cards: says the band is of another figure and sets the cards\' figure beside it', async () => {
+    const { page, problems } = await openPage('?v=1&machine=custom&sockets=2&cores_per_socket=4&b=skip-not-due&seconds=0.1&warmup=0.05&seed=3');
+    await runAB(page);
+    await page.fill('#howsure-seconds', '0.01');
+    await page.click('#howsure-run');
+    await page.waitForSelector('#howsure[data-state="done"], #howsure[data-state="error"]', { timeout: RUN_TIMEOUT * 3 });
+    assert.equal(await page.getAttribute('#howsure', 'data-state'), 'done', await page.textContent('#howsure-error'));
+    assert.match(await page.textContent('[data-testid="howsure-differs"]'),
+      /^This band is of a different figure than the cards': runs of 0\.01 s with no warm-up \(the start-up is in it\), against the experiment's 0\.1 s with a 0\.05 s warm-up\. Each figure below is this screen's, with the cards' beside it\./);
+    const card = await page.textContent('[data-testid="howsure-card-throughput_pct"]');
+    const delta = await page.evaluate(() => document.getElementById('summary-delta-throughput').textContent);
+    assert.match(card, /^ · the cards \(0\.1 s\): [+-]?[\d.]+%$/);
+    assert.equal(Number(/([+-]?[\d.]+)%$/.exec(card)[1]).toFixed(1), Number(/[+-]?[\d.]+/.exec(delta)[0]).toFixed(1), `${card} vs the Δ card ${delta}`);
+    await assertContrast(page, ['[data-testid="howsure-differs"]', '[data-testid="howsure-card-throughput_pct"]']);
+    await shots(page, OUT, 'i44-howsure', { el: '#howsure' });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}

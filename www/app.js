@@ -67,7 +67,7 @@ async function onReady(presets) {
     form = new ScenarioForm(presets, onFormChange);
     setupImport(engine, form, presets);
     setupRtapp(engine, form);
-    setupHowsure(engine, () => form.get(), () => { starting = 'howsure'; stopAll('replaced'); });
+    setupHowsure(engine, () => form.get(), () => { starting = 'howsure'; stopAll('replaced'); }, cardsFigures);
     wireStories(presets);
     try {
       // each story's canonical link (its shared link is this + &story=NAME)
@@ -86,6 +86,18 @@ async function onReady(presets) {
   }
   document.body.dataset.ready = '1';
   document.body.dataset.workers = String(engine.size);
+}
+
+/** The figures the cards show, when they are the form's experiment's (for "How sure?" to set its
+ * band beside): the engine's Δ and the reports' contention, with the run's seconds and warm-up. */
+function cardsFigures() {
+  if (!last || last.link !== currentLink || !last.compare || !last.reports?.a || !last.reports?.b) return null;
+  return {
+    throughput_pct: last.compare.throughput_pct,
+    a_contention_pct: last.reports.a.contention_pct,
+    b_contention_pct: last.reports.b.contention_pct,
+    seconds: Number(last.exp.seconds), warmup: Number(last.exp.warmup) || 0,
+  };
 }
 
 async function loadLink(query) {
