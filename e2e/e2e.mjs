@@ -14,7 +14,7 @@ import { registerExperiments } from './experiments.mjs';
 import { registerHowsure, registerHowsureLinks } from './howsure.mjs';
 import { registerLlcKnobs } from './llc-knobs.mjs';
 import { registerKernelPicker } from './kernel-picker.mjs';
-import { registerOneTruth } from './one-truth.mjs';
+import { registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure } from './one-truth.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -431,7 +431,8 @@ test('contrast: WCAG AA for the page\'s colour pairs, light and dark', async () 
 test('the Run box never covers the form: every patch and story visible at 1280×800', async () => {
   const { page, problems } = await openPage();
   await page.setViewportSize({ width: 1280, height: 800 });
-  for (const sel of ['#stories button.story', '#patches input.patch-a', '#patches input.patch-b', '#patches .patch-desc']) {
+  // a side's kernel knob rows (7.2) are hidden on other releases
+  for (const sel of ['#stories button.story', '#patches tr:not([data-side]) input.patch-a', '#patches tr:not([data-side]) input.patch-b', '#patches tr:not([data-side]) .patch-desc']) {
     const n = await page.locator(sel).count();
     for (let i = 0; i < n; i++) {
       const el = page.locator(sel).nth(i);
@@ -793,7 +794,7 @@ test('presets: every patch of src/patches.rs and 3 stories in the page', async (
   assert.deepEqual(await checked('patch-a'), ['cache-aware']);
   assert.deepEqual(await checked('patch-b'), ['cache-aware', 'cas-skip-many-threads']);
   assert.match(await page.textContent('#story-claim'), /cache-aware false sharing on a 2S Hygon/);
-  const listed = await page.evaluate(() => [...document.querySelectorAll('#patches tbody tr:not([data-extra])')].map((r) => r.dataset.patch));
+  const listed = await page.evaluate(() => [...document.querySelectorAll('#patches tbody tr:not([data-extra]):not([data-side])')].map((r) => r.dataset.patch));
   // the engine's table is the one source: the page lists exactly its entries
   const table = [...readFileSync(new URL('../src/patches.rs', import.meta.url), 'utf8').matchAll(/^\s+name: "([^"]+)",$/gm)].map((m) => m[1]);
   assert.deepEqual(listed, table, `patches from presets(): ${JSON.stringify(listed)}`);
@@ -867,7 +868,7 @@ test('c2c on hygon-2s (the second story): the shared lines, the 8 per-CPU lines 
 });
 
 // in this order: the experiments' tests read the story runs above (state.page, state.story002)
-for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker, registerOneTruth]) {
+for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker, registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure]) {
   register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 }
 

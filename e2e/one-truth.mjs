@@ -57,7 +57,7 @@ export function registerOneTruth({ test, openPage, runAB, OUT }) {
     await page.click('#run');
     await page.waitForSelector('body[data-state="error"]', { timeout: 5000 });
     assert.match(await page.textContent('#status'), /fix the marked fields first \(b\)/);
-    await shots(page, OUT, 'i44-kernel-refused', { into: '#patches' });
+    await shots(page, OUT, 'i44-kernel-refused', { into: '[data-error-for="b"] .msg' });
 
     // back to 6.18: the experiment is as it was
     await page.selectOption('#kernel', '6.18');
@@ -97,7 +97,7 @@ export function registerOneTruth({ test, openPage, runAB, OUT }) {
     const focused = await page.evaluate(() => document.activeElement?.id);
     assert.ok(['kernel', 'seconds'].includes(focused), `Run focuses the first problem: ${focused}`);
     assert.ok(await page.evaluate(() => { const r = document.activeElement.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }), 'scrolled into view');
-    await shots(page, OUT, 'i44-link-banner');
+    await shots(page, OUT, 'i44-link-banner', { scrollTo: '#link-banner' });
     // fixing one leaves one open; fixing both frees Run
     await page.fill('#seconds', '0.01');
     await page.waitForFunction(() => /\(1 still open\)/.test(document.getElementById('link-banner-text').textContent), null, { timeout: 5000 });
@@ -133,7 +133,7 @@ export function registerOneTruth({ test, openPage, runAB, OUT }) {
     await page.evaluate(() => { document.getElementById('c2c-wrap').scrollLeft = 0; });
     await page.waitForSelector('[data-testid="c2c-cue"]:not([hidden])', { timeout: 5000 });
     await assertContrast(page, ['#c2c-cue', '#c2c tbody tr.cl-row td:nth-child(2) code']);
-    await shots(page, OUT, 'i44-c2c', { into: '#c2c' });
+    await shots(page, OUT, 'i44-c2c', { scrollTo: '#c2c-cue' });
 
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
     assert.equal(dl.suggestedFilename(), 'schedplay-milan-2s-hackbench-k7.2-A_baseline-B_CONFIG_SCHED_CACHE_n-seed3-w0.002.csv');
@@ -167,6 +167,44 @@ export function registerOneTruth({ test, openPage, runAB, OUT }) {
       `experiment,workload,rtapp_file,,"${file.replace(/"/g, '""')}"`]) {
       assert.ok(csv.includes(want), `${want} in the CSV`);
     }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+export function registerOneTruthWarmup({ test, openPage }) {
+  test('i44.1 warm-up auto: accepted in a link and in the form, resolved by the engine for the machine and shown', async () => {
+    const { page, problems } = await openPage('?v=1&machine=milan-2s&workload=hackbench&seconds=1&seed=3&b=skew-tick&warmup=auto');
+    assert.equal(await page.inputValue('#warmup'), 'auto');
+    await page.waitForSelector('[data-testid="warmup-auto"]:not([hidden])', { timeout: 5000 });
+    assert.match(await page.textContent('[data-testid="warmup-auto"]'), /^auto = 0\.256 s: the steady state/);
+    assert.equal(await errText(page, 'warmup'), '');
+    // the machine changes, auto follows it
+    await page.fill('#seconds', '0.2');
+    await page.waitForFunction(() => /^auto = 0\.1 s/.test(document.querySelector('[data-testid="warmup-auto"]').textContent), null, { timeout: 5000 });
+    await page.fill('#warmup', '0.05');
+    await page.waitForSelector('[data-testid="warmup-auto"]', { state: 'hidden', timeout: 5000 });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+export function registerOneTruthHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
+  test('i44.2 how sure of shorter runs than the cards: says the band is of another figure and sets the cards\' figure beside it', async () => {
+    const { page, problems } = await openPage('?v=1&machine=custom&sockets=2&cores_per_socket=4&b=skip-not-due&seconds=0.1&warmup=0.05&seed=3');
+    await runAB(page);
+    await page.fill('#howsure-seconds', '0.01');
+    await page.click('#howsure-run');
+    await page.waitForSelector('#howsure[data-state="done"], #howsure[data-state="error"]', { timeout: RUN_TIMEOUT * 3 });
+    assert.equal(await page.getAttribute('#howsure', 'data-state'), 'done', await page.textContent('#howsure-error'));
+    assert.match(await page.textContent('[data-testid="howsure-differs"]'),
+      /^This band is of a different figure than the cards': runs of 0\.01 s with no warm-up \(the start-up is in it\), against the experiment's 0\.1 s with a 0\.05 s warm-up\. Each figure below is this screen's, with the cards' beside it\./);
+    const card = await page.textContent('[data-testid="howsure-card-throughput_pct"]');
+    const delta = await page.evaluate(() => document.getElementById('summary-delta-throughput').textContent);
+    assert.match(card, /^ · the cards \(0\.1 s\): [+-]?[\d.]+%$/);
+    assert.equal(Number(/([+-]?[\d.]+)%$/.exec(card)[1]).toFixed(1), Number(/[+-]?[\d.]+/.exec(delta)[0]).toFixed(1), `${card} vs the Δ card ${delta}`);
+    await assertContrast(page, ['[data-testid="howsure-differs"]', '[data-testid="howsure-card-throughput_pct"]']);
+    await shots(page, OUT, 'i44-howsure', { el: '#howsure' });
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -67,7 +67,7 @@ async function onReady(presets) {
     form = new ScenarioForm(presets, onFormChange);
     setupImport(engine, form, presets);
     setupRtapp(engine, form);
-    setupHowsure(engine, () => form.get(), () => { starting = 'howsure'; stopAll('replaced'); });
+    setupHowsure(engine, () => form.get(), () => { starting = 'howsure'; stopAll('replaced'); }, cardsFigures);
     wireStories(presets);
     try {
       // each story's canonical link (its shared link is this + &story=NAME)
@@ -88,9 +88,23 @@ async function onReady(presets) {
   document.body.dataset.workers = String(engine.size);
 }
 
+/** The figures the cards show, when they are the form's experiment's (for "How sure?" to set its
+ * band beside): the engine's Δ and the reports' contention, with the run's seconds and warm-up. */
+function cardsFigures() {
+  if (!last || last.link !== currentLink || !last.compare || !last.reports?.a || !last.reports?.b) return null;
+  return {
+    throughput_pct: last.compare.throughput_pct,
+    a_contention_pct: last.reports.a.contention_pct,
+    b_contention_pct: last.reports.b.contention_pct,
+    seconds: Number(last.exp.seconds), warmup: Number(last.exp.warmup) || 0,
+  };
+}
+
 async function loadLink(query) {
   const r = await engine.call(MSG.decode_link, { query });
   form.set(r.experiment);
+  // `warmup=auto` stays auto in the form (the engine resolved it for this machine and run)
+  if (new URLSearchParams(query).get('warmup')?.trim() === 'auto') $('warmup').value = 'auto';
   sweepNote();
   // a bad value was replaced by the engine's default: say which value the form now uses
   linkErrors = (r.errors || []).map((e) => ({ field: String(e.field), message: String(e.message), used: form.shownValue(String(e.field)) }));
@@ -197,6 +211,7 @@ async function syncNow() {
   try {
     const d = await engine.call(MSG.decode_link, { query: form.rawQuery() });
     let errors = (d.errors || []).map((e) => ({ field: String(e.field), message: String(e.message) }));
+    form.setAutoWarmup(form.warmupIsAuto() ? d.experiment?.warmup : null);
     const experiment = errors.length ? d.experiment : form.get();
     const v = await engine.call(MSG.validate, { experiment });
     errors = errors.concat((v.errors || []).filter((e) => !errors.some((x) => x.field === e.field)));

@@ -321,7 +321,7 @@ export class ScenarioForm {
     const checked = (cls) => askedPatches(cls);
     q.push(['a', checked('patch-a').join(',')], ['b', checked('patch-b').join(',')]);
     q.push(['seconds', $('seconds').value.trim()], ['seed', $('seed').value.trim()]);
-    for (const id of ['repeats', 'warmup']) if ($(id).value.trim() !== '') q.push([id, $(id).value.trim()]);
+    for (const id of ['repeats', 'warmup']) if ($(id).value.trim() !== '') q.push([id, id === 'warmup' && this.warmupIsAuto() ? 'auto' : $(id).value.trim()]);
     for (const [k, v] of Object.entries(this.sched())) q.push([k, String(v)]);
     // assumption overrides (assume.NAME=VALUE): no fields, kept from the loaded link as get() keeps them
     for (const [k, v] of Object.entries(t0.assume || {})) q.push([`assume.${k}`, String(v)]);
@@ -334,6 +334,17 @@ export class ScenarioForm {
     if (!el) return null;
     if (el.tagName === 'SELECT') return el.selectedOptions[0]?.textContent ?? null;
     return el.value !== '' ? el.value : (el.dataset?.hint || el.placeholder || null);
+  }
+
+  /** The warm-up field says `auto` (the steady state, as validate uses it). */
+  warmupIsAuto() { return $('warmup').value.trim().toLowerCase() === 'auto'; }
+
+  /** The engine's value of `auto` for the form as it is (decode_link), shown beside the field. */
+  setAutoWarmup(seconds) {
+    this.autoWarmup = Number.isFinite(seconds) ? seconds : null;
+    const note = $('warmup-auto');
+    note.hidden = !this.warmupIsAuto() || this.autoWarmup === null;
+    note.textContent = note.hidden ? '' : `auto = ${this.autoWarmup} s: the steady state (the widest domain's first balance, at most half the run)`;
   }
 
   /** Current form -> Experiment (value types follow the last experiment set). */
@@ -377,7 +388,8 @@ export class ScenarioForm {
       seconds: num('seconds'),
       seed: num('seed'),
       repeats: num('repeats') ?? 1,
-      warmup: num('warmup') ?? 0,
+      // `auto`: the steady state's warm-up the engine resolved for this form (app.js syncNow)
+      warmup: this.warmupIsAuto() ? (this.autoWarmup ?? 0) : (num('warmup') ?? 0),
       a: checked('patch-a'),
       b: checked('patch-b'),
       kernel,

@@ -33,11 +33,12 @@ function runSeconds(expSeconds, typed) {
  * Wires the panel (once the engine is ready). `current()`: the form's experiment; `stopOthers()`:
  * stops whatever the page runs (an A/B run, a sweep still preparing) before the screen starts.
  */
-export function setupHowsure(engine, current, stopOthers) {
+export function setupHowsure(engine, current, stopOthers, cards = () => null) {
   const panel = $('howsure');
   let summary = null; // the engine's Summary of the last finished screen
   let ranges = [];
   let token = 0; // a newer start or a cancel makes an older plan call stale
+  let screened = null; // {seconds, warmup} the screen ran against the experiment's
 
   const setState = (state, text) => {
     panel.dataset.state = state;
@@ -68,7 +69,12 @@ export function setupHowsure(engine, current, stopOthers) {
     const repeats = Math.floor(Number($('howsure-seeds').value));
     setText('howsure-error', '');
     setState('preparing', 'planning the screen…');
-    const base = { ...exp, seconds, repeats };
+    // the experiment's warm-up where it fits the screen's runs; else none (the start-up is in the
+    // figure, and the result says so)
+    const w = Number(exp.warmup) || 0;
+    const warmup = w > 0 && w <= seconds - 0.001 ? w : 0;
+    screened = { seconds, warmup, expSeconds: Number(exp.seconds), expWarmup: w };
+    const base = { ...exp, seconds, repeats, warmup };
     let plan;
     try {
       plan = (await engine.call(MSG.sensitivity_plan, { experiment: base })).plan;
@@ -146,12 +152,25 @@ export function setupHowsure(engine, current, stopOthers) {
       `One at a time over ${ranges.length} assumptions (${s.points} points), ${secs(s.sim_seconds)} s simulated per run, seed${s.seeds.length === 1 ? '' : 's'} ${seeds}. ` +
       `The band is the envelope of single changes; two ends together may move a figure further. ` +
       `With ${s.seeds.length === 1 ? 'one seed' : `${s.seeds.length} seeds`} at ${secs(s.sim_seconds)} s, a swing below the run-to-run noise (the form's repeats show it) is noise, not sensitivity.`);
+    // a screen of shorter runs (or without the warm-up) bands another figure than the cards': said,
+    // with the cards' figure beside the screen's own
+    const other = screened && (screened.seconds !== screened.expSeconds || screened.warmup !== screened.expWarmup);
+    const c = cards();
+    const differ = $('howsure-differs');
+    differ.hidden = !other;
+    differ.textContent = other
+      ? `This band is of a different figure than the cards': runs of ${secs(screened.seconds)} s with ${screened.warmup > 0 ? `a ${secs(screened.warmup)} s warm-up` : 'no warm-up (the start-up is in it)'}, against the experiment's ${secs(screened.expSeconds)} s with ${screened.expWarmup > 0 ? `a ${secs(screened.expWarmup)} s warm-up` : 'no warm-up'}. ` +
+        (c ? 'Each figure below is this screen\'s, with the cards\' beside it.' : 'Run the A/B to set the cards\' figures beside these.') +
+        ' Type the experiment\'s seconds into "seconds per run" to screen the cards\' figure itself.'
+      : '';
     const bands = clear($('howsure-bands'));
     for (const hl of s.headlines) {
+      const card = other && c && Number.isFinite(c[hl.key]) ? c[hl.key] : null;
       bands.append(h('div', { class: 'band', dataset: { key: hl.key } },
         h('span', { class: 'band-label' }, hl.label),
         h('strong', {}, value(hl.key, hl.base)),
-        h('span', { class: 'band-range' }, ` band ${value(hl.key, hl.band[0])} … ${value(hl.key, hl.band[1])}`)));
+        h('span', { class: 'band-range' }, ` band ${value(hl.key, hl.band[0])} … ${value(hl.key, hl.band[1])}`),
+        card !== null ? h('span', { class: 'band-card', dataset: { testid: `howsure-card-${hl.key}` } }, ` · the cards (${secs(screened.expSeconds)} s): ${value(hl.key, card)}`) : null));
     }
     const sel = $('howsure-figure');
     const keep = sel.value;

@@ -433,7 +433,15 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
         }
     }
     if let Some(s) = get("warmup") {
-        match s.parse::<f64>() {
+        match s.trim().parse::<f64>() {
+            // the steady state's warm-up (`validate`'s default), resolved for this machine and run
+            Err(_) if s.trim() == "auto" => match crate::experiment::steady::auto_warmup(&e) {
+                Ok(w) => e.warmup = w,
+                Err(_) => errs.push(FieldError::new(
+                    "warmup",
+                    "auto (the steady state: the widest domain's first balance, at most half the run) needs a valid machine, workload and seconds: fix those first",
+                )),
+            },
             Ok(x) if warmup_ok(x, e.seconds) => e.warmup = x,
             _ => errs.push(FieldError {
                 message: range_or_nan(&s, warmup_error(&format!("{s:?}"), e.seconds).message),

@@ -393,3 +393,21 @@ fn a_merged_toggle_asked_off_is_refused_by_name() {
     assert!(errs.is_empty(), "{errs:?}");
     assert!(e.validate().is_ok());
 }
+
+/// `warmup=auto` is the steady state's warm-up (`steady::auto_warmup`, what `validate` uses),
+/// resolved for the link's machine and seconds.
+#[test]
+fn warmup_auto_is_the_steady_states() {
+    let (e, errs) = decode_link("v=1&machine=milan-2s&seconds=1&warmup=auto");
+    assert!(errs.is_empty(), "{errs:?}");
+    assert_eq!(
+        e.warmup,
+        crate::experiment::steady::auto_warmup(&e).unwrap()
+    );
+    assert_eq!(e.warmup, 0.256);
+    // a bad value elsewhere is named; auto is resolved on what the link then runs
+    let (e, errs) = decode_link("v=1&machine=milan-2s&seconds=-1&warmup=auto");
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].field, "seconds");
+    assert!(e.warmup > 0.0 && e.warmup <= e.seconds / 2.0);
+}
