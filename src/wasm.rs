@@ -195,6 +195,9 @@ pub fn import_machine(text: &str, hardware: &str) -> Result<JsValue, JsValue> {
         // the text's CPU vendor (a plain `lscpu` "Vendor ID"), null when it names none: the
         // closest preset is then chosen by shape alone, whatever the vendor
         "vendor": parsed.vendor,
+        // an architecture without presets (riscv, loongarch, s390, sparc): the domains follow
+        // its table, the hardware figures are another arch's preset's; null otherwise
+        "arch": parsed.map.arch.map(|a| a.name()),
         "preset_vendor": presets::preset(preset).map(|m| m.vendor),
         "summary": {
             "cpus": s.cpus, "sockets": s.sockets, "nodes": s.nodes, "llcs": s.llcs, "smt": s.smt,

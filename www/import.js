@@ -46,7 +46,9 @@ export function setupImport(engine, form, presets) {
         + (m.notes?.length ? `. Assumed: ${m.notes.join('; ')}` : ''));
       // Chosen by shape alone when the text names no vendor: an Intel box can get AMD figures.
       // Said where it is seen, not only in the (closed) box.
-      form.importNote = m.closest && !m.vendor
+      form.importNote = m.arch
+        ? `No preset is a ${m.arch} machine: its hardware figures (cache-line latencies) are those of ${m.preset} (${vendor}); its sched domains follow the ${m.arch} kernel's own table.`
+        : m.closest && !m.vendor
         ? `The pasted text names no CPU vendor, so its hardware figures (cache-line latencies) are those of ${m.preset} (${vendor}), the preset closest in shape. If the machine is not ${vendor}, choose its figures under Import machine → "hardware figures of", or paste plain lscpu output too (its "Vendor ID" line).`
         : '';
       form.changed('machine');

@@ -66,7 +66,7 @@
  *          -> {type, id, bounds: object}  the histogram bucket [lo, hi) of each percentile of the
  *             cards (latency_ms.p95, wakeup_latency_us.p50/p95/p99): a percentile is a bucket bound
  * @typedef {{type: 'import_machine', id: number, text: string, hardware: string}} ImportMachineMsg
- *          -> {type, id, machine: {cpu_map: string, preset: string, closest: boolean, summary: object, notes: string[]}}
+ *          -> {type, id, machine: {cpu_map: string, preset: string, closest: boolean, summary: object, notes: string[], arch: string|null}}
  *             lscpu + numactl text parsed by the engine; `hardware` '' picks the closest preset;
  *             a bad text is refused with `machine_file` errors naming line:column
  *
