@@ -249,6 +249,13 @@ impl Btf {
 
     /// The size in bytes of a type (btf__resolve_size).
     pub fn size_of(&self, id: u32) -> Result<u64, String> {
+        self.size_at_depth(id, 0)
+    }
+
+    fn size_at_depth(&self, id: u32, depth: u32) -> Result<u64, String> {
+        if depth > 32 {
+            return Err(format!("BTF: type {id} nests too deep or is circular"));
+        }
         let id = self.skip_mods(id)?;
         let t = self.get(id)?;
         Ok(match t.kind {
@@ -260,8 +267,10 @@ impl Btf {
             | Kind::Float
             | Kind::Datasec => t.size_or_type as u64,
             Kind::Ptr => 8,
-            Kind::Array => self.size_of(t.elem)?.saturating_mul(t.nelems as u64),
-            Kind::Var => self.size_of(t.size_or_type)?,
+            Kind::Array => self
+                .size_at_depth(t.elem, depth + 1)?
+                .saturating_mul(t.nelems as u64),
+            Kind::Var => self.size_at_depth(t.size_or_type, depth + 1)?,
             _ => {
                 return Err(format!(
                     "BTF: type {id} ({:?} '{}') has no size",

@@ -75,7 +75,7 @@ fn field(
                 else {
                     return Ok(None);
                 };
-                off += f.offset;
+                off = off.saturating_add(f.offset);
                 found = Some(*f);
                 local = m.ty;
                 if let Some(n) = f.ty {
@@ -91,7 +91,7 @@ fn field(
                 if idx as u32 >= f.size / f.elem {
                     return Ok(None);
                 }
-                off += idx as u32 * f.elem;
+                off = off.saturating_add((idx as u32).saturating_mul(f.elem));
                 found = Some(Field::scalar(f.name, 0, f.elem, false));
                 local = lt.elem;
             }

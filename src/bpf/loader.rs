@@ -12,8 +12,8 @@ use super::core_relo;
 use super::elf::*;
 use super::insn::*;
 use super::maps::{
-    BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_PERCPU_ARRAY, MAX_MAP_BYTES, Map, MapDef,
-    MapKind,
+    BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_PERCPU_ARRAY, MAX_MAP_BYTES,
+    MAX_MAP_VALUES, Map, MapDef, MapKind,
 };
 use super::memory::Memory;
 use super::target::Target;
@@ -147,13 +147,9 @@ impl Object {
             ));
         }
         let addr = g.addr;
-        let r = self
-            .mem
-            .region_mut(addr)
-            .ok_or("global's region vanished")?;
-        let off = (addr & 0xffff_ffff) as usize - (1usize << 31);
-        r.data[off..off + value.len()].copy_from_slice(value);
-        Ok(())
+        self.mem
+            .poke(addr, value)
+            .map_err(|f| format!("global '{name}': {f}"))
     }
     /// Reads a global's bytes (a host reading `.bss` back).
     pub fn read_global(&self, name: &str) -> Option<&[u8]> {
@@ -218,6 +214,9 @@ fn is_ignored_section(s: &Section) -> bool {
 
 /// Loads a `.bpf.o` against `target`.
 pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object, LoadError> {
+    if opts.nr_cpus == 0 {
+        return Err("nr_cpus must be at least 1".into());
+    }
     let elf = Elf::parse(bytes)?;
     let btf = Btf::parse(
         &elf.section(".BTF")
@@ -276,8 +275,19 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
     // 2. Maps: BTF-defined ones in `.maps`, then one per global-data section.
     let mut maps: Vec<Map> = Vec::new();
     let mut bytes_total = 0u64;
+    let mut values_total = 0u64;
     let mut reserve = |kind: &MapKind, name: &str, vs: u32, n: u32| -> Result<(), LoadError> {
         bytes_total += Map::bytes_needed(kind, vs, n, opts.nr_cpus);
+        values_total += match kind {
+            MapKind::PercpuArray => n as u64 * opts.nr_cpus as u64,
+            MapKind::Array => n as u64,
+            _ => 1,
+        };
+        if values_total > MAX_MAP_VALUES {
+            return Err(LoadError(format!(
+                "map {name}: the object's arrays hold more than {MAX_MAP_VALUES} values"
+            )));
+        }
         if bytes_total > MAX_MAP_BYTES {
             return Err(LoadError(format!(
                 "map {name}: the object's maps need more than {} MiB",
@@ -460,7 +470,12 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
                         }
                     }
                 } else if let Some(m) = maps.iter().find(|m| {
-                    m.name == sym.name && elf.sections[sym.shndx as usize].name == ".maps"
+                    m.name == sym.name
+                        && elf
+                            .sections
+                            .get(sym.shndx as usize)
+                            .map(|s| s.name.as_str())
+                            == Some(".maps")
                 }) {
                     m.handle
                 } else if let Some(&mi) = data_map.get(&(sym.shndx as usize)) {
@@ -482,6 +497,9 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
                         sym.name
                     )));
                 };
+                if i + 1 >= image.len() {
+                    return Err(here("ld_imm64 without its second half".to_string()));
+                }
                 image[i].imm = value as u32 as i32;
                 image[i + 1].imm = (value >> 32) as u32 as i32;
                 image[i].src = 0;

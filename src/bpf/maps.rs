@@ -15,6 +15,8 @@ pub const BPF_MAP_TYPE_PERCPU_ARRAY: u32 = 6;
 /// The largest total of map memory one object may ask for (a guard against a `max_entries`
 /// typo allocating gigabytes in the page), 64 MiB.
 pub const MAX_MAP_BYTES: u64 = 64 << 20;
+/// The most array values (each a region) one object may ask for, all CPUs counted: 1 Mi.
+pub const MAX_MAP_VALUES: u64 = 1 << 20;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MapKind {

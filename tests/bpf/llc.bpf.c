@@ -10,7 +10,10 @@
 
 char _license[] SEC("license") = "Dual MIT/GPL";
 
-const volatile u64 slice_ns = SCX_SLICE_DFL;
+const volatile u64 slice_ns; /* 0: the kernel's default, below */
+/* scx's enum pattern: user space writes the kernel's value before load (SCX_ENUM_INIT). */
+const volatile u64 __SCX_SLICE_DFL __weak;
+#define SLICE (slice_ns ? slice_ns : __SCX_SLICE_DFL)
 const volatile u32 nr_llcs = 1;
 const volatile u32 cpu_llc[MAX_CPUS];
 
@@ -31,7 +34,7 @@ s32 llc_select_cpu(u64 *ctx)
 	s32 cpu = scx_bpf_select_cpu_dfl(p, (s32)ctx[1], ctx[2], &is_idle);
 
 	if (is_idle)
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SLICE, 0);
 	return cpu;
 }
 
@@ -40,7 +43,7 @@ void llc_enqueue(u64 *ctx)
 {
 	struct task_struct *p = (void *)ctx[0];
 
-	scx_bpf_dsq_insert(p, llc_of(scx_bpf_task_cpu(p)), slice_ns, ctx[1]);
+	scx_bpf_dsq_insert(p, llc_of(scx_bpf_task_cpu(p)), SLICE, ctx[1]);
 }
 
 SEC("struct_ops/llc_dispatch")

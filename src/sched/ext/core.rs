@@ -84,6 +84,30 @@ pub struct Config {
     pub nr_cpus: u32,
 }
 
+/// `SCX_ENUM_INIT` (tools/sched_ext/include/scx/enums.h): scx schedulers read the kernel's enum
+/// values from `.rodata` variables `__SCX_<NAME>` that user space fills from kernel BTF before
+/// load; left at 0 they would silently mean DSQ 0 and slice 0. Every such global the object has
+/// gets v6.18's value of `SCX_<NAME>`.
+fn scx_enum_init(obj: &mut Object) {
+    let wanted: Vec<(String, i64)> = obj
+        .globals
+        .iter()
+        .filter_map(|g| {
+            let name = g.name.strip_prefix("__")?;
+            V6_18
+                .enums
+                .iter()
+                .flat_map(|e| e.values.iter())
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (g.name.clone(), *v))
+        })
+        .collect();
+    for (g, v) in wanted {
+        let size = obj.global(&g).map_or(0, |x| x.size as usize).min(8);
+        let _ = obj.set_global(&g, &v.to_le_bytes()[..size]);
+    }
+}
+
 /// One loaded, attached BPF scheduler.
 pub struct ScxSched {
     pub obj: Object,
@@ -131,6 +155,7 @@ impl ScxSched {
                 "sched_ext_ops.timeout_ms {timeout_ms} is above 30000 (-E2BIG)"
             )));
         }
+        scx_enum_init(&mut obj);
         let ctx = obj.mem.add("ops arguments", vec![0; 64], false);
         let mut k = KState::new(cfg.nr_cpus, name);
         k.timeout_ns = if timeout_ms == 0 {

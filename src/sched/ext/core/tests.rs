@@ -138,6 +138,12 @@ fn llc_queues_per_llc_and_a_cpu_steals_from_another() {
     s.enqueue_task(t, cpu, SCX_ENQ_WAKEUP);
     assert_eq!(s.k.user[&1].nr(), 1, "LLC 1 (CPU 3)");
     assert_eq!(s.pick_task(0, None), Some(t), "CPU 0 (LLC 0) steals it");
+    // Its slice is __SCX_SLICE_DFL, which open() filled as SCX_ENUM_INIT does.
+    assert_eq!(
+        s.obj.read_global("__SCX_SLICE_DFL").unwrap(),
+        SCX_SLICE_DFL.to_le_bytes()
+    );
+    assert_eq!(s.slice(t), SCX_SLICE_DFL);
     assert_eq!(s.obj.read_global("nr_steals").unwrap(), 1u64.to_le_bytes());
 }
 
