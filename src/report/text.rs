@@ -143,7 +143,7 @@ impl Report {
         if let Some(n) = &self.network {
             let _ = writeln!(
                 s,
-                "network: {} rx queues on {} CPUs of node {}, {} packets, {:.2} per interrupt, {:.1}% woken onto the interrupt CPU",
+                "network: card on node {2}, {0} rx queues with interrupts on {1} CPUs, {3} packets, {4:.2} per interrupt, {5:.1}% woken onto the interrupt CPU",
                 n.queues,
                 n.irq_cpus,
                 n.nic_node,
