@@ -10,8 +10,7 @@ use super::innodb::{self, Innodb};
 use crate::assumptions::Assumptions;
 use crate::sim::rng::SimRng;
 use crate::workload::{
-    KnobDefault, KnobInfo, Knobs, Step, TaskId, TaskSpec, Workload, WorkloadInfo, mem_knob,
-    ws_knob,
+    KnobDefault, KnobInfo, Knobs, Step, TaskId, TaskSpec, Workload, WorkloadInfo, mem_knob, ws_knob,
 };
 
 pub(in crate::workload) const INFO: WorkloadInfo = WorkloadInfo {
@@ -33,13 +32,11 @@ pub(in crate::workload) const INFO: WorkloadInfo = WorkloadInfo {
         ws_knob(128),
         mem_knob(10),
     ],
-    build: |k| {
-        Box::new(Hammerdb::new(
-            k.int("virtual_users") as usize,
-            &k.assume,
-        ))
+    build: |k| Box::new(Hammerdb::new(k.int("virtual_users") as usize, &k.assume)),
+    tasks: |k| {
+        k.int("virtual_users")
+            .saturating_add(innodb::THREADS as u64)
     },
-    tasks: |k| k.int("virtual_users").saturating_add(innodb::THREADS as u64),
 };
 
 /// A TPROC-C transaction type: its share of the mix and its mean server CPU.
