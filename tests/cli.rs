@@ -374,6 +374,12 @@ fn schema_doc_lists_every_report_field() {
         &["--machine", "gnr-2s-96c-snc3", "--seconds", "0.2"],
         // account_mm_sched_callers: printed with cache-aware scheduling only
         &[&small[..], &["--patch", "cache-aware"]].concat(),
+        // features: printed when a side switches one
+        &[
+            &small[..],
+            &["--kernel", "6.19", "--features", "NO_NI_RANDOM"],
+        ]
+        .concat(),
     ] {
         let mut args = vec!["run", "--json"];
         args.extend(extra);

@@ -531,6 +531,7 @@ mod v619_newidle_tests {
             let mut e = two_levels(0);
             // as v6.19 has it: NI_RANDOM on top of the revert (the measured cost is non-zero)
             e.patches.merged.ni_random = true;
+            e.patches.features.ni_random = true;
             e.patches.merged.newidle_cost_bump_reverted = true;
             // this stream's first two draws % 1024 are above 1 (a ratio of 0 lets 0 and 1 through)
             e.cpus[1].balance.sched_rnd_state = Some(SimRng::new(11));
