@@ -2,6 +2,7 @@
 //! of the CLI and the page, documented field by field in docs/SCHEMA.md); the text renderers are
 //! `text`, the drift check `settled`.
 
+pub mod domains_state;
 pub mod schedstat;
 pub mod settled;
 mod text;
