@@ -13,7 +13,8 @@
 //! (tip-bot mails or the stable queue), a test that it runs every workload.
 
 use crate::error::FieldError;
-use crate::patches::{self, Merged, Patches};
+use crate::patches::{self, Merged, NEXT_BUDDY_ALIAS, Patches};
+use crate::sched_features;
 use serde::Serialize;
 
 /// The release a scenario without `kernel` runs: the one the engine was first written against
@@ -101,21 +102,21 @@ pub const KERNELS: &[KernelInfo] = &[
             Change {
                 commit: "33cf66d88306",
                 title: "sched/fair: Proportional newidle balance",
-                model: "NI_RANDOM: each SD_BALANCE_NEWIDLE domain is balanced with probability (1 + newidle_ratio)/1024 (sched_rng() % 1024), newidle_call/success/ratio per domain (512/256/512 at sd_init)",
+                model: "the NI_RANDOM sched feature (default on): each SD_BALANCE_NEWIDLE domain is balanced with probability (1 + newidle_ratio)/1024 (sched_rng() % 1024), newidle_call/success/ratio per domain (512/256/512 at sd_init)",
                 effect: Effect::Internal(|m| &mut m.ni_random),
             },
             Change {
                 commit: "e837456fdca8",
                 title: "sched/fair: Reimplement NEXT_BUDDY to align with EEVDF goals",
-                model: "check_preempt_wakeup_fair as reimplemented (with 15257cc2f905): a WF_FORK or delayed wakee returns before the pick, update_protect_slice() runs on every wakeup that does not preempt (not only PREEMPT_SHORT ones), the PICK_BUDDY check moves into __pick_eevdf(); with NEXT_BUDDY off and every slice the base slice it differs from v6.18 only for a delayed task that load balancing attached (no preemption for it); the buddy itself is the next-buddy toggle",
+                model: "check_preempt_wakeup_fair as reimplemented (with 15257cc2f905): a WF_FORK or delayed wakee returns before the pick, update_protect_slice() runs on every wakeup that does not preempt (not only PREEMPT_SHORT ones), the PICK_BUDDY check moves into __pick_eevdf(); with NEXT_BUDDY off and every slice the base slice it differs from v6.18 only for a delayed task that load balancing attached (no preemption for it); the buddy itself is the NEXT_BUDDY sched feature",
                 effect: Effect::Internal(|m| &mut m.next_buddy_eevdf),
             },
             Change {
                 commit: "aceccac58ad7",
                 title: "sched/fair: Enable scheduler feature NEXT_BUDDY",
-                model: "no change in v6.19 as released: 4f70f106bca1 set NEXT_BUDDY back to false before v6.19 (v6.19-rc7); the next-buddy toggle is this commit's default",
+                model: "no change in v6.19 as released: 4f70f106bca1 set NEXT_BUDDY back to false before v6.19 (v6.19-rc7); the NEXT_BUDDY sched feature is this commit's default",
                 effect: Effect::NotModelled(
-                    "turned off again before the release by 4f70f106bca1; the next-buddy toggle turns it on",
+                    "turned off again before the release by 4f70f106bca1; the NEXT_BUDDY sched feature turns it on",
                 ),
             },
             Change {
@@ -127,9 +128,9 @@ pub const KERNELS: &[KernelInfo] = &[
             Change {
                 commit: "4f70f106bca1",
                 title: "sched/fair: Disable scheduler feature NEXT_BUDDY",
-                model: "SCHED_FEAT(NEXT_BUDDY, false) again (v6.19-rc7, regressions in mysql, specjbb, daytrader): v6.19 runs without the buddy unless the next-buddy toggle is on",
+                model: "SCHED_FEAT(NEXT_BUDDY, false) again (v6.19-rc7, regressions in mysql, specjbb, daytrader): v6.19 runs without the buddy unless the NEXT_BUDDY sched feature is on",
                 effect: Effect::NotModelled(
-                    "a default: NEXT_BUDDY stays off, as in the engine without the next-buddy toggle",
+                    "a default: NEXT_BUDDY stays off (sched_features.rs lists it false)",
                 ),
             },
             Change {
@@ -301,7 +302,10 @@ pub fn merged_toggle(kernel: &KernelInfo, toggle: &str) -> Option<&'static Chang
 
 /// The patch set a release runs with no toggles: its merged toggles and internal flags.
 pub fn merged(kernel: &KernelInfo) -> Patches {
-    let mut p = Patches::default();
+    let mut p = Patches {
+        features: sched_features::defaults(kernel.name),
+        ..Patches::default()
+    };
     for c in changes(kernel) {
         match c.effect {
             Effect::Toggle(name) => {
@@ -319,13 +323,11 @@ pub fn merged(kernel: &KernelInfo) -> Patches {
 /// Why a toggle cannot be asked for on `kernel`, or None if it can: the release lacks the code the
 /// modelled form of the patch applies to. The text follows the toggle's name and side in the error
 /// `resolve` gives, and is shown as it is next to the greyed-out toggle in the page.
+/// (No toggle is refused on a release today: `next-buddy`, the one that was, is now the NEXT_BUDDY
+/// feature, which `sched_features::apply` refuses where its form is not modelled.)
 pub fn not_on(kernel: &KernelInfo, toggle: &str) -> Option<String> {
-    match toggle {
-        "next-buddy" if !merged(kernel).merged.next_buddy_eevdf => Some(
-            "needs kernel 6.19 or later: the reimplemented NEXT_BUDDY (e837456fdca8) is the one modelled, v6.18's form is not".into(),
-        ),
-        _ => None,
-    }
+    let _ = (kernel, toggle);
+    None
 }
 
 /// The effective patch set of one side: the release's merged set plus the toggles `names` asks
@@ -338,10 +340,15 @@ pub fn resolve<S: AsRef<str>>(
     names: &[S],
 ) -> Result<Patches, FieldError> {
     let mut on: Vec<&str> = Vec::new();
+    let mut next_buddy = false;
     for n in names {
         let n = n.as_ref().trim();
         if crate::llc_balancing::side_setting(n).is_some() {
             continue; // a side's kernel knob (KEY=VALUE): checked with the knobs, not a toggle
+        }
+        if n == NEXT_BUDDY_ALIAS {
+            next_buddy = true;
+            continue;
         }
         if let Some(off) = n.strip_prefix('-') {
             let off = off.trim();
@@ -380,6 +387,9 @@ pub fn resolve<S: AsRef<str>>(
         if asked.is_set(e) {
             *(e.flag)(&mut p) = true;
         }
+    }
+    if next_buddy {
+        sched_features::apply(kernel.name, field, &["NEXT_BUDDY"], &mut p.features)?;
     }
     Ok(p)
 }
@@ -499,7 +509,9 @@ mod tests {
                 }
             }
         }
-        // next-buddy on 6.18, on both sides
-        assert!(refused >= 2, "{refused}");
+        assert_eq!(
+            refused, 0,
+            "no toggle is release-bound since next-buddy became a feature"
+        );
     }
 }

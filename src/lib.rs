@@ -29,6 +29,7 @@ pub mod patches;
 pub mod protobuf;
 pub mod report;
 pub mod sched;
+pub mod sched_features;
 pub mod sim;
 pub mod stats;
 #[cfg(target_arch = "wasm32")]

@@ -6,6 +6,7 @@
 
 use crate::error::FieldError;
 use crate::llc_balancing::LlcBalancing;
+use crate::sched_features::Features;
 use serde::Serialize;
 
 /// One patch toggle. The page and `presets` receive the serialized form (`name`, `description`,
@@ -88,12 +89,6 @@ pub const PATCHES: &[PatchInfo] = &[
         commit: "lkml 2604.2/06474",
         flag: |p| &mut p.nohz_ilb_round_robin,
     },
-    PatchInfo {
-        name: "next-buddy",
-        description: "sched_features NEXT_BUDDY on, as aceccac58ad7 set it in the v6.19 merge window before 4f70f106bca1 turned it off again for v6.19: check_preempt_wakeup_fair nominates the wakee as cfs_rq->next unless the old buddy's deadline is earlier (set_preempt_buddy), a WF_SYNC wakeup then preempts only after the waker ran sysctl_sched_migration_cost (/4 with WF_RQ_SELECTED) since exec_start (preempt_sync), and __pick_eevdf takes an eligible buddy first (e837456fdca8); kernel 6.19 or later",
-        commit: "aceccac58ad7",
-        flag: |p| &mut p.next_buddy,
-    },
 ];
 
 /// The set of toggles of one run: one field per `PATCHES` entry, named as the entry with `_` for
@@ -112,14 +107,18 @@ pub struct Patches {
     pub cas_write_if_changed: bool,
     pub nohz_no_nr_cpus: bool,
     pub nohz_ilb_round_robin: bool,
-    /// sched_features NEXT_BUDDY: read only where `merged.next_buddy_eevdf` (the reimplemented
-    /// form); `kernels::resolve` refuses it on a release without it.
-    pub next_buddy: bool,
     /// Changes only a kernel release sets (`kernels::KERNELS`); no toggle names them.
     pub merged: Merged,
     /// `CONFIG_SCHED_CACHE` and the `llc_balancing/` knobs: read only where `merged.sched_cache`.
     pub llc: LlcBalancing,
+    /// The sched features (`/sys/kernel/debug/sched/features`) the run switches; the release's
+    /// defaults unless a scenario writes them (`sched_features::apply`).
+    pub features: Features,
 }
+
+/// The toggle that was the NEXT_BUDDY feature before features were switchable: a side listing
+/// it (an old link or scenario) asks for `NEXT_BUDDY` on that side (`kernels::resolve`).
+pub const NEXT_BUDDY_ALIAS: &str = "next-buddy";
 
 /// The merged changes of a release that are not toggles (`kernels::Effect::Internal`), each named
 /// after what the commit changes; all off is v6.18.

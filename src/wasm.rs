@@ -85,6 +85,14 @@ pub fn presets() -> JsValue {
         "patches": patches::PATCHES,
         "kernels": kernels::KERNELS,
         "default_kernel": kernels::DEFAULT_KERNEL,
+        // per release, /sys/kernel/debug/sched/features: name, default, the code path the model
+        // switches (null: refused, with why); the page lists them under the release picker
+        "sched_features": crate::sched_features::RELEASES.iter()
+            .map(|r| (r.release, serde_json::json!({
+                "source": r.source,
+                "features": crate::sched_features::rows(r.release),
+            })))
+            .collect::<std::collections::BTreeMap<_, _>>(),
         "kernel_knobs": crate::llc_balancing::KNOBS,
         // a side's own knob settings offered as A/B checkboxes on the releases that take knobs
         "kernel_side_settings": crate::llc_balancing::SIDE_SETTINGS.iter()

@@ -380,6 +380,12 @@ fn schema_doc_lists_every_report_field() {
             &["--workload", "oltp", "--set", "client=remote"],
         ]
         .concat(),
+        // features: printed when a side switches one
+        &[
+            &small[..],
+            &["--kernel", "6.19", "--features", "NO_NI_RANDOM"],
+        ]
+        .concat(),
     ] {
         let mut args = vec!["run", "--json"];
         args.extend(extra);

@@ -339,7 +339,14 @@ fn invariants_hold_on_the_new_presets() {
     }
 }
 
-const NEW_PRESETS: &[&str] = &["srf-2s", "cwf-2s", "turin-2s", "turin-dense-2s", "clx-8s"];
+const NEW_PRESETS: &[&str] = &[
+    "srf-2s",
+    "cwf-2s",
+    "turin-2s",
+    "turin-dense-2s",
+    "clx-8s",
+    "genoa-vm-16",
+];
 
 /// The c2c fields of the `nohz` lines of a run: (line name, field name, accesses).
 fn nohz_fields(r: &Report) -> Vec<(String, String, u64)> {

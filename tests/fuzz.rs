@@ -1298,7 +1298,7 @@ fn rand_valid_small(rng: &mut SimRng) -> Experiment {
             }
         }
     }
-    // the toggles the experiment's release takes (next-buddy needs 6.19's form): a scenario the
+    // the toggles the experiment's release takes: a scenario the
     // generator means to be valid must not ask for one its kernel refuses
     let kernel = schedplay::kernels::info(&e.kernel).expect("the default kernel is known");
     let names: Vec<&str> = all_patch_names()

@@ -325,6 +325,8 @@ export class ScenarioForm {
     for (const [k, v] of Object.entries(this.sched())) q.push([k, String(v)]);
     // assumption overrides (assume.NAME=VALUE): no fields, kept from the loaded link as get() keeps them
     for (const [k, v] of Object.entries(t0.assume || {})) q.push([`assume.${k}`, String(v)]);
+    // sched features (features_a / features_b): no fields yet, kept from the loaded link as get() keeps them
+    for (const k of ['features_a', 'features_b']) if ((t0[k] || []).length) q.push([k, t0[k].join(',')]);
     return q.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   }
 

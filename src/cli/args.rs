@@ -186,6 +186,19 @@ pub(crate) struct ScenarioArgs {
     /// merged (`schedplay presets` lists each release's changes).
     #[arg(long, value_name = "RELEASE", allow_hyphen_values = true)]
     pub(crate) kernel: Option<String>,
+    /// sched features both sides write, comma-separated, as /sys/kernel/debug/sched/features
+    /// takes them: NAME on, NO_NAME off, on top of the release's defaults, e.g.
+    /// --features NO_NI_RANDOM,NEXT_BUDDY (`schedplay presets` lists each release's; replaces a
+    /// link's lists).
+    #[arg(long, value_name = "NAMES", allow_hyphen_values = true)]
+    pub(crate) features: Option<String>,
+    /// sched features of side A only (after --features; replaces its list), e.g. an A/B of
+    /// NI_RANDOM: --features-b NO_NI_RANDOM.
+    #[arg(long, value_name = "NAMES", allow_hyphen_values = true)]
+    pub(crate) features_a: Option<String>,
+    /// sched features of side B only (after --features; replaces its list).
+    #[arg(long, value_name = "NAMES", allow_hyphen_values = true)]
+    pub(crate) features_b: Option<String>,
     /// Run the scenario a share link describes (other flags override it).
     #[arg(long)]
     pub(crate) link: Option<String>,
@@ -249,6 +262,16 @@ impl ScenarioArgs {
         if let Some(k) = &self.kernel {
             // an unknown release is refused by validation below, by name
             e.kernel = k.trim().to_string();
+        }
+        if let Some(f) = &self.features {
+            e.features_a = split_list(f);
+            e.features_b = split_list(f);
+        }
+        if let Some(f) = &self.features_a {
+            e.features_a = split_list(f);
+        }
+        if let Some(f) = &self.features_b {
+            e.features_b = split_list(f);
         }
         if let Some(m) = &self.machine {
             e.machine = MachineChoice {

@@ -38,6 +38,26 @@ pub(crate) fn main() -> ExitCode {
             }
         }
     }
+    println!(
+        "sched features (--features NAME,NO_NAME; /sys/kernel/debug/sched/features per release, * = the model switches it):"
+    );
+    for r in schedplay::sched_features::RELEASES {
+        println!("  {:<28} {}", r.release, r.source);
+        for row in schedplay::sched_features::rows(r.release).unwrap_or_default() {
+            let shown = if row.default {
+                row.name.to_string()
+            } else {
+                format!("NO_{}", row.name)
+            };
+            match row.path {
+                Some(p) => println!("    * {shown:<26} {p}"),
+                None => println!(
+                    "      {shown:<26} (not switchable: {})",
+                    row.refused.unwrap_or_default()
+                ),
+            }
+        }
+    }
     println!("kernel knobs (--set KEY=VALUE; from 7.2, cache-aware scheduling as merged):");
     for k in schedplay::llc_balancing::KNOBS {
         println!(

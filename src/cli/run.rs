@@ -29,6 +29,12 @@ pub(crate) struct RunArgs {
     /// After the report, print /proc/schedstat (version 17) over the measured window and its per-domain summary, as perf sched stats report (text only).
     #[arg(long, conflicts_with_all = ["json", "trace"])]
     pub(crate) schedstat: bool,
+    /// After the report, print each sched domain's run-time fields at the end of the run, as
+    /// grep . /sys/kernel/debug/sched/domains/cpu*/domain*/* lists them (max_newidle_lb_cost,
+    /// balance_interval, last_balance from now, nr_balance_failed, newidle_call/success/ratio
+    /// from 6.19); with --json, the report gets a `domains_state` array (docs/SCHEMA.md).
+    #[arg(long, conflicts_with_all = ["trace", "schedstat"])]
+    pub(crate) domains_state: bool,
 }
 
 pub(crate) fn main(args: RunArgs) -> ExitCode {
@@ -40,6 +46,7 @@ pub(crate) fn main(args: RunArgs) -> ExitCode {
         trace_from,
         trace_to,
         schedstat,
+        domains_state,
     } = args;
     // A link's B is the side `run --link` runs (the change under test); --patch overrides it.
     let given = (!patches.is_empty()).then(|| {
@@ -88,6 +95,13 @@ pub(crate) fn main(args: RunArgs) -> ExitCode {
             let err = FieldError::new("schedstat", "schedstat is of one run: repeats must be 1");
             return fail(err.into());
         }
+        if domains_state {
+            let err = FieldError::new(
+                "domains_state",
+                "the domains' state is of one run: repeats must be 1",
+            );
+            return fail(err.into());
+        }
         return print_table(&e, &[side], threads, json);
     }
     if schedstat {
@@ -98,6 +112,28 @@ pub(crate) fn main(args: RunArgs) -> ExitCode {
         print!("{}", r.to_text());
         println!("\n# /proc/schedstat over the measured window");
         print!("{}\n{}", st.proc_text, st.report_text);
+        return ExitCode::SUCCESS;
+    }
+    if domains_state {
+        let (r, rows) = match schedplay::report::domains_state::run_with_domains_state(&e, side) {
+            Ok(x) => x,
+            Err(e) => return fail(e),
+        };
+        if json {
+            // added beside the report's fields: not part of report_hash
+            let mut v = serde_json::to_value(&r).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "domains_state".into(),
+                    serde_json::to_value(&rows).unwrap_or_default(),
+                );
+            }
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        } else {
+            print!("{}", r.to_text());
+            println!("\n# sched domains at the end of the run");
+            print!("{}", schedplay::report::domains_state::text(&rows));
+        }
         return ExitCode::SUCCESS;
     }
     let r = match run_side(&e, side) {

@@ -71,6 +71,9 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
     };
     let scen = ScenarioArgs {
         kernel: None,
+        features: None,
+        features_a: None,
+        features_b: None,
         machine: None,
         machine_file: None,
         layout: Layout::default(),

@@ -146,6 +146,12 @@ pub fn encode_link(e: &Experiment) -> String {
     for (k, v) in &e.assume {
         kv.push((format!("{ASSUME_PREFIX}{k}"), v.to_string()));
     }
+    // Added under v1: only when set.
+    for (k, list) in [("features_a", &e.features_a), ("features_b", &e.features_b)] {
+        if !list.is_empty() {
+            kv.push((k.into(), list.join(",")));
+        }
+    }
     kv.iter()
         .map(|(k, v)| format!("{}={}", pct_encode(k), pct_encode(v)))
         .collect::<Vec<_>>()
@@ -371,6 +377,8 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             "warmup",
             "cpu_map",
             "kernel",
+            "features_a",
+            "features_b",
             WORKLOAD_FILE_KEY,
         ]
         .contains(&k.as_str())
@@ -394,6 +402,41 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                 errs.push(err);
             }
             *dst = names;
+        }
+    }
+    let kernel = kernels::info(&e.kernel).map_or(DEFAULT_KERNEL, |k| k.name);
+    for (field, dst) in [
+        ("features_a", &mut e.features_a),
+        ("features_b", &mut e.features_b),
+    ] {
+        if let Some(list) = get(field) {
+            let names: Vec<String> = list
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            // kept even when refused, as a patch name is: the experiment then does not validate
+            let mut f = crate::sched_features::defaults(kernel);
+            if let Err(err) = crate::sched_features::apply(kernel, field, &names, &mut f) {
+                errs.push(err);
+            }
+            *dst = names;
+        }
+    }
+    // Before NEXT_BUDDY was a feature it was the `next-buddy` toggle: an old link's side list
+    // naming it asks for the feature on that side (the same run; written back as the feature). On
+    // a release that refuses it, it stays where it was, with its error under `a` / `b`.
+    let switchable = crate::sched_features::modelled_on(kernel, "NEXT_BUDDY").is_some();
+    for (patches, features) in [(&mut e.a, &mut e.features_a), (&mut e.b, &mut e.features_b)] {
+        if switchable
+            && patches
+                .iter()
+                .any(|p| p == crate::patches::NEXT_BUDDY_ALIAS)
+        {
+            patches.retain(|p| p != crate::patches::NEXT_BUDDY_ALIAS);
+            if !features.iter().any(|f| f == "NEXT_BUDDY") {
+                features.push("NEXT_BUDDY".into());
+            }
         }
     }
     if let Some(s) = get("seconds") {

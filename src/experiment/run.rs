@@ -19,6 +19,8 @@ pub struct Run {
     kernel: &'static str,
     /// The kernel knobs set (the report lists them).
     sched: std::collections::BTreeMap<String, u32>,
+    /// The sched features switched from the release's defaults (the report lists them).
+    feature_names: Vec<String>,
     seed: u64,
     series_sent: usize,
     /// End of the warm-up, ns (0: none).
@@ -63,6 +65,7 @@ impl Run {
             patch_names: spec.patch_names,
             kernel: spec.kernel,
             sched: spec.sched,
+            feature_names: spec.feature_names,
             seed: spec.seed,
             series_sent: 0,
         })
@@ -123,7 +126,7 @@ impl Run {
             &self.patch_names,
             self.seed,
         )
-        .on_kernel(self.kernel, &self.sched)
+        .on_kernel(self.kernel, &self.sched, &self.feature_names)
     }
 
     pub fn engine(&self) -> &sched::Engine {

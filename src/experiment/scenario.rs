@@ -12,6 +12,7 @@ use crate::machine::spec;
 use crate::machine::spec::{LayoutOverrides, MachineSpec};
 use crate::machine::topology::Topology;
 use crate::patches::Patches;
+use crate::sched_features;
 use crate::workload::{self, Knobs};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -303,6 +304,13 @@ pub struct Experiment {
     /// link and scenario reproduces bit-identically.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub assume: BTreeMap<String, u64>,
+    /// sched features side A writes to /sys/kernel/debug/sched/features on top of the release's
+    /// defaults, as debugfs takes them (`NO_NI_RANDOM`, `NEXT_BUDDY`); `sched_features.rs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features_a: Vec<String>,
+    /// The same for side B.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features_b: Vec<String>,
 }
 
 fn default_kernel() -> String {
@@ -344,6 +352,8 @@ pub struct RunSpec {
     /// The kernel knobs set (`llc_balancing::KNOBS`), validated.
     pub sched: BTreeMap<String, u32>,
     pub patch_names: Vec<String>,
+    /// The features the side switched from the release's defaults, as debugfs takes them.
+    pub feature_names: Vec<String>,
     pub hz: u32,
     pub seconds: f64,
     pub seed: u64,
@@ -378,6 +388,8 @@ impl Default for Experiment {
             kernel: DEFAULT_KERNEL.into(),
             sched: BTreeMap::new(),
             assume: BTreeMap::new(),
+            features_a: vec![],
+            features_b: vec![],
         }
     }
 }
@@ -523,8 +535,15 @@ impl Experiment {
         match kernel {
             None => errs.push(kernels::kernel_error(&self.kernel)),
             Some(k) => {
-                for (field, names) in [("a", &self.a), ("b", &self.b)] {
-                    match kernels::resolve(k, field, names) {
+                let sides = [
+                    ("a", &self.a, "features_a", &self.features_a),
+                    ("b", &self.b, "features_b", &self.features_b),
+                ];
+                for (field, names, ffield, features) in sides {
+                    let resolved = kernels::resolve(k, field, names).and_then(|mut p| {
+                        sched_features::apply(k.name, ffield, features, &mut p.features).map(|()| p)
+                    });
+                    match resolved {
                         Ok(p) if (field == "a") == (side == Side::A) => patches = p,
                         Ok(_) => {}
                         Err(e) => errs.push(e),
@@ -609,6 +628,7 @@ impl Experiment {
             } else {
                 self.b.clone()
             },
+            feature_names: sched_features::changed(kernel.name, &patches.features),
             hz: self.hz,
             seconds: self.seconds,
             seed: self.seed,

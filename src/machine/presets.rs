@@ -572,6 +572,22 @@ pub const MACHINES: &[Preset] = &[
         store_buffer: SB_ZEN1,
         map: None,
     },
+    Preset {
+        name: "genoa-vm-16",
+        description: "cloud VM on EPYC Genoa: 16 vCPUs, one per physical core (no SMT), across two CCDs (2 LLCs of 8 cores, 32 MB each), one node",
+        vendor: Vendor::Amd,
+        sockets: 1,
+        cores_per_socket: 16,
+        smt: 1,
+        nodes_per_socket: 1,
+        cores_per_llc: 8,
+        cores_per_cluster: 1,
+        slit: None,
+        llc_mib: 32,
+        latency: LAT_GENOA,
+        store_buffer: SB_ZEN4,
+        map: None,
+    },
 ];
 
 /// Preset names, in `MACHINES` order.

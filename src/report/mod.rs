@@ -2,6 +2,7 @@
 //! of the CLI and the page, documented field by field in docs/SCHEMA.md); the text renderers are
 //! `text`, the drift check `settled`.
 
+pub mod domains_state;
 pub mod schedstat;
 pub mod settled;
 mod text;
@@ -117,6 +118,11 @@ pub struct Report {
     /// value; only those set, absent when none (every older report and hash unchanged).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sched: BTreeMap<String, u32>,
+    /// The sched features the side switched from its release's defaults, as debugfs takes them
+    /// (`NO_NI_RANDOM`, `NEXT_BUDDY`); absent when none, so a run at the defaults reports (and
+    /// hashes) as before. `sched_features::debugfs_line` gives the whole line. Since schema 9.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
     pub patches: Vec<String>,
     pub hz: u32,
     pub seed: u64,
@@ -384,6 +390,7 @@ impl Report {
             workload: workload.to_string(),
             kernel: default_kernel(),
             sched: BTreeMap::new(),
+            features: Vec::new(),
             patches: patches.to_vec(),
             hz: e.hz,
             seed,
@@ -505,9 +512,15 @@ impl Report {
 
     /// The report of a run on `kernel` (the name of a `kernels::KERNELS` entry) with the kernel
     /// knobs `sched` set, hash updated.
-    pub fn on_kernel(mut self, kernel: &str, sched: &BTreeMap<String, u32>) -> Report {
+    pub fn on_kernel(
+        mut self,
+        kernel: &str,
+        sched: &BTreeMap<String, u32>,
+        features: &[String],
+    ) -> Report {
         self.kernel = kernel.to_string();
         self.sched = sched.clone();
+        self.features = features.to_vec();
         self.rehash();
         self
     }
@@ -516,6 +529,15 @@ impl Report {
     pub fn rehash(&mut self) {
         self.report_hash.clear();
         self.report_hash = fnv1a(&serde_json::to_string(&*self).unwrap_or_default());
+    }
+
+    /// What `cat /sys/kernel/debug/sched/features` printed for the run: the release's list with
+    /// the side's writes applied.
+    pub fn sched_features_line(&self) -> String {
+        let mut f = crate::sched_features::defaults(&self.kernel);
+        // the writes were checked when the run was built
+        let _ = crate::sched_features::apply(&self.kernel, "features", &self.features, &mut f);
+        crate::sched_features::debugfs_line(&self.kernel, &f)
     }
 
     /// Simulated seconds the figures cover: the run after its warm-up.

@@ -69,6 +69,8 @@ impl Report {
             self.sim_seconds,
             self.seed
         );
+        // cat /sys/kernel/debug/sched/features of the run
+        let _ = writeln!(s, "sched features: {}", self.sched_features_line());
         if self.warmup_s > 0.0 {
             let _ = writeln!(
                 s,
@@ -253,24 +255,24 @@ impl Report {
     }
 }
 
+/// A side's patches and the sched features it switched, for the A/B header.
+fn side_text(r: &Report) -> String {
+    let mut t = if r.patches.is_empty() {
+        "(none)".to_string()
+    } else {
+        r.patches.join(",")
+    };
+    if !r.features.is_empty() {
+        t.push_str(&format!("; sched features {}", r.features.join(",")));
+    }
+    t
+}
+
 impl Delta {
     /// The seed mails' shape: each figure as a % change from A to B.
     pub fn to_text(&self, a: &Report, b: &Report) -> String {
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "A: {}\nB: {}\n",
-            if a.patches.is_empty() {
-                "(none)".into()
-            } else {
-                a.patches.join(",")
-            },
-            if b.patches.is_empty() {
-                "(none)".into()
-            } else {
-                b.patches.join(",")
-            }
-        );
+        let _ = writeln!(s, "A: {}\nB: {}\n", side_text(a), side_text(b));
         let _ = writeln!(s, "{:<28} {:>14} {:>14} {:>9}", "", "A", "B", "change");
         let row = |s: &mut String, name: &str, x: f64, y: f64, d: f64| {
             let _ = writeln!(s, "{name:<28} {x:>14.3} {y:>14.3} {d:>+8.2}%");

@@ -70,6 +70,57 @@ pub(crate) struct DomainState {
     pub(super) newidle_ratio: u32,
 }
 
+/// One domain's run-time fields at the end of a run, as /sys/kernel/debug/sched/domains/cpuN/
+/// domainM/ and `struct sched_domain` hold them (`run --domains-state`; docs/SCHEMA.md).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DomainRuntime {
+    /// The kernel's CPU number (N of cpuN).
+    pub cpu: u32,
+    /// M of domainM: the CPU's domains from the lowest, 0 first.
+    pub domain: u32,
+    pub name: &'static str,
+    /// sd->max_newidle_lb_cost, ns (the debugfs file).
+    pub max_newidle_lb_cost: u64,
+    /// sd->balance_interval, ms.
+    pub balance_interval: u32,
+    /// sd->last_balance relative to jiffies at the end (jiffies; negative: in the past).
+    pub last_balance: i64,
+    /// sd->nr_balance_failed.
+    pub nr_balance_failed: u32,
+    /// sd->newidle_call / newidle_success / newidle_ratio: only on a release with 33cf66d88306
+    /// (6.19 and later), null before.
+    pub newidle_call: Option<u32>,
+    pub newidle_success: Option<u32>,
+    pub newidle_ratio: Option<u32>,
+}
+
+impl Engine {
+    /// Every CPU's domains' run-time fields now, CPU by CPU, lowest domain first.
+    pub fn domains_state(&self) -> Vec<DomainRuntime> {
+        let now = self.jiffies() as i64;
+        let ni = self.patches.merged.ni_random;
+        let mut out = Vec::new();
+        for (c, cpu) in self.cpus.iter().enumerate() {
+            for (level, d) in cpu.balance.doms.iter().enumerate() {
+                let dom = self.dom(c, level);
+                out.push(DomainRuntime {
+                    cpu: self.topo.cpu_id[c],
+                    domain: level as u32,
+                    name: dom.name,
+                    max_newidle_lb_cost: d.max_newidle_lb_cost,
+                    balance_interval: d.balance_interval,
+                    last_balance: d.last_balance as i64 - now,
+                    nr_balance_failed: d.nr_balance_failed,
+                    newidle_call: ni.then_some(d.newidle_call),
+                    newidle_success: ni.then_some(d.newidle_success),
+                    newidle_ratio: ni.then_some(d.newidle_ratio),
+                });
+            }
+        }
+        out
+    }
+}
+
 /// A CPU's balancing state: rq->next_balance and its domains' state, lowest level first.
 pub(crate) struct BalanceState {
     /// rq->next_balance (jiffies).
@@ -531,6 +582,7 @@ mod v619_newidle_tests {
             let mut e = two_levels(0);
             // as v6.19 has it: NI_RANDOM on top of the revert (the measured cost is non-zero)
             e.patches.merged.ni_random = true;
+            e.patches.features.ni_random = true;
             e.patches.merged.newidle_cost_bump_reverted = true;
             // this stream's first two draws % 1024 are above 1 (a ratio of 0 lets 0 and 1 through)
             e.cpus[1].balance.sched_rnd_state = Some(SimRng::new(11));

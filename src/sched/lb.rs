@@ -495,6 +495,9 @@ impl Engine {
     ) {
         let dom = &self.sd.domains[dom_id];
         let llc_size = self.sd.llc_size[dst] as usize;
+        if !self.patches.features.sis_util {
+            return;
+        }
         if it != IdleType::NewlyIdle && dom.cpus.len() == llc_size && dom.has(SD_SHARE_LLC) {
             let x = sum_util / llc_size as u64; // 0..1024
             let pct = dom.imbalance_pct as u64;
@@ -626,7 +629,9 @@ impl Engine {
                 break; // task_on_cpu: the running task is not detached (and it is the last)
             }
             // task_hot(): CACHE_HOT_BUDDY (the cfs_rq->next buddy is hot while dst runs something)
-            let buddy = self.cpus[src].rq.next == Some(t) && self.cpus[dst].nr_running() > 0;
+            let buddy = self.patches.features.cache_hot_buddy
+                && self.cpus[src].rq.next == Some(t)
+                && self.cpus[dst].nr_running() > 0;
             let hot = flags & SD_SHARE_CPUCAPACITY == 0
                 && (buddy
                     || now.saturating_sub(self.tasks[t as usize].exec_start) < MIGRATION_COST_NS);
@@ -641,6 +646,15 @@ impl Engine {
                 MigrationType::Util => se.avg.util_avg,        // task_util_est (no util_est)
                 MigrationType::Task | MigrationType::LlcTask => 1,
             };
+            // LB_MIN: a light task is not worth moving for load until balancing has failed
+            if mt == MigrationType::Load
+                && self.patches.features.lb_min
+                && amount < 16
+                && failed == 0
+            {
+                i += 1;
+                continue;
+            }
             let counted = matches!(mt, MigrationType::Load | MigrationType::Util);
             if counted && (amount >> failed.min(63)) as i64 > imbalance {
                 i += 1;

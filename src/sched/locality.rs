@@ -141,6 +141,8 @@ pub const MACHINE_FIGURES: &[(&str, Figures)] = &[
     ("kunpeng920-2s", KUNPENG920),
     // placeholder: Milan's (the closest measured Zen server part; Zen 1's L2 is 512 KiB too)
     ("hygon-2s", MILAN),
+    // the same Genoa cores and memory, seen through a VM
+    ("genoa-vm-16", GENOA),
 ];
 
 /// The figures of a machine: its preset's row; a machine of another name (an imported one) takes

@@ -43,6 +43,7 @@ mod user_lines;
 mod wake_flags;
 mod wakeup;
 
+pub use balance::DomainRuntime;
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Histogram, Metrics, Series, Sym, UpdateCurrCaller};
 pub use net_rx::NetCounts;

@@ -120,7 +120,7 @@ impl Engine {
                         w.level += 1;
                         continue;
                     }
-                    if self.patches.merged.ni_random {
+                    if self.patches.features.ni_random {
                         // NI_RANDOM (33cf66d88306, v6.19): throw a 1k-sided dice and balance
                         // this domain only at its success rate; a skip is not a break
                         let d1k = self.sched_rng_d1k(c);

@@ -389,11 +389,12 @@ impl Engine {
             load += self.se(cu).weight as i64;
         }
         let base = self.base_slice;
+        let f = self.patches.features;
         let se = &mut self.tasks[t as usize].se;
         se.slice = base;
         let mut vslice = se.calc_delta_fair(se.slice);
         let mut lag = 0i64;
-        if nr_queued > 0 && se.vlag != 0 {
+        if f.place_lag && nr_queued > 0 && se.vlag != 0 {
             lag = se.vlag * (load + se.weight as i64);
             lag /= load.max(1); // div_s64 truncates
         }
@@ -403,7 +404,7 @@ impl Engine {
             se.rel_deadline = false;
             return;
         }
-        if initial {
+        if f.place_deadline_initial && initial {
             vslice /= 2;
         }
         se.deadline = se.vruntime.wrapping_add(vslice);
@@ -530,6 +531,7 @@ impl Engine {
         // buddy will affect latency but not fairness")
         if let Some(n) = rq.next
             && self.patches.merged.next_buddy_eevdf
+            && self.patches.features.pick_buddy
             && self.vruntime_eligible(c, sums, self.se(n).vruntime)
         {
             return Some(n);
@@ -700,6 +702,9 @@ impl Engine {
         if curr == t || self.cpus[c].rq.need_resched {
             return false;
         }
+        if !self.patches.features.wakeup_preemption {
+            return false;
+        }
         let resched = self.update_curr_by(c, exec, UpdateCurrCaller::CheckPreemptWakeupFair);
         if self.patches.merged.next_buddy_eevdf {
             return self.check_preempt_wakeup_eevdf(c, t, curr, wf, resched);
@@ -739,7 +744,8 @@ impl Engine {
             if wf & WF_FORK != 0 || self.se(t).sched_delayed {
                 return resched;
             }
-            if self.patches.next_buddy && self.set_preempt_buddy(c, t) && wf & WF_SYNC != 0 {
+            if self.patches.features.next_buddy && self.set_preempt_buddy(c, t) && wf & WF_SYNC != 0
+            {
                 // PREEMPT_WAKEUP_NONE or PREEMPT_WAKEUP_RESCHED: no pick either way
                 return resched || self.preempt_sync(wf, t, curr);
             }

@@ -105,7 +105,7 @@ impl Engine {
         }
         self.trace_flow(waker_cpu, t, "wakeup");
         self.trace_waking(waker_cpu, t, prev, target);
-        if self.ttwu_queue_cond(waker_cpu, target) {
+        if self.patches.features.ttwu_queue && self.ttwu_queue_cond(waker_cpu, target) {
             self.ttwu_queue_wakelist(t, waker_cpu, target, sis_ns);
             return;
         }
@@ -351,7 +351,8 @@ impl Engine {
         self.select_idle_sibling(t, cpu, prev, target)
     }
 
-    /// wake_affine(): WA_IDLE, then WA_WEIGHT; `this` when either picks it, else `prev`.
+    /// wake_affine(): WA_IDLE, then WA_WEIGHT (each a sched feature); `this` when either picks
+    /// it, else `prev`.
     fn wake_affine(
         &self,
         p: TaskId,
@@ -361,9 +362,14 @@ impl Engine {
         imbalance_pct: u32,
         sync: bool,
     ) -> usize {
-        let target = self
-            .wake_affine_idle(this, prev, sync)
-            .or_else(|| self.wake_affine_weight(p, current, this, prev, imbalance_pct, sync));
+        let f = self.patches.features;
+        let mut target = None;
+        if f.wa_idle {
+            target = self.wake_affine_idle(this, prev, sync);
+        }
+        if f.wa_weight && target.is_none() {
+            target = self.wake_affine_weight(p, current, this, prev, imbalance_pct, sync);
+        }
         if target == Some(this) { this } else { prev }
     }
 
@@ -409,10 +415,17 @@ impl Engine {
             this_eff -= current_load;
         }
         let task_load = self.tasks[p as usize].se.avg.load_avg as i64;
-        this_eff = (this_eff + task_load) * 100 * CAP;
-        let mut prev_eff = (self.cpus[prev].rq.avg.load_avg as i64 - task_load)
-            * (100 + (imbalance_pct as i64 - 100) / 2)
-            * CAP;
+        let wa_bias = self.patches.features.wa_bias;
+        this_eff += task_load;
+        if wa_bias {
+            this_eff *= 100;
+        }
+        this_eff *= CAP;
+        let mut prev_eff = self.cpus[prev].rq.avg.load_avg as i64 - task_load;
+        if wa_bias {
+            prev_eff *= 100 + (imbalance_pct as i64 - 100) / 2;
+        }
+        prev_eff *= CAP;
         if sync {
             prev_eff += 1;
         }
@@ -473,11 +486,15 @@ impl Engine {
             }
         }
         // select_idle_cpu(): scan the LLC from target+1; SIS_UTIL bounds the number of CPUs
-        // tried; an overloaded LLC (nr_idle_scan 0) is not scanned at all.
-        pre += self.llc_shared_load(waker, llc, NR_IDLE_SCAN);
-        let mut nr = self.llc_nr_idle_scan[llc] as i64 + 1;
-        if nr == 1 {
-            return (target, pre + loads.cost(mlp));
+        // tried; an overloaded LLC (nr_idle_scan 0) is not scanned at all. Without SIS_UTIL
+        // nr = INT_MAX: the whole LLC.
+        let mut nr = i64::from(i32::MAX);
+        if self.patches.features.sis_util {
+            pre += self.llc_shared_load(waker, llc, NR_IDLE_SCAN);
+            nr = self.llc_nr_idle_scan[llc] as i64 + 1;
+            if nr == 1 {
+                return (target, pre + loads.cost(mlp));
+            }
         }
         let (len, start) = (self.llc_list[llc].len(), self.llc_pos[target] as usize);
         let mut idle_cpu: Option<usize> = None;

@@ -268,7 +268,7 @@ fn next_buddy_lets_an_eligible_wakee_preempt_a_protected_curr_from_6_19() {
     let setup = |eevdf: bool, buddy: bool| {
         let mut e = engine(2, 8);
         e.patches.merged.next_buddy_eevdf = eevdf;
-        e.patches.next_buddy = buddy;
+        e.patches.features.next_buddy = buddy;
         let slice = e.base_slice;
         hand_queue(&mut e, &[(0, slice)]);
         e.set_next_entity(0, 0);
