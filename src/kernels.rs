@@ -324,6 +324,9 @@ pub fn not_on(kernel: &KernelInfo, toggle: &str) -> Option<String> {
         "next-buddy" if !merged(kernel).merged.next_buddy_eevdf => Some(
             "needs kernel 6.19 or later: the reimplemented NEXT_BUDDY (e837456fdca8) is the one modelled, v6.18's form is not".into(),
         ),
+        "cas-exceed-llc-capacity" if merged(kernel).merged.sched_cache => Some(
+            "is RFC v4's form: 7.2 merged its successor (808915f982c2), whose exceed_llc_capacity() reads sc_stat.footprint, which stays 0 with NUMA balancing off; use it on 6.18 or 6.19".into(),
+        ),
         _ => None,
     }
 }

@@ -94,6 +94,12 @@ pub const PATCHES: &[PatchInfo] = &[
         commit: "aceccac58ad7",
         flag: |p| &mut p.next_buddy,
     },
+    PatchInfo {
+        name: "cas-exceed-llc-capacity",
+        description: "RFC v4 26/28 and 27/28: exceed_llc_capacity(), the process's RSS (anon + shmem pages) against the L3 size (llc_ignore_rss at its default 1), ORed into account_mm_sched()'s invalidation after exceed_llc_nr(), an early return of task_cache_work() and mig_allow in get_migrate_hint(); with cache-aware and cas-skip-many-threads, the series as posted",
+        commit: "RFC v4 26/28, 27/28",
+        flag: |p| &mut p.cas_exceed_llc_capacity,
+    },
 ];
 
 /// The set of toggles of one run: one field per `PATCHES` entry, named as the entry with `_` for
@@ -115,6 +121,9 @@ pub struct Patches {
     /// sched_features NEXT_BUDDY: read only where `merged.next_buddy_eevdf` (the reimplemented
     /// form); `kernels::resolve` refuses it on a release without it.
     pub next_buddy: bool,
+    /// RFC v4 26/28 + 27/28 (`exceed_llc_capacity()`); like the other `cas-*` toggles it does
+    /// nothing without `cache-aware`, and 7.2's merged form stands in for it on 7.2.
+    pub cas_exceed_llc_capacity: bool,
     /// Changes only a kernel release sets (`kernels::KERNELS`); no toggle names them.
     pub merged: Merged,
     /// `CONFIG_SCHED_CACHE` and the `llc_balancing/` knobs: read only where `merged.sched_cache`.

@@ -94,8 +94,9 @@ fn errors_name_line_and_column() {
     // with the map, the summary gives the vendor: the closest preset is an AMD one
     let p = parse(&format!("{summary}{BOX}")).unwrap();
     assert_eq!(p.vendor, Some(Vendor::Amd));
-    // (two nodes in its socket: the AMD-family preset with two nodes per socket is hygon-2s)
-    assert_eq!(p.map.closest_preset(p.vendor), "hygon-2s");
+    // (two nodes in its socket: no AMD-family preset has two nodes per socket; the one-node and
+    // four-node ones are as near, and of those milan-2s has the nearest LLC and CPU count)
+    assert_eq!(p.map.closest_preset(p.vendor), "milan-2s");
     let intel = parse(&format!("Vendor ID: GenuineIntel\n{BOX}")).unwrap();
     let name = intel.map.closest_preset(intel.vendor);
     assert_eq!(
@@ -105,12 +106,12 @@ fn errors_name_line_and_column() {
     );
     assert_eq!(
         intel.map.closest_preset_of(None, Some(Arch::X86)),
-        "hygon-2s"
+        "milan-2s"
     );
     // without a summary the shape decides the architecture: SMT2 is x86
     let bare = parse(BOX).unwrap();
     let (name, why) = bare.hardware();
-    assert_eq!(name, "hygon-2s");
+    assert_eq!(name, "milan-2s");
     assert!(why.contains("no lscpu summary"), "{why}");
     let e = parse("hello\n").unwrap_err();
     assert!(
