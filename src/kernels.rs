@@ -326,8 +326,12 @@ pub fn merged(kernel: &KernelInfo) -> Patches {
 /// (No toggle is refused on a release today: `next-buddy`, the one that was, is now the NEXT_BUDDY
 /// feature, which `sched_features::apply` refuses where its form is not modelled.)
 pub fn not_on(kernel: &KernelInfo, toggle: &str) -> Option<String> {
-    let _ = (kernel, toggle);
-    None
+    match toggle {
+        "cas-exceed-llc-capacity" if merged(kernel).merged.sched_cache => Some(
+            "is RFC v4's form: 7.2 merged its successor (808915f982c2), whose exceed_llc_capacity() reads sc_stat.footprint, which stays 0 with NUMA balancing off; use it on 6.18 or 6.19".into(),
+        ),
+        _ => None,
+    }
 }
 
 /// The effective patch set of one side: the release's merged set plus the toggles `names` asks

@@ -89,6 +89,12 @@ pub const PATCHES: &[PatchInfo] = &[
         commit: "lkml 2604.2/06474",
         flag: |p| &mut p.nohz_ilb_round_robin,
     },
+    PatchInfo {
+        name: "cas-exceed-llc-capacity",
+        description: "RFC v4 26/28 and 27/28: exceed_llc_capacity(), the process's RSS (anon + shmem pages) against the L3 size (llc_ignore_rss at its default 1), ORed into account_mm_sched()'s invalidation after exceed_llc_nr(), an early return of task_cache_work() and mig_allow in get_migrate_hint(); with cache-aware and cas-skip-many-threads, the series as posted",
+        commit: "RFC v4 26/28, 27/28",
+        flag: |p| &mut p.cas_exceed_llc_capacity,
+    },
 ];
 
 /// The set of toggles of one run: one field per `PATCHES` entry, named as the entry with `_` for
@@ -107,6 +113,9 @@ pub struct Patches {
     pub cas_write_if_changed: bool,
     pub nohz_no_nr_cpus: bool,
     pub nohz_ilb_round_robin: bool,
+    /// RFC v4 26/28 + 27/28 (`exceed_llc_capacity()`); like the other `cas-*` toggles it does
+    /// nothing without `cache-aware`, and 7.2's merged form stands in for it on 7.2.
+    pub cas_exceed_llc_capacity: bool,
     /// Changes only a kernel release sets (`kernels::KERNELS`); no toggle names them.
     pub merged: Merged,
     /// `CONFIG_SCHED_CACHE` and the `llc_balancing/` knobs: read only where `merged.sched_cache`.

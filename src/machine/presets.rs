@@ -558,13 +558,15 @@ pub const MACHINES: &[Preset] = &[
     // The seed-002 reporter's class ("256 cores", host "hygon"): docs/MODEL.md §1a
     Preset {
         name: "hygon-2s",
-        description: "2S Hygon C86-7490 (C86-4G, Zen-derived Dhyana), 2x64 cores, SMT2, a node per IO die (2 per socket), 8-core CCX with 16 MB L3; latencies from the closest measured Zen parts",
+        description: "2S Hygon C86-7490 (C86-4G, Zen-derived Dhyana), 2x64 cores, SMT2, 8 nodes of 16 cores, LLC of 4 cores as mainline derives it (llc_id = apicid >> 3), a 16 MB L3 leaf; latencies from the closest measured Zen parts",
         vendor: Vendor::Amd,
         sockets: 2,
         cores_per_socket: 64,
         smt: 2,
-        nodes_per_socket: 2,
-        cores_per_llc: 8,
+        // 4 nodes per socket (Hygon C86 7280's lscpu: 8 nodes on 2 sockets, HARDWARE-2 §1)
+        nodes_per_socket: 4,
+        // cacheinfo_hygon_init_llc_id(): llc_id = apicid >> 3, 8 APIC ids = 4 SMT2 cores
+        cores_per_llc: 4,
         cores_per_cluster: 1,
         slit: None,
         llc_mib: 16,

@@ -53,6 +53,9 @@ pub(crate) struct MmSched {
     /// the scanned LLCs.
     pub nr_running_avg: u64,
     pub nr_threads: u32,
+    /// The process's RSS in bytes (anon + shmem pages), as the workload states it: what 26/28's
+    /// exceed_llc_capacity() reads through get_mm_counter().
+    pub rss_bytes: u64,
     /// 7.2 (a2b4cf39d9d3): mm->sc_stat.next_scan, jiffies before which no thread scans.
     pub next_scan: u64,
     pcpu: Vec<PcpuSched>,
@@ -159,6 +162,7 @@ impl CacheAware {
         lines: &mut Coherence,
         processes: &[String],
         threads: &[u32],
+        rss: &[u64],
         nr_tasks: usize,
         own_line: bool,
         merged: bool,
@@ -210,6 +214,7 @@ impl CacheAware {
                     mm_sched_cpu: -1,
                     nr_running_avg: 0,
                     nr_threads: threads.get(i).copied().unwrap_or(1),
+                    rss_bytes: rss.get(i).copied().unwrap_or(0),
                     next_scan: 0,
                     pcpu: vec![PcpuSched::default(); n],
                 }
@@ -278,6 +283,17 @@ pub fn update_avg(avg: u64, sample: u64) -> u64 {
     (avg as i64 + (sample as i64 - avg as i64) / 8) as u64
 }
 
+/// get_sched_cache_rss_scale() (27/28) at `llc_ignore_rss`'s default 1: `1 + (1 - 1) * 256`.
+/// The debugfs knob itself is not modelled (0 would turn cache-aware scheduling off, 100 the check).
+const RSS_SCALE: u64 = 1;
+
+/// exceed_llc_capacity() (26/28, with 27/28's scale): `llc * scale <= rss * PAGE_SIZE`, `llc`
+/// the size of the CPU's L3 cacheinfo leaf (`info_list + 3`); a CPU without an L3 leaf
+/// (`num_leaves < 3`, here an L3 of size 0) exceeds.
+pub fn exceed_llc_capacity(rss_bytes: u64, l3_bytes: u64) -> bool {
+    l3_bytes == 0 || l3_bytes.saturating_mul(RSS_SCALE) <= rss_bytes
+}
+
 /// exceed_llc_nr() (25/28): `mm->nr_running_avg * smt_nr > per_cpu(sd_llc_size, cpu)`.
 pub fn exceed_llc_nr(nr_running_avg: u64, smt_nr: u64, llc_size: u64) -> bool {
     nr_running_avg * smt_nr > llc_size
@@ -304,6 +320,9 @@ impl Engine {
             (self.hz as u64 / 100).max(1)
         };
         let procs = self.workload.processes().to_vec();
+        let rss: Vec<u64> = (0..procs.len() as u32)
+            .map(|p| self.workload.rss_bytes(p))
+            .collect();
         let mut threads = vec![0u32; procs.len()];
         for t in &self.tasks {
             if let Some(x) = threads.get_mut(t.process as usize) {
@@ -315,6 +334,7 @@ impl Engine {
             &mut self.lines,
             &procs,
             &threads,
+            &rss,
             self.tasks.len(),
             self.patches.cas_nr_running_avg_own_line,
             merged,
@@ -455,6 +475,12 @@ impl Engine {
                     let llc_size = self.sd.llc_size[c] as u64;
                     invalidate = exceed_llc_nr(m.nr_running_avg, smt, llc_size);
                 }
+                if !invalidate && !self.patches.merged.sched_cache && self.rss_check_on() {
+                    // 26/28: || exceed_llc_capacity(mm, cpu_of(rq)), after exceed_llc_nr();
+                    // its reads (the cacheinfo leaf, mm->rss_stat's counts) are read-mostly
+                    // hits, not priced, as get_nr_threads()'s
+                    invalidate = exceed_llc_capacity(m.rss_bytes, self.l3_bytes());
+                }
                 if invalidate {
                     AccountPhase::TestCpu
                 } else {
@@ -579,6 +605,17 @@ impl Engine {
         Some(CasJob::Tick { mm, task, phase })
     }
 
+    /// Whether 26/28's exceed_llc_capacity() is in the kernel (RFC v4 form only).
+    pub(super) fn rss_check_on(&self) -> bool {
+        self.patches.cas_exceed_llc_capacity && !self.patches.merged.sched_cache
+    }
+
+    /// The size of a CPU's L3 cacheinfo leaf in bytes: the machine's per-LLC L3 (`llc_mib`;
+    /// every CPU of a modelled machine has the same).
+    pub(super) fn l3_bytes(&self) -> u64 {
+        self.topo.spec.llc_mib as u64 * 1024 * 1024
+    }
+
     /// The LLC utilization test of the RFC's migration hint: util*100 < cap*llc_aggr_cap/smt;
     /// 7.2's fits_llc_capacity(): util*100 < cap*llc_overaggr_pct (x3/2 without SMT).
     fn llc_fits(&self, llc: usize, extra_util: u64) -> bool {
@@ -623,13 +660,15 @@ impl Engine {
             if merged::invalid_llc_nr(&l, m.nr_running_avg, smt, self.sd.llc_size[dst] as u64) {
                 return false;
             }
-        } else if self.patches.cas_skip_many_threads
+        } else if (self.patches.cas_skip_many_threads
             && exceed_llc_nr(
                 m.nr_running_avg,
                 self.topo.spec.smt as u64,
                 self.sd.llc_size[dst] as u64,
-            )
+            ))
+            || (self.rss_check_on() && exceed_llc_capacity(m.rss_bytes, self.l3_bytes()))
         {
+            // get_migrate_hint(): mig_allow for too many threads (25/28) or a large RSS (26/28)
             return false;
         }
         let (sl, dl) = (

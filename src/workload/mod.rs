@@ -7,7 +7,7 @@
 
 mod atomics;
 mod hackbench;
-mod oltp;
+pub(crate) mod oltp;
 pub mod rtapp;
 mod schbench;
 mod spin;
@@ -109,6 +109,14 @@ pub trait Workload {
     fn tasks(&self) -> &[TaskSpec];
     fn processes(&self) -> &[String];
     fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step;
+    /// Resident set of process `process` in bytes, as `get_mm_counter(mm, MM_ANONPAGES) +
+    /// get_mm_counter(mm, MM_SHMEMPAGES)` would count it (read by RFC v4 26/28's
+    /// exceed_llc_capacity()). A workload states it with its source (docs/MODEL.md §18); the
+    /// default 0 is for workloads whose own data is a few pages per thread (spin, atomics,
+    /// hackbench's 100-byte messages, schbench, rt-app loops): they fit any L3.
+    fn rss_bytes(&self, _process: u32) -> u64 {
+        0
+    }
     /// Working set of one task in cache lines (the `ws_kib` knob; docs/MODEL.md §21).
     fn ws_lines(&self) -> u32 {
         0
@@ -407,6 +415,9 @@ impl Workload for Placed {
     }
     fn processes(&self) -> &[String] {
         self.inner.processes()
+    }
+    fn rss_bytes(&self, process: u32) -> u64 {
+        self.inner.rss_bytes(process)
     }
     fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step {
         self.inner.next(task, now, rng)

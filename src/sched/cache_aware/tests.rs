@@ -185,6 +185,7 @@ fn cas() -> CacheAware {
         &mut lines,
         &["mysqld".to_string()],
         &[64],
+        &[0],
         64,
         false,
         false,
@@ -251,6 +252,7 @@ fn fix_1_moves_nr_running_avg_to_its_own_line() {
         &mut lines,
         &["mysqld".to_string()],
         &[64],
+        &[0],
         64,
         false,
         false,
@@ -262,6 +264,7 @@ fn fix_1_moves_nr_running_avg_to_its_own_line() {
         &mut lines,
         &["mysqld".to_string()],
         &[64],
+        &[0],
         64,
         true,
         false,
@@ -318,6 +321,7 @@ fn the_merged_sc_stat_keeps_nr_running_avg_in_the_line_of_cpu() {
         &mut lines,
         &["mysqld".to_string()],
         &[64],
+        &[0],
         64,
         false,
         true,
@@ -330,4 +334,142 @@ fn the_merged_sc_stat_keeps_nr_running_avg_in_the_line_of_cpu() {
         assert!(names.contains(&f), "{f}: {names:?}");
     }
     assert!(fields.iter().all(|f| f.offset < 64));
+}
+
+/// task_cache_work() of task `t` on CPU `t`, from its scan (the RFC v4 form), run to the end.
+fn cache_work(e: &mut Engine, t: usize) {
+    e.cpus[t].exec.jobs.push_back(Job::CacheAware(CasJob::Work {
+        mm: 0,
+        task: t as TaskId,
+        phase: WorkPhase::Scan,
+    }));
+    drain(e, t);
+}
+
+#[test]
+fn exceed_llc_capacity_fires_for_an_rss_above_the_l3_and_not_for_one_that_fits() {
+    assert!(exceed_llc_capacity(32 << 20, 32 << 20), "llc <= rss");
+    assert!(!exceed_llc_capacity((32 << 20) - 4096, 32 << 20));
+    assert!(
+        exceed_llc_capacity(0, 0),
+        "no L3 leaf: exceeds, as num_leaves < 3"
+    );
+
+    let with_rss = |rss: fn(u64) -> u64| {
+        let mut e = engine(&["cache-aware", "cas-exceed-llc-capacity"]);
+        let l3 = e.l3_bytes();
+        assert!(l3 > 0);
+        let cas = e.cas.as_mut().unwrap();
+        cas.mms[0].rss_bytes = rss(l3);
+        cas.mms[0].mm_sched_cpu = 3;
+        cas.mms[0].nr_running_avg = 2;
+        for t in 0..4 {
+            account(&mut e, t);
+        }
+        cache_work(&mut e, 5);
+        e
+    };
+    // mysqld-like: its buffer pool is far above the L3
+    let big = with_rss(|l3| 40 * l3);
+    assert_eq!(
+        count(&big, Counter::MmSchedCpuStores),
+        4,
+        "-1 stored at every account"
+    );
+    assert_eq!(count(&big, Counter::MmSchedCpuRedundantStores), 3);
+    assert_eq!(big.tasks[3].preferred_llc, -1);
+    let m = &big.cas.as_ref().unwrap().mms[0];
+    assert_eq!(
+        m.nr_running_avg, 2,
+        "task_cache_work returned before its update"
+    );
+    assert_eq!(big.lines.fields(m.line)[F_NR_RUNNING_AVG].stores, 0);
+    assert!(!big.cas.as_ref().unwrap().work_queued[5]);
+
+    // a process that fits keeps its preference and scans
+    let small = with_rss(|l3| l3 / 2);
+    assert_eq!(count(&small, Counter::MmSchedCpuStores), 0);
+    assert_eq!(small.tasks[3].preferred_llc, 0);
+    let m = &small.cas.as_ref().unwrap().mms[0];
+    assert_eq!(small.lines.fields(m.line)[F_NR_RUNNING_AVG].stores, 1);
+
+    // and the load-balance hint lets a large-RSS task go (mig_allow)
+    let veto = |rss: u64| {
+        let mut e = engine_llc(&["cache-aware", "cas-exceed-llc-capacity"], Some(4));
+        let (src, dst) = (0, e.llc_list[1][0] as usize);
+        let cas = e.cas.as_mut().unwrap();
+        cas.mms[0].mm_sched_cpu = src as i32;
+        cas.mms[0].rss_bytes = rss;
+        e.tasks[0].preferred_llc = e.topo.cpus[src].llc as i32;
+        e.llc_forbids_migration(0, src, dst)
+    };
+    assert!(veto(4096));
+    assert!(!veto(u64::MAX));
+}
+
+#[test]
+fn toggling_25_28_with_26_27_on_changes_only_exceed_llc_nrs_load() {
+    // the series as posted with and without 25/28, mysqld's RSS: nr_running_avg stays 0 (26/28
+    // returns before task_cache_work updates it), so exceed_llc_nr() is false and
+    // exceed_llc_capacity() invalidates on both sides
+    let run = |patches: &[&str]| {
+        let mut e = engine(patches);
+        let cas = e.cas.as_mut().unwrap();
+        cas.mms[0].rss_bytes = 40 << 30;
+        cas.mms[0].mm_sched_cpu = 3;
+        for t in 0..6 {
+            account(&mut e, t);
+        }
+        cache_work(&mut e, 7);
+        let line = e.cas.as_ref().unwrap().mms[0].line;
+        let f: Vec<(u64, u64)> = e
+            .lines
+            .fields(line)
+            .iter()
+            .map(|f| (f.loads, f.stores))
+            .collect();
+        (
+            f,
+            count(&e, Counter::MmSchedCpuStores),
+            e.tasks[5].preferred_llc,
+        )
+    };
+    let a = run(&["cache-aware", "cas-exceed-llc-capacity"]);
+    let b = run(&[
+        "cache-aware",
+        "cas-exceed-llc-capacity",
+        "cas-skip-many-threads",
+    ]);
+    assert_eq!((a.1, a.2), (6, -1));
+    assert_eq!((b.1, b.2), (6, -1), "the same stores and preference");
+    for (i, (fa, fb)) in a.0.iter().zip(&b.0).enumerate() {
+        if i == F_NR_RUNNING_AVG {
+            assert_eq!(
+                (fa.0, fb.0),
+                (0, 6),
+                "25/28's exceed_llc_nr() load, one per account"
+            );
+            assert_eq!(fa.1, fb.1);
+        } else {
+            assert_eq!(fa, fb, "field {i} differs");
+        }
+    }
+}
+
+#[test]
+fn the_engine_takes_each_processs_rss_from_the_workload() {
+    let mut e = Experiment::default();
+    e.machine.preset = "custom".into();
+    e.machine.overrides.sockets = Some(1);
+    e.machine.overrides.cores_per_socket = Some(8);
+    e.workload.name = "oltp".into();
+    e.workload.knobs.insert("clients".into(), "8".into());
+    e.a = vec!["cache-aware".into()];
+    let eng = super::test_engine(&e);
+    let mms = &eng.cas.as_ref().unwrap().mms;
+    assert_eq!(mms[0].rss_bytes, crate::workload::oltp::MYSQLD_RSS_BYTES);
+    assert_eq!(
+        mms[1].rss_bytes,
+        8 * crate::workload::oltp::SYSBENCH_RSS_PER_THREAD_BYTES
+    );
 }

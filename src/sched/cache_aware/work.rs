@@ -102,6 +102,16 @@ impl Engine {
                 m.mm_sched_cpu = -1;
                 return None;
             }
+            WorkPhase::Scan
+                if self.rss_check_on()
+                    && exceed_llc_capacity(cas.mms[mm as usize].rss_bytes, self.l3_bytes()) =>
+            {
+                // 26/28, after 25/28's single-thread clear: "Do not check exceed_llc_nr()
+                // because the active number of threads needs to been updated anyway.";
+                // if (exceed_llc_capacity(mm, curr_cpu)) return; (no scan, no nr_running_avg)
+                cas.work_queued[task as usize] = false;
+                return None;
+            }
             WorkPhase::Scan => {
                 let merged_form = self.patches.merged.sched_cache;
                 if merged_form {

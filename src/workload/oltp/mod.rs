@@ -109,6 +109,15 @@ pub struct Oltp {
     link_rtt_ns: u64,
 }
 
+/// mysqld's resident set: the InnoDB buffer pool sized to the data set, 40 GiB [D: sysbench's
+/// 16 tables of 10 M rows in [PG], about 2.5 GB each with the k index; plausible from MySQL 8.0's
+/// default `innodb_buffer_pool_size` of 128 MiB to hundreds of GiB]. Every value of that range
+/// is above a 32 MiB L3, so exceed_llc_capacity() fires for mysqld at any of them (docs/MODEL.md §18).
+pub const MYSQLD_RSS_BYTES: u64 = 40 << 30;
+/// sysbench's resident set per connection thread [A: 256 KiB, its LuaJIT state, the
+/// client library's buffers and the touched stack; not found].
+pub const SYSBENCH_RSS_PER_THREAD_BYTES: u64 = 256 << 10;
+
 impl Oltp {
     pub fn new(clients: usize, local: bool, assume: &Assumptions) -> Self {
         let mut tasks = vec![TaskSpec { process: 0 }; clients];
@@ -250,6 +259,14 @@ impl Workload for Oltp {
     }
     fn processes(&self) -> &[String] {
         &self.procs
+    }
+    fn rss_bytes(&self, process: u32) -> u64 {
+        match process {
+            // mysqld: the InnoDB buffer pool holding the data set (docs/MODEL.md §18)
+            0 => MYSQLD_RSS_BYTES,
+            // sysbench: its threads' Lua states and client buffers
+            _ => SYSBENCH_RSS_PER_THREAD_BYTES * self.conns.len() as u64,
+        }
     }
     fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step {
         let t = task as usize;
