@@ -14,6 +14,7 @@ import { registerExperiments } from './experiments.mjs';
 import { registerHowsure, registerHowsureLinks } from './howsure.mjs';
 import { registerLlcKnobs } from './llc-knobs.mjs';
 import { registerKernelPicker } from './kernel-picker.mjs';
+import { registerCurve } from './curve.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -866,7 +867,7 @@ test('c2c on hygon-2s (the second story): the shared lines, the 8 per-CPU lines 
 });
 
 // in this order: the experiments' tests read the story runs above (state.page, state.story002)
-for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker]) {
+for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker, registerCurve]) {
   register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 }
 
