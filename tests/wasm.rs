@@ -439,7 +439,12 @@ fn curve_plan_and_lines_match_native() {
             })
             .collect();
         let line = wasm::curve_line(
-            serde_wasm_bindgen::to_value(&plan["curve"]).unwrap(),
+            // as the page hands it back: a plain object (a serde_json::Value's objects would be Maps)
+            serde::Serialize::serialize(
+                &plan["curve"],
+                &serde_wasm_bindgen::Serializer::json_compatible(),
+            )
+            .unwrap(),
             p["index"].as_u64().unwrap() as usize,
             serde_wasm_bindgen::to_value(&reports).unwrap(),
         )
