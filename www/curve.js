@@ -10,7 +10,7 @@
 import uPlot from '../vendor/uPlot.esm.js';
 import { $, h, clear, setText, fmtFixed, fmtInt, fmtPct, columnDigits } from './dom.js';
 import { COLORS } from './charts.js';
-import { niceRange, yAxis } from './axis.js';
+import { niceRange, yAxis, axisSize } from './axis.js';
 import { PROTOCOL } from './engine.js';
 import { timeLeft } from './eta.js';
 
@@ -19,6 +19,8 @@ const { MSG } = PROTOCOL;
 /** The symbol whose share is drawn when no story names one: the seed-000 storm's. */
 const DEFAULT_SYMBOL = 'sched_balance_domains';
 
+/** A story's `where` (a clause) as a sentence of its own. */
+const sentence = (t) => String(t).charAt(0).toUpperCase() + String(t).slice(1);
 const describe = (e) => (e.errors?.length ? e.errors.map((x) => `${String(x.field)}: ${String(x.message)}`).join('; ') : String(e.message));
 
 function cssVar(name, fallback) {
@@ -61,6 +63,7 @@ class CurveView {
   build() {
     this.plot?.destroy();
     this.plotS?.destroy();
+    this.widths = new Map();
     const fg = cssVar('--fg', '#222');
     const grid = cssVar('--grid', 'rgba(128,128,128,0.25)');
     const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } };
@@ -90,7 +93,7 @@ class CurveView {
           splits: (u, i, min, max) => u.data[0].filter((x) => x >= min && x <= max),
           values: (u, v) => v.map((x) => (x == null ? '' : x.toLocaleString('en-US'))),
         },
-        yAxis(axis, yLabel, suffix),
+        yAxis(axis, yLabel, suffix, { size: (u, values, i) => this.axisWidth(u, values, i) }),
       ],
       hooks: { draw: [(u) => this.markReported(u, fg)] },
       series: [{ label: this.knob || 'knob', value: (u, v) => (v == null ? '–' : v.toLocaleString('en-US')) }, ...series],
@@ -103,6 +106,20 @@ class CurveView {
     setText('curve-h-tp', `Throughput of A and B (${this.unit ? `${this.unit}/s` : 'per s'}) by ${this.knob || 'knob'}`);
     setText('curve-h-share', `${this.symbol}: share of non-idle cycles by ${this.knob || 'knob'}`);
     this.mark();
+  }
+
+  /** Both charts' y axes as wide as the wider one (each plot reports its own need), so that a
+   * knob value sits at the same x in both. */
+  axisWidth(u, values, i) {
+    const need = axisSize(u, values, i);
+    this.widths ??= new Map();
+    this.widths.set(u.root.parentElement?.id ?? '', need);
+    const widest = Math.max(...this.widths.values());
+    // the other chart redraws at the new width once (a setSize on a changed width only)
+    for (const p of [this.plot, this.plotS]) {
+      if (p && p !== u && p.axes?.[1]?._size !== undefined && p.axes[1]._size < widest) queueMicrotask(() => p.redraw(false, true));
+    }
+    return widest;
   }
 
   /** A dashed vertical line at the value a story's report sits at, labelled. */
@@ -258,7 +275,7 @@ export function setupCurve(engine, current, storyOf, stopOthers) {
     clear(where);
     if (storyCurve) {
       where.append(h('strong', {}, `${story.title || story.name}: `),
-        `its report sits at ${storyCurve.knob} = ${fmtInt(storyCurve.reported)} (marked). ${storyCurve.where}.`);
+        `its report sits at ${storyCurve.knob} = ${fmtInt(storyCurve.reported)} (marked). ${sentence(storyCurve.where)}.`);
     }
     const n = Math.max(1, Number(exp.repeats) || 1);
     const secs = (x) => String(Number(Number(x).toPrecision(6)));

@@ -432,6 +432,36 @@ mod tests {
     }
 
     #[test]
+    fn every_story_curve_is_runnable_and_holds_its_reported_point() {
+        for st in crate::experiment::stories::stories() {
+            let Some(sc) = st.curve else { continue };
+            let c = Curve {
+                base: st.experiment.clone(),
+                knob: sc.knob.into(),
+                values: sc.values.clone(),
+                symbol: st.symbol.into(),
+            };
+            assert_eq!(
+                c.points().map(|p| p.len()).ok(),
+                Some(sc.values.len()),
+                "{}",
+                st.name
+            );
+            assert!(sc.values.contains(&sc.reported), "{}", st.name);
+            // the value the story runs: given, or its default on the story's machine
+            let e = &st.experiment;
+            let cpus = e.machine_spec().unwrap().nr_cpus();
+            let runs = workload::int_value(&e.workload.name, &e.knobs(), sc.knob, cpus);
+            assert_eq!(
+                runs,
+                Some(sc.reported),
+                "{}: the story runs its reported point",
+                st.name
+            );
+        }
+    }
+
+    #[test]
     fn more_clients_keep_cpus_busier_and_a_bad_value_names_its_point() {
         let c = small();
         let lines = c.run(Shard::ALL, 2).unwrap();
