@@ -67,12 +67,14 @@ class CurveView {
     const fg = cssVar('--fg', '#222');
     const grid = cssVar('--grid', 'rgba(128,128,128,0.25)');
     const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } };
+    // the theme's A and B (--a, --b: at least 3:1 on the panel in both schemes, as the legend's swatches)
+    const color = { a: cssVar('--a', COLORS.a), b: cssVar('--b', COLORS.b) };
     const line = (side, what, fmtV) => ({
       label: `${side.toUpperCase()} ${what}`,
-      stroke: COLORS[side],
+      stroke: color[side],
       width: 2,
       spanGaps: true,
-      points: { show: true, size: 8, width: 2, stroke: COLORS[side], fill: COLORS[side] },
+      points: { show: true, size: 8, width: 2, stroke: color[side], fill: color[side] },
       value: (u, v) => (v == null ? '–' : fmtV(v)),
     });
     const log = this.logX();
