@@ -15,6 +15,7 @@ import { registerHowsure, registerHowsureLinks } from './howsure.mjs';
 import { registerLlcKnobs } from './llc-knobs.mjs';
 import { registerKernelPicker } from './kernel-picker.mjs';
 import { registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure } from './one-truth.mjs';
+import { registerCurve } from './curve.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const OUT = process.env.E2E_OUT ?? 'e2e/out';
@@ -868,7 +869,7 @@ test('c2c on hygon-2s (the second story): the shared lines, the 8 per-CPU lines 
 });
 
 // in this order: the experiments' tests read the story runs above (state.page, state.story002)
-for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker, registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure]) {
+for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker, registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure, registerCurve]) {
   register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 }
 

@@ -576,3 +576,83 @@ pub fn sensitivity_summary(
         .map(|x| to_js(&x))
         .map_err(|i| invalid(&i))
 }
+
+/// The load curve's runs (`curve::Curve`, as `schedplay curve` runs it): the experiment's A/B at
+/// each value of the integer workload knob `knob`. `values`: the typed list ("384, 768"), empty:
+/// `curve::default_values` (half to four times the knob's value). Returns `{curve, points:
+/// [{index, value, runs: [{experiment, side}]}]}`: `curve` goes back to `curve_line` with the
+/// reports of one point's runs in this order. Bad input is an `InvalidInput` naming `knob`,
+/// `values` or, per point, the experiment's fields ("point 1 (clients=0): ...").
+#[wasm_bindgen]
+pub fn curve_plan(
+    experiment_js: JsValue,
+    knob: &str,
+    values: &str,
+    symbol: &str,
+) -> Result<JsValue, JsValue> {
+    use crate::experiment::curve;
+    let base = experiment(experiment_js)?;
+    let values = if values.trim().is_empty() {
+        curve::default_values(&base, knob)
+    } else {
+        curve::parse_values(values)
+    }
+    .map_err(|i| invalid(&i))?;
+    let c = curve::Curve {
+        base,
+        knob: knob.into(),
+        values,
+        symbol: symbol.into(),
+    };
+    let points = c.points().map_err(|i| invalid(&i))?;
+    let points: Vec<serde_json::Value> = points
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let runs: Vec<serde_json::Value> = curve::point_jobs(e)
+                .iter()
+                .map(|(x, side)| {
+                    let side = if *side == Side::A { "a" } else { "b" }; // the worker's side names
+                    serde_json::json!({ "experiment": x, "side": side })
+                })
+                .collect();
+            serde_json::json!({ "index": i, "value": c.values[i], "runs": runs })
+        })
+        .collect();
+    Ok(to_js(&serde_json::json!({ "curve": c, "points": points })))
+}
+
+/// One point's `CurveLine` (the line `schedplay curve --json` prints) from the reports of its runs
+/// in `curve_plan`'s order: `curve::Curve::line`, so the page's figures are the CLI's.
+#[wasm_bindgen]
+pub fn curve_line(curve_js: JsValue, index: usize, reports: JsValue) -> Result<JsValue, JsValue> {
+    use crate::experiment::curve::Curve;
+    let c: Curve = serde_wasm_bindgen::from_value(curve_js)
+        .map_err(|e| invalid(&FieldError::new("curve", format!("not a curve: {e}")).into()))?;
+    let reports: Vec<Report> = serde_wasm_bindgen::from_value(reports).map_err(|e| {
+        invalid(&FieldError::new("reports", format!("not a list of reports: {e}")).into())
+    })?;
+    let points = c.points().map_err(|i| invalid(&i))?;
+    let Some(e) = points.get(index) else {
+        return Err(invalid(
+            &FieldError::new(
+                "index",
+                format!("{index} is not a point: 0..{}", points.len()),
+            )
+            .into(),
+        ));
+    };
+    let want = 2 * e.repeats.max(1) as usize;
+    if reports.len() != want {
+        return Err(invalid(
+            &FieldError::new(
+                "reports",
+                format!("{} reports: point {index} has {want} runs", reports.len()),
+            )
+            .into(),
+        ));
+    }
+    let a: Vec<Report> = reports.iter().step_by(2).cloned().collect();
+    let b: Vec<Report> = reports.iter().skip(1).step_by(2).cloned().collect();
+    Ok(to_js(&c.line(index, e, &a, &b)))
+}

@@ -402,3 +402,79 @@ fn import_machine_and_domain_text() {
             .starts_with("line 2:16: L3")
     );
 }
+
+/// The page's load curve (plan, runs on the workers, one line per point) is `schedplay curve`'s,
+/// line for line; bad knobs and values come back as field errors.
+#[wasm_bindgen_test]
+fn curve_plan_and_lines_match_native() {
+    use schedplay::experiment::curve::{Curve, CurveLine};
+    use schedplay::experiment::grid::Shard;
+    let mut e = golden::experiment();
+    e.machine.preset = "custom".into();
+    e.machine.overrides.sockets = Some(2);
+    e.machine.overrides.cores_per_socket = Some(4);
+    e.workload =
+        serde_json::from_value(serde_json::json!({"name": "oltp", "client": "remote"})).unwrap();
+    e.seconds = 0.01;
+    e.repeats = 2;
+    e.b = vec!["skip-not-due".into()];
+    let ej = || serde_wasm_bindgen::to_value(&e).unwrap();
+    let plan: serde_json::Value = serde_wasm_bindgen::from_value(
+        wasm::curve_plan(ej(), "clients", "8, 24", "sched_balance_domains").unwrap(),
+    )
+    .unwrap();
+    let points = plan["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    let mut page = Vec::new();
+    for p in points {
+        let runs = p["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 4, "A and B of 2 seeds");
+        let reports: Vec<schedplay::Report> = runs
+            .iter()
+            .map(|r| {
+                let x: schedplay::Experiment =
+                    serde_json::from_value(r["experiment"].clone()).unwrap();
+                let side = if r["side"] == "a" { Side::A } else { Side::B };
+                schedplay::run(&x, side).unwrap()
+            })
+            .collect();
+        let line = wasm::curve_line(
+            // as the page hands it back: a plain object (a serde_json::Value's objects would be Maps)
+            serde::Serialize::serialize(
+                &plan["curve"],
+                &serde_wasm_bindgen::Serializer::json_compatible(),
+            )
+            .unwrap(),
+            p["index"].as_u64().unwrap() as usize,
+            serde_wasm_bindgen::to_value(&reports).unwrap(),
+        )
+        .unwrap();
+        let line: CurveLine = serde_wasm_bindgen::from_value(line).unwrap();
+        page.push(serde_json::to_string(&line).unwrap());
+    }
+    let curve = Curve {
+        base: e.clone(),
+        knob: "clients".into(),
+        values: vec![8, 24],
+        symbol: "sched_balance_domains".into(),
+    };
+    let native: Vec<String> = curve
+        .run(Shard::ALL, 1)
+        .unwrap()
+        .iter()
+        .map(|l| serde_json::to_string(l).unwrap())
+        .collect();
+    assert_eq!(page, native);
+    // no values: half to four times the knob's default (2 per CPU on 16 CPUs)
+    let d: serde_json::Value = serde_wasm_bindgen::from_value(
+        wasm::curve_plan(ej(), "clients", "", "sched_balance_domains").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(d["curve"]["values"], serde_json::json!([16, 32, 64, 128]));
+    for (knob, values, field) in [("client", "8", "knob"), ("clients", "8,x", "values")] {
+        let err = wasm::curve_plan(ej(), knob, values, "x").unwrap_err();
+        let f: Vec<serde_json::Value> =
+            serde_wasm_bindgen::from_value(get(&err, "errors")).unwrap();
+        assert_eq!(f[0]["field"], field, "{knob} {values}");
+    }
+}

@@ -226,6 +226,10 @@ function handle(msg) {
       return reply(msg, () => ({ plan: plain(wasm_bindgen.sensitivity_plan(msg.experiment, msg.only ?? undefined)) }));
     case MSG.sensitivity_summary:
       return reply(msg, () => ({ summary: plain(wasm_bindgen.sensitivity_summary(msg.experiment, msg.only ?? undefined, msg.reports)) }));
+    case MSG.curve_plan:
+      return reply(msg, () => ({ plan: plain(wasm_bindgen.curve_plan(msg.experiment, String(msg.knob ?? ''), String(msg.values ?? ''), String(msg.symbol ?? ''))) }));
+    case MSG.curve_line:
+      return reply(msg, () => ({ line: plain(wasm_bindgen.curve_line(msg.curve, Number(msg.index) >>> 0, msg.reports)) }));
     case MSG.repeat_table:
       return reply(msg, () => ({ table: plain(wasm_bindgen.repeat_table(msg.a, msg.b)) }));
     default:

@@ -69,6 +69,13 @@
  *          -> {type, id, machine: {cpu_map: string, preset: string, closest: boolean, summary: object, notes: string[], arch: string|null}}
  *             lscpu + numactl text parsed by the engine; `hardware` '' picks the closest preset;
  *             a bad text is refused with `machine_file` errors naming line:column
+ * @typedef {{type: 'curve_plan', id: number, experiment: object, knob: string, values: string, symbol: string}} CurvePlanMsg
+ *          -> {type, id, plan: {curve: object, points: {index: number, value: number, runs: {experiment: object, side: Side}[]}[]}}
+ *             the load curve's runs (`schedplay curve`): the experiment at each value of an integer
+ *             workload knob (`values` typed; empty: half to four times the knob's value)
+ * @typedef {{type: 'curve_line', id: number, curve: object, index: number, reports: object[]}} CurveLineMsg
+ *          -> {type, id, line: object}  one point's CurveLine (`curve --json`) from its runs' reports
+ *             in plan order
  *
  * worker -> page
  * @typedef {{type: 'ready', presets: object}} ReadyMsg      once, after the wasm module is instantiated
@@ -87,7 +94,7 @@
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
     'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
     'validation_table', 'trace', 'topology_summary', 'import_machine', 'story_check', 'percentile_bounds',
-    'schedstat_diff', 'link_note', 'sensitivity_plan', 'sensitivity_summary'];
+    'schedstat_diff', 'link_note', 'sensitivity_plan', 'sensitivity_summary', 'curve_plan', 'curve_line'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;

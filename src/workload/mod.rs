@@ -374,6 +374,25 @@ impl KnobValues<'_> {
     }
 }
 
+/// The value an integer knob `knob` of workload `name` has on a machine of `nr_cpus` CPUs: the
+/// given one, else its default (which may depend on the machine). None for an unknown workload or
+/// a knob that is not an integer knob of it.
+pub fn int_value(name: &str, knobs: &Knobs, knob: &str, nr_cpus: u64) -> Option<u64> {
+    let info = info(name)?;
+    info.knobs
+        .iter()
+        .find(|k| k.name == knob && k.kind == "int")?;
+    Some(
+        KnobValues {
+            info,
+            knobs,
+            nr_cpus,
+            assume: Assumptions::default(),
+        }
+        .int(knob),
+    )
+}
+
 /// The placement knobs every workload has (docs/MODEL.md §21), with the workload's sourced default:
 /// the working set each task keeps warm where it last ran, KiB.
 pub const fn ws_knob(default_kib: u64) -> KnobInfo {
