@@ -111,7 +111,12 @@ fn cache_hot_buddy_acts_only_on_a_buddy() {
     let plain = results(run_a(&exp("6.19", "hackbench", &[])));
     let off = results(run_a(&exp("6.19", "hackbench", &["NO_CACHE_HOT_BUDDY"])));
     assert_eq!(plain, off);
-    changes_the_run("6.19", "hackbench", &["NEXT_BUDDY"], "NO_CACHE_HOT_BUDDY");
+    // with NEXT_BUDDY a buddy exists; in 0.1 s of hackbench task_hot then decides a pull
+    let mut a = exp("6.19", "hackbench", &["NEXT_BUDDY"]);
+    a.seconds = 0.1;
+    let mut b = a.clone();
+    b.features_a.push("NO_CACHE_HOT_BUDDY".into());
+    assert_ne!(results(run_a(&a)), results(run_a(&b)));
 }
 
 #[test]

@@ -1285,6 +1285,11 @@ fn rand_valid_small(rng: &mut SimRng) -> Experiment {
                 );
             }
         }
+        "hammerdb" => {
+            if rng.below(4) != 0 {
+                set("virtual_users", 1 + rng.below(200));
+            }
+        }
         "schbench" => {
             let m = 1 + rng.below(8);
             set("message_threads", m);

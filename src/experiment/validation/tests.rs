@@ -172,6 +172,7 @@ fn identical_repeats_give_no_interval() {
     let story = &crate::experiment::stories::stories()[0];
     let mut e = story.experiment.clone();
     e.seconds = 0.005;
+    e.warmup = 0.0;
     let (a, b) = (
         crate::run(&e, Side::A).unwrap(),
         crate::run(&e, Side::B).unwrap(),

@@ -23,7 +23,8 @@ pub(in crate::workload) const INFO: WorkloadInfo = WorkloadInfo {
             what: "virtual users = connections = mysqld threads",
             unit: "users",
             min: 1,
-            max: 16384,
+            // 8 per CPU on the largest machine (MAX_CPUS 4096)
+            max: 32768,
             // the published run this workload is shaped from: 8 virtual users per vCPU
             default: KnobDefault::NrCpusTimes(8),
             ..KnobInfo::INT
