@@ -517,7 +517,10 @@ mod tests {
         }
         // next-buddy became a feature; only RFC v4's 26/27 is release-bound (7.2 merged its
         // successor), on each side
-        let with_cache = KERNELS.iter().filter(|k| merged(k).merged.sched_cache).count();
+        let with_cache = KERNELS
+            .iter()
+            .filter(|k| merged(k).merged.sched_cache)
+            .count();
         assert_eq!(refused, 2 * with_cache);
     }
 }
