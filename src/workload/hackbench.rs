@@ -153,7 +153,8 @@ impl Start {
             }
         }
         let at = self.wake_at[task as usize];
-        (at > now).then_some(Step::Sleep { ns: at - now })
+        // lazily: `at - now` only when it is positive
+        (at > now).then(|| Step::Sleep { ns: at - now })
     }
 }
 
