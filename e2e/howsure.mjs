@@ -33,9 +33,9 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     assert.equal(await page.getAttribute('#howsure', 'data-runs'), '98');
     // one row per assumption screened, in the chart and in its table, ranked by swing
     const names = await page.$$eval('#howsure-tornado .tornado-row', (rs) => rs.map((r) => r.dataset.assumption));
-    assert.equal(names.length, 20);
-    assert.equal(new Set(names).size, 20);
-    assert.equal(await page.locator('#howsure-table tbody tr').count(), 20);
+    assert.equal(names.length, 24);
+    assert.equal(new Set(names).size, 24);
+    assert.equal(await page.locator('#howsure-table tbody tr').count(), 24);
     const swings = await page.$$eval('#howsure-table tbody td[data-value]', (tds) => tds.map((t) => Number(t.dataset.value)));
     assert.deepEqual(swings, [...swings].sort((a, b) => b - a), 'largest swing first');
     // it says what it is: one at a time, the seeds, the seconds
@@ -45,7 +45,7 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     // the contention tornado too
     await page.selectOption('#howsure-figure', 'b_contention_pct');
     assert.match(await page.textContent('#howsure-caption'), /^contention of B/);
-    assert.equal(await page.locator('#howsure-tornado .tornado-row').count(), 20);
+    assert.equal(await page.locator('#howsure-tornado .tornado-row').count(), 24);
     // the engine's figures: the CLI's, byte for byte as JSON values
     if (haveBin) {
       const cli = JSON.parse(execFileSync(BIN, ['sensitivity', ...SCENARIO, '--json'], { encoding: 'utf8', maxBuffer: 1 << 24 }));
