@@ -4,6 +4,11 @@
 use crate::experiment::scenario::Experiment;
 use serde::Serialize;
 
+/// OLTP as benchmark teams drive it: sysbench on another host, over the network card
+/// (`client=remote`), 3 connections per CPU (`clients` = 1152 on 384 CPUs: docs/MODEL.md §18,
+/// the assumption and its range). The seed-000 story and validation's rows run it.
+pub const OLTP_REMOTE_000: &[(&str, &str)] = &[("client", "remote"), ("clients", "1152")];
+
 /// A seed story: the claim it reproduces, what to look at, and the report it comes from.
 #[derive(Clone, Debug, Serialize)]
 pub struct Story {
@@ -43,7 +48,7 @@ pub fn stories() -> Vec<Story> {
     gnr.machine.preset = "gnr-2s-96c-snc3".into();
     // OLTP as benchmark teams drive it: sysbench on another host, every statement a packet on
     // the network card (validation's rows run the same knobs)
-    for (k, v) in crate::experiment::validation::OLTP_REMOTE_000 {
+    for (k, v) in OLTP_REMOTE_000 {
         let v = v
             .parse::<u64>()
             .map_or_else(|_| serde_json::Value::from(*v), serde_json::Value::from);

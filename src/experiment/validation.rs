@@ -55,7 +55,7 @@ pub struct Row {
 }
 
 mod rows;
-pub use rows::{OLTP_REMOTE_000, ROWS};
+pub use rows::ROWS;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

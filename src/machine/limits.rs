@@ -22,3 +22,6 @@ pub const RMW_HOLD_NS: RangeInclusive<u32> = 0..=1000;
 /// Store-buffer entries per CPU (the preset's core figure is the default, docs/MODEL.md §5c): from
 /// one (every store waits for the one before it) to well above any core built (Golden Cove: 114).
 pub const STORE_BUFFER_ENTRIES: RangeInclusive<u32> = 1..=512;
+
+/// The network card's receive queues a scenario may ask for (`nic_queues`, `machine::nic`).
+pub const NIC_QUEUES: RangeInclusive<u32> = 1..=MAX_CPUS as u32;

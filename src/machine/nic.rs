@@ -3,12 +3,7 @@
 //! a Toeplitz hash of the TCP 4-tuple), so on one CPU, which runs the hard IRQ and the NET_RX
 //! softirq that wakes the server thread (`sched/net_rx.rs`). Sources: docs/MODEL.md §18b.
 
-use super::limits::MAX_CPUS;
 use super::topology::Topology;
-use std::ops::RangeInclusive;
-
-/// `nic_queues`: the receive queues a scenario may ask for.
-pub const QUEUES: RangeInclusive<u32> = 1..=MAX_CPUS as u32;
 
 /// The default queue count of the modelled card, a ConnectX (mlx5) on its driver defaults:
 /// one completion vector per online CPU plus one, capped by the card's MSI-X table, one of which

@@ -63,7 +63,7 @@ pub struct LayoutOverrides {
     /// The core's store-buffer entries (default: the preset's core, docs/MODEL.md §5c).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_buffer_entries: Option<u32>,
-    /// The network card's receive queues (`nic::QUEUES`; empty: the driver's default).
+    /// The network card's receive queues (`limits::NIC_QUEUES`; empty: the driver's default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nic_queues: Option<u32>,
     /// The node the network card is attached to (empty: node 0).
@@ -275,12 +275,15 @@ impl MachineSpec {
     /// The network card's fields against their ranges and this machine's `nodes`.
     fn nic_errors(&self, nodes: u32) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        if let Some(q) = self.nic_queues.filter(|q| !super::nic::QUEUES.contains(q)) {
+        if let Some(q) = self
+            .nic_queues
+            .filter(|q| !super::limits::NIC_QUEUES.contains(q))
+        {
             errs.push(FieldError::new(
                 "nic_queues",
                 format!(
                     "{q} is out of range: allowed {:?} receive queues",
-                    super::nic::QUEUES
+                    super::limits::NIC_QUEUES
                 ),
             ));
         }

@@ -174,8 +174,8 @@ pub const MACHINE_KEYS: &[MachineKey] = &[
     MachineKey {
         key: "nic_queues",
         link: "nic_queues",
-        min: *crate::machine::nic::QUEUES.start(),
-        max: *crate::machine::nic::QUEUES.end(),
+        min: *crate::machine::limits::NIC_QUEUES.start(),
+        max: *crate::machine::limits::NIC_QUEUES.end(),
         words: &[],
         description: "the network card's receive queues, each with its interrupt on one CPU, the card's node first (empty: the mlx5 default, one per CPU up to 63)",
         get: |o| o.nic_queues,

@@ -2,6 +2,7 @@
 //! the scenarios the seed rows run.
 
 use super::*;
+use crate::experiment::stories::OLTP_REMOTE_000;
 
 /// A row's scenario: machine, workload, its knobs, A and B.
 type Scenario = (
@@ -12,10 +13,6 @@ type Scenario = (
     &'static [&'static str],
 );
 
-/// OLTP as benchmark teams drive it: sysbench on another host, over the network card
-/// (`client=remote`), 3 connections per CPU (`clients` = 1152 on 384 CPUs: docs/MODEL.md §18,
-/// the assumption and its range).
-pub const OLTP_REMOTE_000: &[(&str, &str)] = &[("client", "remote"), ("clients", "1152")];
 const SEED000: Scenario = (
     "gnr-2s-96c-snc3",
     "oltp",
