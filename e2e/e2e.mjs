@@ -14,6 +14,7 @@ import { registerExperiments } from './experiments.mjs';
 import { registerHowsure, registerHowsureLinks } from './howsure.mjs';
 import { registerLlcKnobs } from './llc-knobs.mjs';
 import { registerKernelPicker } from './kernel-picker.mjs';
+import { registerLongJobs } from './long-jobs.mjs';
 import { registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure } from './one-truth.mjs';
 import { registerCurve } from './curve.mjs';
 
@@ -749,7 +750,7 @@ test('A and B run at the same time; cancel (Esc) stops both; Enter runs again', 
   await page.click('#run');
   await page.waitForSelector('body[data-state="running"]');
   // both sides make progress before either is done (one worker each)
-  await page.waitForFunction(() => /^A [1-9]\d?% · B [1-9]\d?%$/.test(document.getElementById('progress-label').textContent),
+  await page.waitForFunction(() => /^A [1-9]\d?% · B [1-9]\d?%( · about .* left.*)?$/.test(document.getElementById('progress-label').textContent),
     null, { timeout: 30000 });
   await page.keyboard.press('Escape');
   await page.waitForSelector('body[data-state="cancelled"]', { timeout: 5000 });
@@ -878,7 +879,7 @@ test('c2c on hygon-2s (the second story): the shared lines, the 8 per-CPU lines 
 });
 
 // in this order: the experiments' tests read the story runs above (state.page, state.story002)
-for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker, registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure, registerCurve]) {
+for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker, registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure, registerLongJobs, registerCurve]) {
   register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 }
 

@@ -12,7 +12,7 @@ const Q = '?v=1&machine=milan-2s&workload=hackbench&seconds=0.01&seed=3';
 const box = (side, name) => `[data-testid="patch-${side}-${name}"]`;
 const row = (name) => `#patches tr[data-patch="${name}"]`;
 
-export function registerKernelPicker({ test, openPage, OUT }) {
+export function registerKernelPicker({ test, openPage, runAB, OUT }) {
   test('i31 kernel picker: merged toggles are fixed, sched features per release come from the engine, an old next-buddy link on 6.18 keeps its box and shows the error', async () => {
     const { page, problems } = await openPage(Q);
     const { refused, merged, features } = await page.evaluate(() => {
@@ -51,5 +51,33 @@ export function registerKernelPicker({ test, openPage, OUT }) {
     await p2.waitForFunction(() => [...document.querySelectorAll('[data-error-for="b"]')]
       .some((e) => /NEXT_BUDDY cannot be switched on kernel 6\.18/.test(e.textContent)), null, { timeout: 5000 });
     assert.deepEqual(problems, []);
+  });
+
+  test('i44.4 B runs another release: its merged toggles are fixed in B only, the link carries kernel_b, and the run is 6.18 against 6.19', async () => {
+    const { page, problems } = await openPage(Q);
+    const merged = await page.evaluate(() => window.schedplay.presets().kernel_merged['6.19']);
+    await page.selectOption('#kernel-b', '6.19');
+    for (const name of merged) {
+      assert.ok(await page.isChecked(box('b', name)) && await page.isDisabled(box('b', name)), `${name} fixed in B`);
+      assert.ok(!(await page.isChecked(box('a', name))) && !(await page.isDisabled(box('a', name))), `${name} free in A`);
+      assert.match(await page.textContent(`${row(name)} .patch-status`), /^merged in 6\.19: included in B,/);
+    }
+    assert.match(await page.textContent('#kernel-summary'), /B runs 6\.19/);
+    await page.waitForFunction(() => /[?&]kernel_b=6\.19(&|$)/.test(location.search), null, { timeout: 5000 });
+    await runAB(page);
+    const kernels = await page.evaluate(() => ['a', 'b'].map((s) => window.schedplay.lastReport(s)?.kernel ?? '6.18'));
+    assert.deepEqual(kernels, ['6.18', '6.19']);
+    assert.deepEqual(await page.evaluate(() => ['a', 'b'].map((s) => document.getElementById(`summary-${s}-patches`).textContent)), ['(6.18: as released)', '(6.19: as released)']);
+    // the story of the seed-000 box on both releases loads both
+    const p2 = (await openPage('')).page;
+    await p2.click('[data-testid="story-sched-balance-running-6.19"]');
+    assert.equal(await p2.inputValue('#kernel'), '6.18');
+    assert.equal(await p2.inputValue('#kernel-b'), '6.19');
+    await shots(page, OUT, 'i44-kernel-b', { into: '#kernel-b' });
+    // an unknown B release in a link is named and blocks Run
+    const p3 = (await openPage(`${Q}&kernel_b=9.9`)).page;
+    await p3.waitForFunction(() => /not a modelled release/.test(document.querySelector('[data-error-for="kernel_b"]')?.textContent || ''), null, { timeout: 5000 });
+    assert.deepEqual(problems, []);
+    for (const p of [page, p2, p3]) await p.close();
   });
 }

@@ -196,6 +196,33 @@ export function registerOneTruthWarmup({ test, openPage }) {
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  test('i44.1 one figure: a story\'s verdict shows what the model check gave for its rows, the same run when it ran the story\'s seconds, one repeat and seed 1, else why they differ', async () => {
+    const { page, problems } = await openPage('');
+    // the page's own renderer with the shapes the engine gives (story_check, validation_table)
+    const out = await page.evaluate(async () => {
+      const { renderVerdict } = await import('./www/story.js');
+      const story = window.schedplay.presets().stories[0];
+      const check = { outcome: null, id: '000-gain', what: 'throughput B vs A', model: 6.93, model_ci95: null, published: '+8%', published_value: 8, tolerance: [4, 12], status: 'holds' };
+      const row = (model, ci) => ({ id: '000-gain', model, model_ci95: ci });
+      const run = { exp: { seconds: 0.6, seed: 1 } };
+      renderVerdict(story, [check], null, run, { rows: [row(6.93, null)], seconds: 0.6, repeats: 1 });
+      const same = document.querySelector('[data-row-figure="000-gain"]');
+      const a = { same: same.dataset.same, text: same.textContent };
+      renderVerdict(story, [check], null, run, { rows: [row(5.1, [3.2, 7.0])], seconds: 0.3, repeats: 2 });
+      const other = document.querySelector('[data-row-figure="000-gain"]');
+      const b = { same: other.dataset.same, text: other.textContent };
+      renderVerdict(story, [check], null, run, null);
+      return { a, b, none: document.querySelectorAll('[data-row-figure]').length };
+    });
+    assert.equal(out.a.same, '1');
+    assert.match(out.a.text, /ran this same run \(0\.6 s, seed 1\): model \+6\.9%/);
+    assert.equal(out.b.same, '0');
+    assert.match(out.b.text, /gives \+5\.1% \[\+3\.2%, \+7\.0%\] for this row from 2 seeds of 0\.3 s each; this story's figure is one run of 0\.6 s at seed 1\. They differ by the measured window and the seeds/);
+    assert.equal(out.none, 0, 'no model check yet: nothing beside the verdict');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
 }
 
 export function registerOneTruthHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {

@@ -142,20 +142,23 @@ pub fn encode_link(experiment_js: JsValue) -> Result<String, JsValue> {
     Ok(encode(&experiment(experiment_js)?))
 }
 
-/// Always `{ok, errors: [{field, message}]}` (`ok` when `errors` is empty). The page runs A/B
-/// only, so an A/B whose sides are the same kernel is an error here (`Experiment::check_ab`).
+/// Always `{ok, errors: [{field, message}], work}` (`ok` when `errors` is empty; `work`: one side's
+/// estimated events, what the page weighs a run by for its time left). The page runs A/B only, so
+/// an A/B whose sides are the same kernel is an error here (`Experiment::check_ab`).
 #[wasm_bindgen]
 pub fn validate(experiment_js: JsValue) -> JsValue {
-    let errors = match serde_wasm_bindgen::from_value::<Experiment>(experiment_js) {
-        Err(e) => vec![FieldError::new("experiment", e.to_string())],
-        Ok(e) => e
-            .validate()
-            .and_then(|_| e.check_ab())
-            .err()
-            .map(|i| i.0)
-            .unwrap_or_default(),
+    let (errors, work) = match serde_wasm_bindgen::from_value::<Experiment>(experiment_js) {
+        Err(e) => (vec![FieldError::new("experiment", e.to_string())], None),
+        Ok(e) => (
+            e.validate()
+                .and_then(|_| e.check_ab())
+                .err()
+                .map(|i| i.0)
+                .unwrap_or_default(),
+            e.estimated_events(),
+        ),
     };
-    to_js(&serde_json::json!({ "ok": errors.is_empty(), "errors": errors }))
+    to_js(&serde_json::json!({ "ok": errors.is_empty(), "errors": errors, "work": work }))
 }
 
 /// The machine of one side and the sched domains of one CPU.
@@ -484,7 +487,7 @@ pub fn validation_plan(seconds: f64, repeats: u32) -> Result<JsValue, JsValue> {
         .iter()
         .map(|(e, side)| {
             let side = if *side == Side::A { "a" } else { "b" }; // the worker's side names
-            serde_json::json!({ "experiment": e, "side": side })
+            serde_json::json!({ "experiment": e, "side": side, "work": e.estimated_events() })
         })
         .collect();
     Ok(to_js(&out))
@@ -551,7 +554,7 @@ pub fn sensitivity_plan(experiment_js: JsValue, only: JsValue) -> Result<JsValue
         .iter()
         .map(|(i, (e, side))| {
             let side = if *side == Side::A { "a" } else { "b" }; // the worker's side names
-            serde_json::json!({ "point": i, "experiment": e, "side": side })
+            serde_json::json!({ "point": i, "experiment": e, "side": side, "work": e.estimated_events() })
         })
         .collect();
     let seeds = crate::experiment::repeat::seeds(s.base.seed, s.base.repeats.max(1));
@@ -613,7 +616,7 @@ pub fn curve_plan(
                 .iter()
                 .map(|(x, side)| {
                     let side = if *side == Side::A { "a" } else { "b" }; // the worker's side names
-                    serde_json::json!({ "experiment": x, "side": side })
+                    serde_json::json!({ "experiment": x, "side": side, "work": x.estimated_events() })
                 })
                 .collect();
             serde_json::json!({ "index": i, "value": c.values[i], "runs": runs })

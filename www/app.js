@@ -20,7 +20,7 @@ import { setupImport } from './import.js';
 import { setupRtapp } from './rtapp.js';
 import { showSchedstat } from './schedstat.js';
 import { renderClaim, renderVerdict } from './story.js';
-import { timeLeft } from './eta.js';
+import { Eta } from './eta.js';
 import { renderValidation } from './validation.js';
 import { setupHowsure } from './howsure.js';
 import { setupCurve } from './curve.js';
@@ -34,6 +34,8 @@ const dismissed = new Set(); // `field\0message` of messages the user closed (un
 let userEdited = false; // the address bar keeps the link it was opened with until the user edits
 let currentLink = null; // canonical link (encode_link) of the form while it is valid, else null
 let last = null; // the last finished run: {id, exp, link, reports, compare, topo: {a, b}}
+let lastValidation = null; // the last model check: {rows, seconds, repeats}, beside a story's verdict
+let formWork = null; // the form's experiment's estimated events per run (validate's `work`), for the time left
 let selectedCpu = null;
 
 const charts = new Charts();
@@ -218,6 +220,7 @@ async function syncNow() {
     form.setAutoWarmup(form.warmupIsAuto() ? d.experiment?.warmup : null);
     const experiment = errors.length ? d.experiment : form.get();
     const v = await engine.call(MSG.validate, { experiment });
+    formWork = Number(v.work) || null;
     errors = errors.concat((v.errors || []).filter((e) => !errors.some((x) => x.field === e.field)));
     validateErrors = errors;
     await machineSummary(experiment, errors);
@@ -295,7 +298,7 @@ async function showStoryFigure(story, job) {
   } catch (e) {
     setText('status', `story check failed: ${e.message}`);
   }
-  renderVerdict(story, checks, showValidationRow, { a: job.reports.a, b: job.reports.b, compare: job.compare });
+  renderVerdict(story, checks, showValidationRow, { a: job.reports.a, b: job.reports.b, compare: job.compare, exp: job.exp }, lastValidation);
   return checks;
 }
 
@@ -419,8 +422,11 @@ async function startRun(story = null) {
   for (const side of ['a', 'b']) setText(`summary-${side}-seed`, n > 1 ? `seed 1 of ${n} (${seeds[0]}); the means are in the table below` : '');
   job.frac = {};
   job.started = performance.now();
+  // every run weighs the same (both sides of one machine); the speed is measured across them
+  job.eta = new Eta(Object.fromEntries(seeds.flatMap((_, i) => ['a', 'b'].map((s) => [`${s}${i}`, formWork]))), engine.workers.length);
   $('progress').value = 0;
-  setText('progress-label', 'A 0% · B 0%');
+  const guess = job.eta.text(); // shown at once: a first guess from earlier jobs, if any
+  setText('progress-label', `A 0% · B 0%${guess ? ` · ${guess}` : ''}`);
   setState('running', n > 1 ? `running A and B, ${n} seeds each…` : 'running A and B…');
   // seed-major, so the first seed of both sides starts first (its charts fill first)
   seeds.forEach((seed, i) => {
@@ -440,7 +446,8 @@ function onProgress(job, msg) {
   const side = (s) => job.seeds.reduce((acc, _, i) => acc + (job.frac[`${s}${i}`] || 0), 0) / n;
   const [a, b] = [side('a'), side('b')];
   $('progress').value = (a + b) / 2;
-  const left = timeLeft(job.started, (a + b) / 2);
+  job.eta.set(key, job.frac[key]);
+  const left = job.eta.text();
   const text = `A ${Math.round(a * 100)}% · B ${Math.round(b * 100)}%${left ? ` · ${left}` : ''}`;
   setText('progress-label', text);
   setText('results-progress', `(${text})`); // beside the results too: on a phone the Run box is far up
@@ -450,6 +457,7 @@ async function onDone(job, msg) {
   const key = msg.key ?? `${msg.side}0`;
   job.runs[key] = msg.report;
   job.frac[key] = 1;
+  job.eta.set(key, 1);
   if (key === `${msg.side}0`) {
     job.reports[msg.side] = msg.report;
     job.schedstat[msg.side] = msg.schedstat;
@@ -488,6 +496,7 @@ async function onDone(job, msg) {
   }
   if (!engine.isCurrent(job)) return; // cancelled, superseded or crashed meanwhile
   engine.finishJob(job);
+  job.eta.finish();
   for (const side of ['a', 'b']) renderSide(side, job.reports[side], bounds[side]);
   const of = (s) => job.seeds.map((_, i) => job.runs[`${s}${i}`]);
   job.compare = compare;
@@ -725,22 +734,23 @@ async function startValidation() {
   stopAll(engine.job?.kind === 'validate' ? 'restart' : 'replaced');
   const reports = new Array(runs.length);
   let done = 0;
-  const frac = {};
-  const started = performance.now();
+  // the keys the runs are started with below (`v<i>`), each weighed by its estimated events
+  const eta = new Eta(Object.fromEntries(runs.map((r, i) => [`v${i}`, r.work])), engine.workers.length);
+  const label = () => {
+    $('validation-progress').value = eta.fraction();
+    const left = eta.text();
+    setText('validation-progress-label', `${done} of ${runs.length} runs${left ? ` · ${left}` : ''}`);
+  };
   const job = engine.startJob({
     kind: 'validate',
-    progress: (msg) => {
-      frac[msg.key] = Number(msg.frac) || 0;
-      const f = Object.values(frac).reduce((x, y) => x + y, 0) / runs.length;
-      $('validation-progress').value = f;
-      const left = timeLeft(started, f);
-      setText('validation-progress-label', `${done} of ${runs.length} runs${left ? ` · ${left}` : ''}`);
-    },
+    progress: (msg) => { eta.set(msg.key, msg.frac); label(); },
     done: async (msg) => {
       reports[Number(String(msg.key).slice(1))] = msg.report;
-      frac[msg.key] = 1;
-      setText('validation-progress-label', `${++done} of ${runs.length} runs`);
+      eta.set(msg.key, 1);
+      ++done;
+      label();
       if (done < runs.length) return;
+      eta.finish();
       let rows, headline;
       try {
         ({ rows, headline } = await engine.call(MSG.validation_table, { seconds, repeats, reports }));
@@ -752,6 +762,9 @@ async function startValidation() {
       if (!engine.isCurrent(job)) return;
       engine.finishJob(job);
       renderValidation(rows);
+      lastValidation = { rows, seconds, repeats };
+      // a story's verdict on screen now says what the model check gave for its rows
+      if (last?.story && last.checks) renderVerdict(last.story, last.checks, showValidationRow, { a: last.reports.a, b: last.reports.b, compare: last.compare, exp: last.exp }, lastValidation);
       // the engine's headline: behaviour checks and inputs counted apart
       setText('validation-progress-label', headline);
       setText('validation-wanted', '');

@@ -12,7 +12,7 @@ import { $, h, clear, setText, fmtFixed, fmtInt, fmtPct, columnDigits } from './
 import { COLORS } from './charts.js';
 import { niceRange, yAxis, axisSize } from './axis.js';
 import { PROTOCOL } from './engine.js';
-import { timeLeft } from './eta.js';
+import { Eta } from './eta.js';
 
 const { MSG } = PROTOCOL;
 
@@ -317,15 +317,14 @@ export function setupCurve(engine, current, storyOf, stopOthers) {
     const N = points.reduce((acc, p) => acc + p.runs.length, 0);
     const reports = points.map((p) => new Array(p.runs.length));
     const got = points.map(() => 0);
-    const frac = {};
     let runsDone = 0;
     let pointsDone = 0;
     lines = points.map(() => null);
-    const started = performance.now();
+    // keyed as the runs are started below, each weighed by its estimated events
+    const eta = new Eta(Object.fromEntries(points.flatMap((p) => p.runs.map((r, k) => [`c${p.index}r${k}`, r.work]))), engine.workers.length);
     const label = () => {
-      const f = Object.values(frac).reduce((x, y) => x + y, 0) / N;
-      $('curve-progress').value = f;
-      const left = timeLeft(started, f);
+      $('curve-progress').value = eta.fraction();
+      const left = eta.text();
       setText('curve-progress-label', `${pointsDone} of ${points.length} points (${runsDone} of ${N} runs)${left ? ` · ${left}` : ''}`);
     };
     const keyOf = (msg) => String(msg.key ?? '').match(/^c(\d+)r(\d+)$/);
@@ -334,7 +333,7 @@ export function setupCurve(engine, current, storyOf, stopOthers) {
       progress: (msg) => {
         const m = keyOf(msg);
         if (!m) return;
-        frac[msg.key] = Math.max(0, Math.min(1, Number(msg.frac) || 0));
+        eta.set(msg.key, msg.frac);
         if (!view.running.has(Number(m[1])) && !lines[Number(m[1])]) view.setRunning(Number(m[1]), true);
         label();
       },
@@ -344,7 +343,7 @@ export function setupCurve(engine, current, storyOf, stopOthers) {
         const [i, k] = [Number(m[1]), Number(m[2])];
         if (!reports[i] || reports[i][k]) return;
         reports[i][k] = msg.report;
-        frac[msg.key] = 1;
+        eta.set(msg.key, 1);
         runsDone++;
         if (msg.side === 'a') view.setUnit(msg.report.throughput_unit || '');
         label();
@@ -367,6 +366,7 @@ export function setupCurve(engine, current, storyOf, stopOthers) {
         label();
         if (pointsDone < points.length) return;
         engine.finishJob(job);
+        eta.finish();
         $('curve-progress').value = 1;
         setState('done', `done: ${points.length} point${points.length === 1 ? '' : 's'}, ${N} runs`);
       },

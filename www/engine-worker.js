@@ -176,8 +176,8 @@ function handle(msg) {
       return reply(msg, () => ({ link: String(wasm_bindgen.encode_link(msg.experiment)) }));
     case MSG.validate:
       return reply(msg, () => {
-        const { ok, errors } = plain(wasm_bindgen.validate(msg.experiment));
-        return { ok, errors };
+        const { ok, errors, work } = plain(wasm_bindgen.validate(msg.experiment));
+        return { ok, errors, work };
       });
     case MSG.topology:
       if (!isSide(msg.side)) return refuse({ id: msg.id }, 'side', 'allowed "a" or "b"');

@@ -11,7 +11,7 @@ export function download(name, type, text) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
-/** schedplay-<machine>-<workload>-k<kernel>-A_<patches>-B_<patches>-seed<N>[-w<warm-up>][-x<repeats>]:
+/** schedplay-<machine>-<workload>-k<kernel>[-kB<B's kernel>]-A_<patches>-B_<patches>-seed<N>[-w<warm-up>][-x<repeats>]:
  * two exports of different kernels, patch sets or warm-ups never share a name. The kernel is always
  * named (absent in the experiment: the engine's default release, 6.18). */
 export function fileStem(exp) {
@@ -19,7 +19,7 @@ export function fileStem(exp) {
   const side = (list) => safe((list || []).join('+') || 'baseline', 60);
   const reps = Number(exp?.repeats) > 1 ? `-x${safe(exp.repeats)}` : '';
   const warm = Number(exp?.warmup) > 0 ? `-w${safe(exp.warmup)}` : '';
-  const kernel = `-k${safe(exp?.kernel || '6.18')}`;
+  const kernel = `-k${safe(exp?.kernel || '6.18')}${exp?.kernel_b ? `-kB${safe(exp.kernel_b)}` : ''}`;
   return `schedplay-${safe(exp?.machine?.preset)}-${safe(exp?.workload?.name)}${kernel}-A_${side(exp?.a)}-B_${side(exp?.b)}-seed${safe(exp?.seed)}${warm}${reps}`;
 }
 
@@ -55,6 +55,7 @@ export function toCSV(bundle) {
   add('experiment', 'experiment', 'seeds', '', (bundle.seeds || [e.seed]).join(' '));
   // the rest of the scenario, so the CSV alone says what ran (the JSON carries `experiment` whole)
   add('experiment', 'experiment', 'kernel', '', e.kernel || '6.18');
+  if (e.kernel_b) add('experiment', 'experiment', 'kernel_b', '', e.kernel_b);
   add('experiment', 'experiment', 'warmup_s', '', e.warmup ?? 0);
   for (const [k, v] of Object.entries(e.machine || {})) {
     if (k === 'preset' || v === null || v === undefined) continue;

@@ -52,6 +52,8 @@ export class ScenarioForm {
     const ksel = clear($('kernel'));
     for (const k of p.kernels || []) ksel.append(h('option', { value: k.name, title: k.source || '' }, k.name));
     ksel.value = p.default_kernel;
+    const kb = $('kernel-b');
+    for (const k of p.kernels || []) kb.append(h('option', { value: k.name, title: k.source || '' }, k.name));
     this.kernelKnobs = new KernelKnobs($('kernel-knobs'), p);
     this.schedRest = {}; // kernel knob keys of the loaded experiment that have no field
     const tbody = clear($('patches').tBodies[0]);
@@ -78,6 +80,7 @@ export class ScenarioForm {
 
     // before the form's own change handler (bubbling): the merged toggles are fixed first
     $('kernel').addEventListener('change', () => this.applyKernel());
+    $('kernel-b').addEventListener('change', () => this.applyKernel());
     $('machine').addEventListener('change', () => { this.applyMachinePreset($('machine').value); this.changed('machine'); });
     $('workload').addEventListener('change', () => { this.renderKnobs($('workload').value, null); this.changed('workload'); });
     $('scenario').addEventListener('input', (ev) => this.changed(fieldOf(ev.target)));
@@ -217,6 +220,10 @@ export class ScenarioForm {
     for (const el of document.querySelectorAll('input.patch-a')) ask(el, a);
     for (const el of document.querySelectorAll('input.patch-b')) ask(el, b);
     $('kernel').value = exp.kernel ?? this.presets.default_kernel;
+    // a release the page does not list is kept as an option, so the engine names it (kernel_b)
+    const kb = exp.kernel_b ?? '';
+    if (kb && ![...$('kernel-b').options].some((o) => o.value === kb)) $('kernel-b').append(h('option', { value: kb }, kb));
+    $('kernel-b').value = kb;
     // knobs on a release without them stay out of the fields: they are sent as given, and the
     // engine's "applies from kernel 7.2" is shown (under #other-errors, the fields being hidden)
     const takes = this.kernelKnobs.applies($('kernel').value);
@@ -236,7 +243,11 @@ export class ScenarioForm {
   applyKernel() {
     const p = this.presets;
     const name = $('kernel').value || p.default_kernel;
-    const merged = new Set((p.kernel_merged || {})[name] || []);
+    // B's release: its own when `B runs` names one, else A's
+    const nameB = $('kernel-b').value || name;
+    const release = { a: name, b: nameB };
+    const mergedIn = (k) => new Set((p.kernel_merged || {})[k] || []);
+    const merged = { a: mergedIn(name), b: mergedIn(nameB) };
     this.kernelKnobs?.show(name);
     const list = clear($('kernel-changes'));
     const upto = (p.kernels || []).findIndex((k) => k.name === name);
@@ -248,34 +259,48 @@ export class ScenarioForm {
     }
     const n = list.children.length;
     if (!n) list.append(h('li', {}, `${name}: the engine's base release (no changes)`));
-    $('kernel-summary').textContent = n
-      ? `kernel ${name}: ${n} change${n === 1 ? '' : 's'} since ${p.default_kernel} in the modelled paths; ${merged.size} toggle${merged.size === 1 ? '' : 's'} included and fixed`
-      : `kernel ${name}: the release the engine mirrors; every patch is a toggle`;
+    const againstB = nameB !== name ? `; B runs ${nameB}` : '';
+    $('kernel-summary').textContent = (n
+      ? `kernel ${name}: ${n} change${n === 1 ? '' : 's'} since ${p.default_kernel} in the modelled paths; ${merged.a.size} toggle${merged.a.size === 1 ? '' : 's'} included and fixed`
+      : `kernel ${name}: the release the engine mirrors; every patch is a toggle`) + againstB;
     // a toggle the release cannot take (presets().kernel_refused) is greyed out with the engine's
     // reason; one already ticked (a link, the release changed after) stays ticked and can be
     // unticked, so nothing typed is dropped and the engine's error says why it is refused
-    const refused = (p.kernel_refused || {})[name] || {};
+    const refusedIn = (k) => (p.kernel_refused || {})[k] || {};
+    const refused = { a: refusedIn(name), b: refusedIn(nameB) };
     const knobs = this.kernelKnobs?.applies(name);
     for (const el of document.querySelectorAll('input.patch-a, input.patch-b')) {
-      const fixed = merged.has(el.dataset.patch);
-      const why = refused[el.dataset.patch];
+      const s = el.classList.contains('patch-a') ? 'a' : 'b';
+      const fixed = merged[s].has(el.dataset.patch);
+      const why = refused[s][el.dataset.patch];
       const side = !!el.closest('tr')?.dataset.side; // a side's kernel knob: only where knobs apply
       // merged: ticked and fixed; otherwise what the user (or the experiment) asked, kept across
       // every release switch
       el.checked = fixed || el.dataset.asked === '1';
       el.dataset.fixed = fixed ? '1' : '';
       el.disabled = fixed || (side && !knobs) || (why !== undefined && !el.checked);
-      el.title = fixed ? `merged in ${name}: included, cannot be turned off` : (why ? `not on ${name}: ${why}` : '');
+      el.title = fixed ? `merged in ${release[s]}: included, cannot be turned off` : (why ? `not on ${release[s]}: ${why}` : '');
     }
     // the same said in the row, as text (touch screens have no hover)
     for (const row of $('patches').tBodies[0].rows) {
       if (row.dataset.side) { row.hidden = !knobs; continue; }
-      const why = refused[row.dataset.patch];
+      const pt = row.dataset.patch;
       const asked = [...row.querySelectorAll('input')].filter((i) => i.dataset.asked === '1').map((i) => (i.classList.contains('patch-a') ? 'A' : 'B'));
-      const status = merged.has(row.dataset.patch)
-        ? `merged in ${name}: included in A and B, cannot be turned off${asked.length ? ` (your ${asked.join(' and ')} tick is kept for the releases before)` : ''}`
-        : why ? `not on kernel ${name}: ${why}` : '';
-      row.classList.toggle('not-on', why !== undefined);
+      const kept = asked.length ? ` (your ${asked.join(' and ')} tick is kept for the releases before)` : '';
+      const words = (k, inA, inB) => {
+        const sides = inA && inB ? 'A and B' : inA ? 'A' : 'B';
+        return merged.a.has(pt) || merged.b.has(pt)
+          ? `merged in ${k}: included in ${sides}, cannot be turned off`
+          : `not on kernel ${k}: ${(inA ? refused.a : refused.b)[pt]}`;
+      };
+      let status = '';
+      if (merged.a.has(pt) && merged.b.has(pt)) status = words(name, true, true) + kept;
+      else if (merged.a.has(pt) || merged.b.has(pt)) status = words(merged.a.has(pt) ? name : nameB, merged.a.has(pt), merged.b.has(pt)) + kept;
+      else if (refused.a[pt] !== undefined || refused.b[pt] !== undefined) {
+        const inA = refused.a[pt] !== undefined, inB = refused.b[pt] !== undefined;
+        status = inA && inB && name === nameB ? words(name, true, true) : [inA ? words(name, true, false) : '', inB ? words(nameB, false, true) : ''].filter(Boolean).join('; ');
+      }
+      row.classList.toggle('not-on', refused.a[pt] !== undefined && refused.b[pt] !== undefined);
       row.querySelector('.patch-status')?.remove();
       if (status) row.cells[2].append(h('div', { class: 'patch-status' }, status));
     }
@@ -305,6 +330,7 @@ export class ScenarioForm {
     const q = [['v', String(t0.v ?? 1)]];
     // like encode_link: only a release other than the default is written
     if ($('kernel').value && $('kernel').value !== this.presets.default_kernel) q.push(['kernel', $('kernel').value]);
+    if ($('kernel-b').value) q.push(['kernel_b', $('kernel-b').value]);
     q.push(['machine', $('machine').value]);
     const mp = this.machinePreset($('machine').value) || {};
     for (const k of this.activeMachineKeys()) {
@@ -380,6 +406,7 @@ export class ScenarioForm {
     const kernel = $('kernel').value || this.presets.default_kernel;
     const sched = this.sched();
     const rest = { ...t };
+    delete rest.kernel_b; // the B runs field stands for it
     delete rest.sched; // the knob fields and schedRest stand for the loaded experiment's knobs
     return {
       ...rest,
@@ -395,6 +422,7 @@ export class ScenarioForm {
       a: checked('patch-a'),
       b: checked('patch-b'),
       kernel,
+      ...($('kernel-b').value ? { kernel_b: $('kernel-b').value } : {}),
       ...(Object.keys(sched).length ? { sched } : {}),
     };
   }

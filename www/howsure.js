@@ -7,7 +7,7 @@
 // tornado of the chosen figure (CSS bars) with its table (the chart's text alternative).
 import { $, h, clear, setText, fmtFixed } from './dom.js';
 import { PROTOCOL } from './engine.js';
-import { timeLeft } from './eta.js';
+import { Eta } from './eta.js';
 
 const { MSG } = PROTOCOL;
 
@@ -89,26 +89,26 @@ export function setupHowsure(engine, current, stopOthers, cards = () => null) {
     ranges = plan.ranges;
     const N = plan.runs.length;
     const reports = new Array(N);
-    const frac = {};
     let done = 0;
-    const started = performance.now();
+    // keyed as the runs are started below, each weighed by its estimated events
+    const eta = new Eta(Object.fromEntries(plan.runs.map((r, i) => [`${r.side}${i}`, r.work])), engine.workers.length);
     const label = () => {
-      const f = Object.values(frac).reduce((x, y) => x + y, 0) / N;
-      $('howsure-progress').value = f;
-      const left = timeLeft(started, f);
+      $('howsure-progress').value = eta.fraction();
+      const left = eta.text();
       setText('howsure-progress-label', `${done} of ${N} runs${left ? ` · ${left}` : ''}`);
     };
     const job = engine.startJob({
       kind: 'howsure',
-      progress: (msg) => { frac[msg.key] = Math.max(0, Math.min(1, Number(msg.frac) || 0)); label(); },
+      progress: (msg) => { eta.set(msg.key, msg.frac); label(); },
       done: async (msg) => {
         const i = Number(String(msg.key).slice(1));
         if (reports[i]) return;
         reports[i] = msg.report;
-        frac[msg.key] = 1;
+        eta.set(msg.key, 1);
         done++;
         label();
         if (done < N) return;
+        eta.finish();
         let s;
         try {
           s = (await engine.call(MSG.sensitivity_summary, { experiment: base, reports })).summary;

@@ -16,7 +16,8 @@
  *          -> {type, id, experiment: object, errors: FieldError[]}
  * @typedef {{type: 'encode_link', id: number, experiment: object}} EncodeLinkMsg  -> {type, id, link: string}
  * @typedef {{type: 'validate', id: number, experiment: object}} ValidateMsg
- *          -> {type, id, ok: boolean, errors: FieldError[]} (always this shape; ok iff no errors)
+ *          -> {type, id, ok: boolean, errors: FieldError[], work: number|null} (always this shape; ok iff
+ *             no errors; work: one side's estimated events, what a run weighs for the time left)
  * @typedef {{type: 'topology', id: number, experiment: object, side: Side, cpu: number}} TopologyMsg
  *          -> {type, id, topology: object}
  * @typedef {{type: 'topology_summary', id: number, experiment: object}} TopologySummaryMsg
@@ -36,7 +37,9 @@
  * @typedef {{type: 'repeat_table', id: number, a: object[], b: object[]}} RepeatTableMsg
  *          -> {type, id, table: object}  the repeat table (repeat::Table) of the reports of A and B
  * @typedef {{type: 'validation_plan', id: number, seconds: number, repeats: number}} ValidationPlanMsg
- *          -> {type, id, runs: {experiment: object, side: Side}[]}  the runs `schedplay validate` makes
+ *          -> {type, id, runs: {experiment: object, side: Side, work: number|null}[]}  the runs
+ *             `schedplay validate` makes, each with its estimated events (the plans of sensitivity and
+ *             curve carry `work` per run too)
  * @typedef {{type: 'validation_table', id: number, seconds: number, repeats: number, reports: object[]}} ValidationTableMsg
  *          -> {type, id, rows: object[], headline: string}  the validation rows (`validate --json`) from
  *             the runs' reports, in plan order, and the headline (behaviour checks and inputs apart)

@@ -29,9 +29,13 @@ export function clearSummary() {
 }
 
 export function setPatchLists(exp) {
+  // an A/B of two releases names each side's release first
+  const release = { a: exp.kernel || '6.18', b: exp.kernel_b || exp.kernel || '6.18' };
+  const two = release.a !== release.b;
   for (const side of ['a', 'b']) {
     const list = exp[side] || [];
-    $(`summary-${side}-patches`).textContent = list.length ? `(${list.join(', ')})` : '(baseline)';
+    const what = list.length ? list.join(', ') : (two ? 'as released' : 'baseline');
+    $(`summary-${side}-patches`).textContent = two ? `(${release[side]}: ${what})` : `(${what})`;
   }
 }
 

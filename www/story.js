@@ -35,7 +35,23 @@ export function ratioWords(model, published) {
 
 /** One line per check: the model's figure against the published one, the row's band and status,
  * and a link to the row in "How close is the model?". */
-export function renderVerdict(story, checks, onRow, run = null) {
+/**
+ * What "How close is the model?" last gave for a row, next to the story's own figure: the same run
+ * when it ran the story's seconds with one repeat (its seed is 1, as the story's), else in words why
+ * the two differ. `validation`: {rows, seconds, repeats} of the last model check, or null.
+ */
+function rowFigure(c, validation, exp) {
+  const r = validation?.rows?.find((x) => x.id === c.id);
+  if (!r || !exp) return null;
+  const ci = r.model_ci95 ? ` [${num(r.model_ci95[0], c.what)}, ${num(r.model_ci95[1], c.what)}]` : '';
+  const same = Number(validation.seconds) === Number(exp.seconds) && Number(validation.repeats) === 1 && Number(exp.seed) === 1;
+  const text = same
+    ? `“How close is the model?” ran this same run (${exp.seconds} s, seed 1): model ${num(r.model, c.what)}.`
+    : `“How close is the model?” gives ${num(r.model, c.what)}${ci} for this row from ${validation.repeats} seed${Number(validation.repeats) === 1 ? '' : 's'} of ${validation.seconds} s each; this story's figure is one run of ${exp.seconds} s at seed ${exp.seed}. They differ by the measured window and the seeds: check the model at ${exp.seconds} s with 1 repeat for this run's figure.`;
+  return h('div', { class: 'row-figure', dataset: { rowFigure: c.id, same: same ? '1' : '0' } }, text);
+}
+
+export function renderVerdict(story, checks, onRow, run = null, validation = null) {
   const box = $('story-figure');
   clear(box);
   box.hidden = !story;
@@ -60,7 +76,8 @@ export function renderVerdict(story, checks, onRow, run = null) {
       `${c.what}: model ${num(c.model, c.what)}${ci} against reported ${c.published} (band ${num(c.tolerance[0], c.what)} .. ${num(c.tolerance[1], c.what)})`,
       words ? ` — ${words}` : '', '; ', link, ` ${c.status === 'holds' ? 'holds' : 'misses'}.`,
       // why a miss misses, the engine's line from docs/MODEL.md
-      c.why ? h('div', { class: 'why', dataset: { why: c.id } }, `Why: ${c.why}.`) : null));
+      c.why ? h('div', { class: 'why', dataset: { why: c.id } }, `Why: ${c.why}.`) : null,
+      rowFigure(c, validation, run?.exp)));
   }
   box.append(list);
   box.append(h('div', { class: 'desc' }, checks.length && checks[0].model_ci95 ? '' : 'One run per side: no interval. "How close is the model?" runs every row with repeats.'));

@@ -186,6 +186,10 @@ pub(crate) struct ScenarioArgs {
     /// merged (`schedplay presets` lists each release's changes).
     #[arg(long, value_name = "RELEASE", allow_hyphen_values = true)]
     pub(crate) kernel: Option<String>,
+    /// Side B's release when it is not --kernel's (an A/B of two releases on one box, e.g.
+    /// --kernel 6.18 --kernel-b 6.19); --b is then relative to it. `same` = B runs --kernel.
+    #[arg(long, value_name = "RELEASE", allow_hyphen_values = true)]
+    pub(crate) kernel_b: Option<String>,
     /// sched features both sides write, comma-separated, as /sys/kernel/debug/sched/features
     /// takes them: NAME on, NO_NAME off, on top of the release's defaults, e.g.
     /// --features NO_NI_RANDOM,NEXT_BUDDY (`schedplay presets` lists each release's; replaces a
@@ -262,6 +266,10 @@ impl ScenarioArgs {
         if let Some(k) = &self.kernel {
             // an unknown release is refused by validation below, by name
             e.kernel = k.trim().to_string();
+        }
+        if let Some(k) = &self.kernel_b {
+            let k = k.trim();
+            e.kernel_b = (k != "same").then(|| k.to_string());
         }
         if let Some(f) = &self.features {
             e.features_a = split_list(f);

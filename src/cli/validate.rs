@@ -71,6 +71,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
     };
     let scen = ScenarioArgs {
         kernel: None,
+        kernel_b: None,
         features: None,
         features_a: None,
         features_b: None,

@@ -106,6 +106,10 @@ pub fn encode_link(e: &Experiment) -> String {
     if e.kernel != DEFAULT_KERNEL {
         kv.push(("kernel".into(), e.kernel.clone()));
     }
+    // Added under v1: only when B runs another release.
+    if let Some(k) = &e.kernel_b {
+        kv.push(("kernel_b".into(), k.clone()));
+    }
     kv.push(("machine".into(), e.machine.preset.clone()));
     let o = &e.machine.overrides;
     // Every override that is set, even one equal to the preset: the link must decode to the same
@@ -224,6 +228,19 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
         match kernels::info(k.trim()) {
             Some(info) => e.kernel = info.name.into(),
             None => errs.push(kernels::kernel_error(&k)),
+        }
+    }
+    if let Some(k) = get("kernel_b") {
+        match kernels::info(k.trim()) {
+            Some(info) => e.kernel_b = Some(info.name.into()),
+            // kept, as a bad patch name is: the experiment does not validate, so B cannot run
+            // A's release in its place
+            None => {
+                let mut err = kernels::kernel_error(&k);
+                err.field = "kernel_b".into();
+                errs.push(err);
+                e.kernel_b = Some(clip(&k));
+            }
         }
     }
     if let Some(m) = get("machine") {
@@ -377,6 +394,7 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             "warmup",
             "cpu_map",
             "kernel",
+            "kernel_b",
             "features_a",
             "features_b",
             WORKLOAD_FILE_KEY,
@@ -387,7 +405,12 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             errs.push(FieldError::new(k, format!("unknown key {k:?}")));
         }
     }
-    for (field, dst) in [("a", &mut e.a), ("b", &mut e.b)] {
+    // each side's toggles are relative to the release that side runs
+    let (ka, kb) = (
+        e.kernel.clone(),
+        e.kernel_b.clone().unwrap_or_else(|| e.kernel.clone()),
+    );
+    for (field, dst, kname) in [("a", &mut e.a, &ka), ("b", &mut e.b, &kb)] {
         if let Some(list) = get(field) {
             let names: Vec<String> = list
                 .split(',')
@@ -397,17 +420,18 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             // An unknown name (or a toggle asked off) is reported and kept (never dropped): the
             // experiment then does not validate, so a misspelled patch cannot run as if it had not
             // been asked for.
-            let kernel = kernels::info(&e.kernel).unwrap_or(&kernels::KERNELS[0]);
+            let kernel = kernels::info(kname).unwrap_or(&kernels::KERNELS[0]);
             if let Err(err) = kernels::resolve(kernel, field, &names) {
                 errs.push(err);
             }
             *dst = names;
         }
     }
-    let kernel = kernels::info(&e.kernel).map_or(DEFAULT_KERNEL, |k| k.name);
-    for (field, dst) in [
-        ("features_a", &mut e.features_a),
-        ("features_b", &mut e.features_b),
+    let release = |side| kernels::info(e.kernel_field(side).1).map_or(DEFAULT_KERNEL, |k| k.name);
+    let (kernel_a, kernel_b) = (release(Side::A), release(Side::B));
+    for (field, dst, kernel) in [
+        ("features_a", &mut e.features_a, kernel_a),
+        ("features_b", &mut e.features_b, kernel_b),
     ] {
         if let Some(list) = get(field) {
             let names: Vec<String> = list
@@ -426,8 +450,11 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
     // Before NEXT_BUDDY was a feature it was the `next-buddy` toggle: an old link's side list
     // naming it asks for the feature on that side (the same run; written back as the feature). On
     // a release that refuses it, it stays where it was, with its error under `a` / `b`.
-    let switchable = crate::sched_features::modelled_on(kernel, "NEXT_BUDDY").is_some();
-    for (patches, features) in [(&mut e.a, &mut e.features_a), (&mut e.b, &mut e.features_b)] {
+    for (patches, features, kernel) in [
+        (&mut e.a, &mut e.features_a, kernel_a),
+        (&mut e.b, &mut e.features_b, kernel_b),
+    ] {
+        let switchable = crate::sched_features::modelled_on(kernel, "NEXT_BUDDY").is_some();
         if switchable
             && patches
                 .iter()

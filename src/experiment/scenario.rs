@@ -108,6 +108,11 @@ pub struct Experiment {
     /// reproduces bit-identically.
     #[serde(default = "default_kernel", skip_serializing_if = "is_default_kernel")]
     pub kernel: String,
+    /// Side B's release when it is not `kernel` (a release-to-release A/B, e.g. 6.18 against
+    /// 6.19 on one box); `b` and `features_b` are then relative to it. Absent = B runs `kernel`,
+    /// and not written, so every older link and scenario reproduces bit-identically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_b: Option<String>,
     /// Kernel knobs (`llc_balancing::KNOBS`: `CONFIG_SCHED_CACHE`, `llc_balancing/...`), key ->
     /// value; only a release with the merged cache-aware code takes them. Absent = none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -199,6 +204,7 @@ impl Default for Experiment {
             repeats: 1,
             warmup: 0.0,
             kernel: DEFAULT_KERNEL.into(),
+            kernel_b: None,
             sched: BTreeMap::new(),
             assume: BTreeMap::new(),
             features_a: vec![],
@@ -297,6 +303,24 @@ impl Experiment {
             .map(|_| ())
     }
 
+    /// The events one side of this experiment is estimated to take (`estimate_events`, the limit
+    /// check's figure): the page weighs its runs by it for a job's time left. `None` while the
+    /// machine does not resolve.
+    pub fn estimated_events(&self) -> Option<f64> {
+        let cpus = self.machine_spec().ok()?.nr_cpus();
+        let tasks = workload::task_count(&self.workload.name, &self.knobs(), cpus as usize);
+        Some(estimate_events(cpus, tasks, self.hz, self.seconds))
+    }
+
+    /// The release a side runs and the field that names it: `kernel` for A, and for B too unless
+    /// `kernel_b` is given.
+    pub fn kernel_field(&self, side: Side) -> (&'static str, &str) {
+        match (&self.kernel_b, side) {
+            (Some(k), Side::B) => ("kernel_b", k.as_str()),
+            _ => ("kernel", self.kernel.as_str()),
+        }
+    }
+
     /// Validates and resolves one side (limits before any allocation of the machine or tasks).
     pub fn run_spec(&self, side: Side) -> Result<RunSpec, Invalid> {
         let mut errs = Vec::new();
@@ -343,51 +367,67 @@ impl Experiment {
         }
         let knobs = self.knobs();
         errs.extend(workload::validate_knobs(&self.workload.name, &knobs));
-        let kernel = kernels::info(&self.kernel);
+        // Both sides are resolved whichever is asked for, so a bad B is reported with A's run.
         let mut patches = Patches::default();
-        match kernel {
-            None => errs.push(kernels::kernel_error(&self.kernel)),
-            Some(k) => {
-                let sides = [
-                    ("a", &self.a, "features_a", &self.features_a),
-                    ("b", &self.b, "features_b", &self.features_b),
-                ];
-                for (field, names, ffield, features) in sides {
-                    let resolved = kernels::resolve(k, field, names).and_then(|mut p| {
-                        sched_features::apply(k.name, ffield, features, &mut p.features).map(|()| p)
-                    });
-                    match resolved {
-                        Ok(p) if (field == "a") == (side == Side::A) => patches = p,
-                        Ok(_) => {}
-                        Err(e) => errs.push(e),
+        let mut kernel = None;
+        let sides = [
+            (Side::A, "a", &self.a, "features_a", &self.features_a),
+            (Side::B, "b", &self.b, "features_b", &self.features_b),
+        ];
+        for (this, field, names, ffield, features) in sides {
+            let (kfield, kname) = self.kernel_field(this);
+            let Some(k) = kernels::info(kname) else {
+                let mut err = kernels::kernel_error(kname);
+                err.field = kfield.into();
+                // one error for one bad release, whichever sides run it
+                if !errs.contains(&err) {
+                    errs.push(err);
+                }
+                continue;
+            };
+            let resolved = kernels::resolve(k, field, names).and_then(|mut p| {
+                sched_features::apply(k.name, ffield, features, &mut p.features).map(|()| p)
+            });
+            let has = kernels::merged(k).merged.sched_cache;
+            let shared = crate::llc_balancing::resolve(k.name, has, &self.sched);
+            // `sched` applies to both sides: its errors once, from the first side that has them
+            if let Err(e) = &shared {
+                for x in e {
+                    if !errs.contains(x) {
+                        errs.push(x.clone());
                     }
                 }
-                let has = kernels::merged(k).merged.sched_cache;
-                match crate::llc_balancing::resolve(k.name, has, &self.sched) {
-                    Ok(l) => patches.llc = l,
-                    Err(e) => errs.extend(e),
-                }
-                // a side's own knob settings (`KEY=VALUE` in its list), over `sched`
-                for (field, names) in [("a", &self.a), ("b", &self.b)] {
-                    let own = side_settings(names);
-                    if own.is_empty() {
-                        continue;
-                    }
-                    match crate::llc_balancing::resolve(k.name, has, &own) {
-                        Err(e) => errs.extend(e.into_iter().map(|x| {
+            }
+            // a side's own knob settings (`KEY=VALUE` in its list), over `sched`
+            let own = side_settings(names);
+            let own_ok = own.is_empty()
+                || match crate::llc_balancing::resolve(k.name, has, &own) {
+                    Err(e) => {
+                        errs.extend(e.into_iter().map(|x| {
                             let msg = format!("{}: {}", x.field, x.message);
                             FieldError::new(field, msg)
-                        })),
-                        Ok(_) if (field == "a") == (side == Side::A) => {
-                            let mut all = self.sched.clone();
-                            all.extend(own);
-                            if let Ok(l) = crate::llc_balancing::resolve(k.name, has, &all) {
-                                patches.llc = l;
-                            }
-                        }
-                        Ok(_) => {}
+                        }));
+                        false
                     }
+                    Ok(_) => true,
+                };
+            match resolved {
+                Err(e) => errs.push(e),
+                Ok(mut p) if this == side => {
+                    if let Ok(l) = shared {
+                        p.llc = l;
+                    }
+                    if own_ok && !own.is_empty() {
+                        let mut all = self.sched.clone();
+                        all.extend(own);
+                        if let Ok(l) = crate::llc_balancing::resolve(k.name, has, &all) {
+                            p.llc = l;
+                        }
+                    }
+                    patches = p;
+                    kernel = Some(k);
                 }
+                Ok(_) => {}
             }
         }
         if let Some(spec) = &spec {
@@ -470,7 +510,7 @@ impl Experiment {
     /// Checked before an A/B runs (`compare`, the page); a one-side `run` never needs it.
     pub fn check_ab(&self) -> Result<(), Invalid> {
         let (a, b) = (self.run_spec(Side::A)?, self.run_spec(Side::B)?);
-        if a.patches != b.patches {
+        if a.patches != b.patches || a.kernel != b.kernel {
             return Ok(());
         }
         let k = a.kernel;
@@ -562,6 +602,49 @@ mod tests {
             err.0[0].message.starts_with("llc_balancing/enabled:"),
             "{}",
             err.0[0].message
+        );
+    }
+
+    /// `kernel_b` makes an A/B of two releases: each side resolves its toggles against its own
+    /// release, the A/B is not refused for having no toggle, and a bad B release is named as
+    /// `kernel_b` (A still validates on its own).
+    #[test]
+    fn an_ab_of_two_releases_resolves_each_side_on_its_own() {
+        let mut e = Experiment {
+            kernel_b: Some("6.19".into()),
+            ..Default::default()
+        };
+        e.machine.preset = "gnr-2s-96c-snc3".into();
+        e.check_ab().unwrap();
+        let (a, b) = (e.run_spec(Side::A).unwrap(), e.run_spec(Side::B).unwrap());
+        assert_eq!((a.kernel, b.kernel), ("6.18", "6.19"));
+        assert_ne!(
+            a.patches, b.patches,
+            "6.19 merged the serialize-after-swb fix"
+        );
+        // B's toggles are relative to B's release: asking 6.19's merged fix off is refused on b
+        e.b = vec!["-serialize-after-swb".into()];
+        let err = e.validate().unwrap_err();
+        assert_eq!(err.0[0].field, "b", "{err:?}");
+        e.b.clear();
+        e.kernel_b = Some("9.9".into());
+        let err = e.validate().unwrap_err();
+        assert_eq!(err.0.len(), 1, "{err:?}");
+        assert_eq!(err.0[0].field, "kernel_b");
+        assert!(
+            e.run_spec(Side::A).is_err(),
+            "a bad B refuses the whole A/B"
+        );
+        // B on A's release is the one-release A/B it always was
+        e.kernel_b = Some("6.18".into());
+        assert_eq!(e.run_spec(Side::B).unwrap().kernel, "6.18");
+        let a_only = Experiment {
+            kernel_b: None,
+            ..e.clone()
+        };
+        assert_eq!(
+            e.run_spec(Side::B).unwrap().patches,
+            a_only.run_spec(Side::B).unwrap().patches
         );
     }
 

@@ -272,7 +272,22 @@ impl Delta {
     /// The seed mails' shape: each figure as a % change from A to B.
     pub fn to_text(&self, a: &Report, b: &Report) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "A: {}\nB: {}\n", side_text(a), side_text(b));
+        // an A/B of two releases names each side's
+        let release = |r: &Report| {
+            if a.kernel != b.kernel {
+                format!("kernel {}: ", r.kernel)
+            } else {
+                String::new()
+            }
+        };
+        let _ = writeln!(
+            s,
+            "A: {}{}\nB: {}{}\n",
+            release(a),
+            side_text(a),
+            release(b),
+            side_text(b)
+        );
         let _ = writeln!(s, "{:<28} {:>14} {:>14} {:>9}", "", "A", "B", "change");
         let row = |s: &mut String, name: &str, x: f64, y: f64, d: f64| {
             let _ = writeln!(s, "{name:<28} {x:>14.3} {y:>14.3} {d:>+8.2}%");

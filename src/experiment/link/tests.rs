@@ -376,6 +376,29 @@ fn links_without_kernel_are_6_18_forever() {
     );
 }
 
+/// B's own release round-trips in a link, B's toggles are checked against it (not A's), and an
+/// unknown one is named as `kernel_b` and kept, so the A/B does not run B on A's release.
+#[test]
+fn kernel_b_round_trips_and_b_is_checked_against_it() {
+    let q =
+        "v=1&kernel_b=6.19&machine=gnr-2s-96c-snc3&hz=1000&workload=oltp&a=&b=&seconds=0.3&seed=1";
+    let (e, errs) = decode_link(q);
+    assert!(errs.is_empty(), "{errs:?}");
+    assert_eq!(
+        (e.kernel.as_str(), e.kernel_b.as_deref()),
+        ("6.18", Some("6.19"))
+    );
+    assert_eq!(encode_link(&e), q);
+    // asking 6.19's merged fix off is B's error, and fine on A's 6.18 (it was never merged there)
+    let (_, errs) = decode_link("v=1&kernel_b=6.19&b=-serialize-after-swb");
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].field, "b");
+    let (e, errs) = decode_link("v=1&kernel_b=5.4");
+    assert_eq!(errs.len(), 1);
+    assert_eq!(errs[0].field, "kernel_b");
+    assert!(e.validate().is_err(), "a refused release must not run");
+}
+
 /// A toggle the release merged cannot be asked off: the error names the side, the patch and
 /// the release, the name is kept and the experiment does not validate.
 #[test]

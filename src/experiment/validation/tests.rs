@@ -73,6 +73,49 @@ fn a_storys_rows_are_checked_on_its_own_run() {
     assert!(check(&["lat-gnr-snc3-far"], &e, &a, &b).is_empty());
 }
 
+/// One definition of a row's figure (issue 44 item 1): a story's verdict on its own run at the
+/// steady state and "How close is the model?" at the same seconds, one repeat and the story's seed
+/// give the same number, bit for bit, for every story row.
+#[test]
+fn a_storys_verdict_is_its_rows_figure_for_the_same_run() {
+    for st in crate::experiment::stories::stories() {
+        if st.rows.is_empty() {
+            continue;
+        }
+        let s = Settings {
+            seconds: 0.02,
+            warmup: Warmup::Auto,
+            repeats: 1,
+            seed: st.experiment.seed,
+            threads: 1,
+        };
+        let mut e = st.experiment.clone();
+        e.seconds = s.seconds;
+        e.warmup = 0.0; // the story's own (0.3 s) does not fit the short run; auto resolves it
+        s.warmup.apply(&mut e).unwrap();
+        let (a, b) = (
+            vec![crate::run(&e, Side::A).unwrap()],
+            vec![crate::run(&e, Side::B).unwrap()],
+        );
+        let story: Vec<f64> = check(st.rows, &e, &a, &b)
+            .iter()
+            .map(|c| c.outcome.model)
+            .collect();
+        let rows: Vec<Row> = st.rows.iter().map(|id| row(id).unwrap().clone()).collect();
+        let table: Vec<f64> = validate(&rows, &s)
+            .unwrap()
+            .iter()
+            .map(|o| o.model)
+            .collect();
+        assert_eq!(
+            story.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            table.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            "{}: {story:?} vs {table:?}",
+            st.name
+        );
+    }
+}
+
 /// A story's verdicts compare its own run with its rows: every row must be that run (machine,
 /// workload, A and B), or the page would judge one machine by another's figure.
 #[test]
