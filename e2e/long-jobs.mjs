@@ -33,4 +33,24 @@ export function registerLongJobs({ test, openPage, RUN_TIMEOUT }) {
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  test('i44.2 how sure: runs sized by this browser\'s measured speed, the experiment\'s own seconds when the screen fits, shortened and said so when not', async () => {
+    const { page, problems } = await openPage('?v=1&machine=gnr-2s-96c-snc3&workload=oltp&client=remote&clients=1152&a=&b=skip-not-due&seconds=0.6&warmup=0.3&seed=1');
+    const noteAfter = async (rate) => {
+      await page.evaluate(([k, r]) => localStorage.setItem(k, String(r)), [STORE, rate]);
+      await page.focus('#howsure-seeds'); // the note is recomputed when the panel gets focus
+      await page.focus('#howsure-seconds');
+      return page.textContent('#howsure-note');
+    };
+    // the form's estimate arrives with its first validation
+    await page.waitForFunction(() => /^\d+ runs/.test(document.getElementById('howsure-note').textContent), null, { timeout: 10000 });
+    const slow = await noteAfter(0.01);
+    const m = /× 1 seed, ([\d.]+) s simulated each \(the experiment's 0\.6 s, shortened so that the screen takes about 2 min/.exec(slow);
+    assert.ok(m, slow);
+    assert.ok(Number(m[1]) < 0.6 && Number(m[1]) >= 0.01, slow);
+    const fast = await noteAfter(1e-9);
+    assert.match(fast, /× 1 seed, 0\.6 s simulated each \(the experiment's own: the screen fits/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
 }

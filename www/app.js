@@ -36,6 +36,7 @@ let currentLink = null; // canonical link (encode_link) of the form while it is 
 let last = null; // the last finished run: {id, exp, link, reports, compare, topo: {a, b}}
 let lastValidation = null; // the last model check: {rows, seconds, repeats}, beside a story's verdict
 let formWork = null; // the form's experiment's estimated events per run (validate's `work`), for the time left
+let formSeconds = null; // the simulated seconds formWork is of
 let selectedCpu = null;
 
 const charts = new Charts();
@@ -70,7 +71,8 @@ async function onReady(presets) {
     form = new ScenarioForm(presets, onFormChange);
     setupImport(engine, form, presets);
     setupRtapp(engine, form);
-    setupHowsure(engine, () => form.get(), () => { starting = 'howsure'; stopAll('replaced'); }, cardsFigures);
+    setupHowsure(engine, () => form.get(), () => { starting = 'howsure'; stopAll('replaced'); }, cardsFigures,
+      () => (formWork && formSeconds ? formWork / formSeconds : null));
     // the load curve: a story's own when the form is that story's experiment
     setupCurve(engine, () => form.get(), () => (storyShown && currentLink === storyLinks.get(storyShown.name) ? storyShown : null),
       () => { starting = 'curve'; stopAll('replaced'); });
@@ -221,6 +223,7 @@ async function syncNow() {
     const experiment = errors.length ? d.experiment : form.get();
     const v = await engine.call(MSG.validate, { experiment });
     formWork = Number(v.work) || null;
+    formSeconds = Number(experiment.seconds) || null;
     errors = errors.concat((v.errors || []).filter((e) => !errors.some((x) => x.field === e.field)));
     validateErrors = errors;
     await machineSummary(experiment, errors);

@@ -15,7 +15,9 @@ function words(sec) {
   return `about ${(sec / 3600).toFixed(1)} h left`;
 }
 
-function storedRate() {
+/** This browser's measured speed from earlier jobs: wall ms per estimated event on one worker, or
+ * null before any job finished. */
+export function storedRate() {
   try {
     const x = Number(globalThis.localStorage?.getItem(STORE));
     return Number.isFinite(x) && x > 0 ? x : null;

@@ -7,13 +7,17 @@
 // tornado of the chosen figure (CSS bars) with its table (the chart's text alternative).
 import { $, h, clear, setText, fmtFixed } from './dom.js';
 import { PROTOCOL } from './engine.js';
-import { Eta } from './eta.js';
+import { Eta, storedRate } from './eta.js';
 
 const { MSG } = PROTOCOL;
 
-/** Simulated seconds per run unless the user types some: the experiment's, capped here (the screen
- * has 2k+1 points, each A and B per seed: 82 runs for one seed). */
+/** Simulated seconds per run unless the user types some, while this browser's speed is not yet
+ * measured (no job finished): the experiment's, capped here (the screen has 2k+1 points, each A and
+ * B per seed: 98 runs for one seed). */
 export const HOWSURE_SECONDS_CAP = 0.05;
+/** Once the speed is measured, the wall time a screen may take when no seconds are typed: the
+ * experiment's own seconds when the screen fits in it, else the longest runs that fit. */
+export const HOWSURE_BUDGET_S = 120;
 
 // the panel's own names for the fields it sets
 const FIELD = { seconds: 'seconds per run', repeats: 'seeds', assume: 'assume (the link\'s assume.NAME keys)' };
@@ -21,24 +25,42 @@ const describe = (e) => (e.errors?.length ? e.errors.map((x) => `${FIELD[x.field
 const secs = (x) => String(Number(Number(x).toPrecision(6)));
 const value = (key, x) => (key === 'throughput_pct' ? `${fmtFixed(x, 2, true)}%` : `${fmtFixed(x, 2)}%`);
 
-/** Seconds per run: the typed value if any, else the experiment's seconds capped. */
-function runSeconds(expSeconds, typed) {
+/**
+ * Seconds per run: the typed value if any; else the experiment's own, or, when the screen would
+ * take longer than HOWSURE_BUDGET_S at this browser's measured speed (eta.js), the longest runs that
+ * fit (at least 0.01 s); before any speed is measured, the experiment's capped at HOWSURE_SECONDS_CAP.
+ * `cost`: {runs, eventsPerSec (the experiment's estimated events per simulated second), workers}.
+ */
+function runSeconds(expSeconds, typed, cost) {
   const t = String(typed ?? '').trim();
-  if (t !== '') return { seconds: Number(t), typed: true };
+  if (t !== '') return { seconds: Number(t), typed: true, by: 'typed' };
   const s = Number(expSeconds);
-  return { seconds: Number.isFinite(s) && s > 0 ? Math.min(s, HOWSURE_SECONDS_CAP) : HOWSURE_SECONDS_CAP, typed: false };
+  if (!(Number.isFinite(s) && s > 0)) return { seconds: HOWSURE_SECONDS_CAP, typed: false, by: 'cap' };
+  const rate = storedRate();
+  if (rate && cost?.eventsPerSec > 0 && cost.runs > 0) {
+    // wall ms = runs × seconds × events/s × ms/event ÷ workers
+    const fit = (HOWSURE_BUDGET_S * 1000 * Math.max(1, cost.workers)) / (cost.runs * cost.eventsPerSec * rate);
+    if (fit >= s) return { seconds: s, typed: false, by: 'fits' };
+    return { seconds: Math.max(0.01, Number(fit.toPrecision(2))), typed: false, by: 'speed' };
+  }
+  return { seconds: Math.min(s, HOWSURE_SECONDS_CAP), typed: false, by: 'cap' };
 }
 
 /**
  * Wires the panel (once the engine is ready). `current()`: the form's experiment; `stopOthers()`:
- * stops whatever the page runs (an A/B run, a sweep still preparing) before the screen starts.
+ * stops whatever the page runs (an A/B run, a sweep still preparing) before the screen starts;
+ * `eventsPerSec()`: the form's experiment's estimated events per simulated second (sizes the runs
+ * to the speed), or null.
  */
-export function setupHowsure(engine, current, stopOthers, cards = () => null) {
+export function setupHowsure(engine, current, stopOthers, cards = () => null, eventsPerSec = () => null) {
   const panel = $('howsure');
   let summary = null; // the engine's Summary of the last finished screen
   let ranges = [];
   let token = 0; // a newer start or a cancel makes an older plan call stale
   let screened = null; // {seconds, warmup} the screen ran against the experiment's
+
+  // what a screen of `runs` runs of `exp` costs: the engine's event estimate per simulated second
+  const costOf = (runs) => ({ runs, eventsPerSec: Number(eventsPerSec()), workers: engine.workers?.length ?? 1 });
 
   const setState = (state, text) => {
     panel.dataset.state = state;
@@ -50,13 +72,19 @@ export function setupHowsure(engine, current, stopOthers, cards = () => null) {
   const note = () => {
     const exp = current();
     if (!exp) return;
-    const { seconds, typed } = runSeconds(exp.seconds, $('howsure-seconds').value);
     const n = Math.max(1, Math.floor(Number($('howsure-seeds').value)) || 1);
     const k = engine.presets?.assumptions?.length ?? 0;
     const runs = (2 * k + 1) * 2 * n;
+    const { seconds, by } = runSeconds(exp.seconds, $('howsure-seconds').value, costOf(runs));
+    const why = {
+      typed: '',
+      fits: ` (the experiment's own: the screen fits about ${HOWSURE_BUDGET_S / 60} min at this browser's measured speed)`,
+      speed: ` (the experiment's ${secs(exp.seconds)} s, shortened so that the screen takes about ${HOWSURE_BUDGET_S / 60} min at this browser's measured speed; the band is then of another figure than the cards', said with it; type more for a closer screen)`,
+      cap: ` (the experiment's ${secs(exp.seconds)} s, capped at ${HOWSURE_SECONDS_CAP} s until a first run has measured this browser's speed; type more for a closer screen)`,
+    }[by];
     const set = Object.entries(exp.assume || {}).map(([name, v]) => `${name} = ${v}`);
     setText('howsure-note', `${runs} runs: ${2 * k + 1} points (the table's values, then ${k} assumptions at each end) × A and B × ${n} seed${n === 1 ? '' : 's'}, ` +
-      `${secs(seconds)} s simulated each${typed ? '' : ` (the experiment's ${secs(exp.seconds)} s, capped at ${HOWSURE_SECONDS_CAP} s to keep it affordable; type more for a closer screen)`}.` +
+      `${secs(seconds)} s simulated each${why}.` +
       (set.length ? ` This experiment sets assumptions (${set.join(', ')}, from its link): the screen varies them itself and starts from the table's values, so remove them from the link to screen it.` : ''));
   };
 
@@ -65,8 +93,9 @@ export function setupHowsure(engine, current, stopOthers, cards = () => null) {
     const exp = current();
     if (!exp) return;
     const my = ++token;
-    const { seconds } = runSeconds(exp.seconds, $('howsure-seconds').value);
     const repeats = Math.floor(Number($('howsure-seeds').value));
+    const k = engine.presets?.assumptions?.length ?? 0;
+    const { seconds } = runSeconds(exp.seconds, $('howsure-seconds').value, costOf((2 * k + 1) * 2 * Math.max(1, repeats || 1)));
     setText('howsure-error', '');
     setState('preparing', 'planning the screen…');
     // the experiment's warm-up where it fits the screen's runs; else none (the start-up is in the
