@@ -1,6 +1,7 @@
 // The reference scenarios of `schedplay bench`, compiled to wasm and run in Node.js (the engine
 // the page's worker runs), so native and wasm speeds stand side by side.
 // Usage: node scripts/bench-wasm.mjs <dir with wasm-bindgen --target nodejs output> [seconds]
+// Env: BENCH_RUNS (runs per scenario, default 3), BENCH_ONLY (only scenarios whose name contains it)
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
@@ -16,6 +17,18 @@ const scenarios = [
   ['milan-2s/oltp+cache-aware', { ...base, machine: { preset: 'milan-2s' }, workload: { name: 'oltp' }, a: ['cache-aware'] }],
   ['custom-4096/spin', { ...base, machine: { preset: 'custom', sockets: 8, cores_per_socket: 256, nodes_per_socket: 2 }, workload: { name: 'spin' } }],
 ];
+// the scenarios the page's stories run, side A, as `schedplay bench` runs them: each story's own
+// experiment at `seconds`, its warm-up kept where it fits in half the run, and seed 002's hackbench
+const story = (name) => {
+  const e = wasm.presets().stories.find((s) => s.name === name).experiment;
+  return { ...e, seconds, warmup: Math.min(e.warmup ?? 0, seconds / 2) };
+};
+scenarios.push(
+  ['story/sched-balance-running', story('sched-balance-running')],
+  ['story/cache-aware-false-sharing', story('cache-aware-false-sharing')],
+  ['milan-2s/hackbench+cache-aware', { ...base, machine: { preset: 'milan-2s' }, workload: { name: 'hackbench' }, a: ['cache-aware'] }],
+);
+const ONLY = process.env.BENCH_ONLY ?? '';
 
 console.log(`${'scenario (wasm, Node ' + process.version + ')'.padEnd(20)}  CPUs   sim s/wall s      events/s   ns/switch   ns/event   RSS MiB`);
 // Wall and CPU time are the medians of RUNS runs: single runs on a shared 2-core VM vary by ±30%.
@@ -23,7 +36,7 @@ console.log(`${'scenario (wasm, Node ' + process.version + ')'.padEnd(20)}  CPUs
 // switch (rq->nr_switches summed, the report's counter) and per simulated event: figures that do
 // not move with the workload's intensity, unlike sim s / wall s.
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-for (const [name, exp] of scenarios) {
+for (const [name, exp] of scenarios.filter(([n]) => n.includes(ONLY))) {
   const walls = [];
   const cpus = [];
   let r;
@@ -42,5 +55,5 @@ for (const [name, exp] of scenarios) {
   const cpu = cpus.sort((x, y) => x - y)[cpus.length >> 1];
   const switches = Math.max(1, r.counters.context_switches ?? 0);
   const rss = process.memoryUsage().rss / 1048576;
-  console.log(`${name.padEnd(28)} ${String(r.machine.cpus).padStart(5)} ${(r.sim_seconds / wall).toFixed(3).padStart(14)} ${Math.round(r.events / wall).toString().padStart(13)} ${Math.round(cpu * 1e9 / switches).toString().padStart(11)} ${(cpu * 1e9 / Math.max(1, r.events)).toFixed(1).padStart(10)} ${rss.toFixed(1).padStart(9)}`);
+  console.log(`${name.padEnd(32)} ${String(r.machine.cpus).padStart(5)} ${(r.sim_seconds / wall).toFixed(3).padStart(14)} ${Math.round(r.events / wall).toString().padStart(13)} ${Math.round(cpu * 1e9 / switches).toString().padStart(11)} ${(cpu * 1e9 / Math.max(1, r.events)).toFixed(1).padStart(10)} ${rss.toFixed(1).padStart(9)}`);
 }

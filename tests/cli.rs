@@ -153,7 +153,10 @@ fn bench_prints_one_measured_row_per_reference_scenario() {
             "gnr-2s-snc3/oltp",
             "gnr-2s-96c-snc3/oltp",
             "milan-2s/oltp+cache-aware",
-            "custom-4096/spin"
+            "custom-4096/spin",
+            "story/sched-balance-running",
+            "story/cache-aware-false-sharing",
+            "milan-2s/hackbench+cache-aware"
         ]
     );
     // sim s, sim s/wall s, events/s, ns/switch, ns/event

@@ -29,11 +29,42 @@ fn scenarios(seconds: f64) -> Vec<(&'static str, Experiment)> {
     spin.machine.overrides.nodes_per_socket = Some(2);
     spin.workload.name = "spin".into();
     spin.seconds = seconds;
-    vec![
+    let mut all = vec![
         ("gnr-2s-snc3/oltp", gnr),
         ("gnr-2s-96c-snc3/oltp", gnr96),
         ("milan-2s/oltp+cache-aware", milan),
         ("custom-4096/spin", spin),
+    ];
+    all.extend(story_scenarios(seconds));
+    all
+}
+
+/// The scenarios the page's stories and curves run, side A (the unpatched side, where seed 000's
+/// storm is): each story's own experiment at `seconds`, its warm-up kept where it fits in half the
+/// run (the steady state is what curves and validation measure), and hackbench as seed 002's
+/// validation row runs it (milan-2s, cache-aware).
+fn story_scenarios(seconds: f64) -> Vec<(&'static str, Experiment)> {
+    use schedplay::experiment::stories;
+    let story = |name: &str| {
+        let mut e = stories::find(name)
+            .map(|s| s.experiment)
+            .unwrap_or_default();
+        e.seconds = seconds;
+        e.warmup = e.warmup.min(seconds / 2.0);
+        e
+    };
+    let mut hackbench = Experiment::default();
+    hackbench.machine.preset = "milan-2s".into();
+    hackbench.workload.name = "hackbench".into();
+    hackbench.a = vec!["cache-aware".into()];
+    hackbench.seconds = seconds;
+    vec![
+        ("story/sched-balance-running", story("sched-balance-running")),
+        (
+            "story/cache-aware-false-sharing",
+            story("cache-aware-false-sharing"),
+        ),
+        ("milan-2s/hackbench+cache-aware", hackbench),
     ]
 }
 
@@ -113,7 +144,7 @@ pub(crate) fn main(args: BenchArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     println!(
-        "{:<28} {:>6} {:>10} {:>12} {:>14} {:>11} {:>11} {:>12}   (median of {RUNS} processes by CPU time)",
+        "{:<32} {:>6} {:>10} {:>12} {:>14} {:>11} {:>11} {:>12}   (median of {RUNS} processes by CPU time)",
         "scenario",
         "CPUs",
         "sim s",
@@ -156,7 +187,7 @@ pub(crate) fn main(args: BenchArgs) -> ExitCode {
         let (sim, events, wall, rss, cpus, switches, cpu) =
             (f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
         println!(
-            "{name:<28} {cpus:>6} {sim:>10.3} {:>12.3} {:>14.0} {:>11.0} {:>11.1} {:>9.1} MiB",
+            "{name:<32} {cpus:>6} {sim:>10.3} {:>12.3} {:>14.0} {:>11.0} {:>11.1} {:>9.1} MiB",
             sim / wall,
             events / wall,
             cpu * 1e9 / switches.max(1.0),
