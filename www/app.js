@@ -429,7 +429,9 @@ async function startRun(story = null) {
   job.eta = new Eta(Object.fromEntries(seeds.flatMap((_, i) => ['a', 'b'].map((s) => [`${s}${i}`, formWork]))), engine.workers.length);
   $('progress').value = 0;
   const guess = job.eta.text(); // shown at once: a first guess from earlier jobs, if any
-  setText('progress-label', `A 0% · B 0%${guess ? ` · ${guess}` : ''}`);
+  const startText = `A 0% · B 0%${guess ? ` · ${guess}` : ''}`;
+  setText('progress-label', startText);
+  setText('results-progress', `(${startText})`);
   setState('running', n > 1 ? `running A and B, ${n} seeds each…` : 'running A and B…');
   // seed-major, so the first seed of both sides starts first (its charts fill first)
   seeds.forEach((seed, i) => {
