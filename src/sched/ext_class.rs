@@ -432,10 +432,12 @@ impl Engine {
     }
 
     /// Prices the shared lines the core touched during one call on CPU `c` through the
-    /// cache-line model, one after the other from the CPU's cursor, as code that prices its own
-    /// time (`buffered_store`'s callers do the same); returns the time they took.
+    /// cache-line model, one after the other from now, as code that prices its own time
+    /// (`ttwu_queue_wakelist` does the same): requests reach the lines in the order of simulated
+    /// time, never from a CPU's cursor ahead of it (which would hold a line for everyone past
+    /// now); returns the time they took.
     fn scx_price(&mut self, c: usize, touched: &[(Shared, Touch)]) -> u64 {
-        let start = self.cpus[c].exec.cursor.max(self.now);
+        let start = self.now;
         let mut at = start;
         for &(what, touch) in touched {
             let line = self.scx_line(what);

@@ -45,7 +45,7 @@ mod wake_flags;
 mod wakeup;
 
 pub use balance::DomainRuntime;
-pub use ext_class::{ExtClass, ScxObject};
+pub use ext_class::{BPF_INSN_PS, ExtClass, ScxObject};
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Histogram, Metrics, Series, Sym, UpdateCurrCaller};
 pub use net_rx::NetCounts;
