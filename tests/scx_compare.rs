@@ -5,6 +5,8 @@
 //! the engine's invariants hold with tasks in DSQs, the DSQ counts agree with what the scheduler
 //! does, and the run is deterministic.
 
+mod golden;
+
 use schedplay::experiment::scenario::scx::ScxChoice;
 use schedplay::{Delta, Experiment, Run, Side, run_ab};
 
@@ -89,5 +91,17 @@ fn an_object_the_loader_refuses_is_a_field_error_naming_it() {
             .message
             .contains("junk.bpf.o: refused by the loader"),
         "{err:?}"
+    );
+}
+
+#[test]
+fn scx_golden_report_hash() {
+    let r = schedplay::run(&golden::scx_experiment(), Side::B).unwrap();
+    assert!(r.scx.is_some());
+    assert_eq!(
+        r.report_hash,
+        golden::SCX_HASH.trim(),
+        "if on purpose, write {} to tests/golden/scx_hash.txt",
+        r.report_hash
     );
 }
