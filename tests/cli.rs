@@ -389,6 +389,17 @@ fn schema_doc_lists_every_report_field() {
             &["--kernel", "6.19", "--features", "NO_NI_RANDOM"],
         ]
         .concat(),
+        // scx: printed when a sched_ext scheduler ran the side
+        &[
+            &small[..],
+            &[
+                "--workload",
+                "hackbench",
+                "--scx-a",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/tests/bpf/fifo.bpf.o"),
+            ],
+        ]
+        .concat(),
     ] {
         let mut args = vec!["run", "--json"];
         args.extend(extra);

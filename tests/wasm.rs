@@ -19,6 +19,13 @@ fn report_hash_matches_native() {
     assert_eq!(r.report_hash, golden::HASH.trim());
 }
 
+/// A sched_ext side (the fixture's BPF run by the interpreter) gives the native hash too.
+#[wasm_bindgen_test]
+fn scx_report_hash_matches_native() {
+    let r = schedplay::run(&golden::scx_experiment(), Side::B).unwrap();
+    assert_eq!(r.report_hash, golden::SCX_HASH.trim());
+}
+
 #[wasm_bindgen_test]
 fn sim_in_slices_equals_one_shot_and_same_seed_repeats() {
     let e = serde_wasm_bindgen::to_value(&golden::experiment()).unwrap();

@@ -18,6 +18,7 @@ import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
 import { setupTrace } from './trace.js';
 import { setupImport } from './import.js';
 import { setupRtapp } from './rtapp.js';
+import { setupScx } from './scx.js';
 import { showSchedstat } from './schedstat.js';
 import { renderClaim, renderVerdict } from './story.js';
 import { Eta } from './eta.js';
@@ -71,6 +72,7 @@ async function onReady(presets) {
     form = new ScenarioForm(presets, onFormChange);
     setupImport(engine, form, presets);
     setupRtapp(engine, form);
+    setupScx(form);
     setupHowsure(engine, () => form.get(), () => { starting = 'howsure'; stopAll('replaced'); }, cardsFigures,
       () => (formWork && formSeconds ? formWork / formSeconds : null));
     // the load curve: a story's own when the form is that story's experiment

@@ -424,6 +424,9 @@ export class ScenarioForm {
       kernel,
       ...($('kernel-b').value ? { kernel_b: $('kernel-b').value } : {}),
       ...(Object.keys(sched).length ? { sched } : {}),
+      // a BPF scheduler per side (www/scx.js): the file picked replaces the loaded experiment's
+      ...(this.scx?.a ? { scx_a: this.scx.a } : {}),
+      ...(this.scx?.b ? { scx_b: this.scx.b } : {}),
     };
   }
 

@@ -69,7 +69,10 @@ export function renderSide(side, r, bounds = null) {
   }
   if (w.max > 0) $('summary').dataset.wakeup = '1';
   const hash = r.report_hash === undefined ? '' : String(r.report_hash);
-  $(`summary-${side}-hash`).textContent = hash ? `report ${hash} · ${fmtInt(r.events)} events · ${fmt(r.sim_seconds, 3)} s simulated` : '';
+  // the side's sched_ext scheduler (report `scx`), and why it was disabled if it was
+  const x = r.scx;
+  const scx = x ? ` · sched_ext ${x.ops_name} (${x.file})${x.exit ? `, disabled at ${fmt(x.exit.at_s, 3)} s: ${x.exit.reason}: ${x.exit.msg}` : ''}` : '';
+  $(`summary-${side}-hash`).textContent = hash ? `report ${hash} · ${fmtInt(r.events)} events · ${fmt(r.sim_seconds, 3)} s simulated${scx}` : '';
   $(`card-${side}`).dataset.reportHash = hash;
 }
 

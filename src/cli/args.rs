@@ -203,6 +203,15 @@ pub(crate) struct ScenarioArgs {
     /// sched features of side B only (after --features; replaces its list).
     #[arg(long, value_name = "NAMES", allow_hyphen_values = true)]
     pub(crate) features_b: Option<String>,
+    /// A sched_ext scheduler (a `.bpf.o` built with clang -target bpf) that runs side A's tasks
+    /// instead of the fair class, as when it is loaded with no SCX_OPS_SWITCH_PARTIAL (`run`
+    /// runs side A). An object the loader refuses is refused by name (section, helper, kfunc,
+    /// map type, relocation).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) scx_a: Option<String>,
+    /// The same for side B.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) scx_b: Option<String>,
     /// Run the scenario a share link describes (other flags override it).
     #[arg(long)]
     pub(crate) link: Option<String>,
@@ -280,6 +289,21 @@ impl ScenarioArgs {
         }
         if let Some(f) = &self.features_b {
             e.features_b = split_list(f);
+        }
+        for (field, path, slot) in [
+            ("scx_a", &self.scx_a, &mut e.scx_a),
+            ("scx_b", &self.scx_b, &mut e.scx_b),
+        ] {
+            let Some(path) = path else { continue };
+            match std::fs::read(path) {
+                Ok(bytes) => {
+                    let file = std::path::Path::new(path)
+                        .file_name()
+                        .map_or(path.clone(), |f| f.to_string_lossy().into_owned());
+                    *slot = Some(scenario::scx::ScxChoice::from_bytes(&file, &bytes));
+                }
+                Err(err) => errs.push(FieldError::new(field, format!("{path}: {err}"))),
+            }
         }
         if let Some(m) = &self.machine {
             e.machine = MachineChoice {

@@ -75,6 +75,8 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         features: None,
         features_a: None,
         features_b: None,
+        scx_a: None,
+        scx_b: None,
         machine: None,
         machine_file: None,
         layout: Layout::default(),

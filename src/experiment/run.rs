@@ -22,6 +22,8 @@ pub struct Run {
     /// The sched features switched from the release's defaults (the report lists them).
     feature_names: Vec<String>,
     seed: u64,
+    /// The side's sched_ext object file name, if one runs it.
+    scx_file: Option<String>,
     series_sent: usize,
     /// End of the warm-up, ns (0: none).
     warmup_ns: u64,
@@ -45,7 +47,7 @@ impl Run {
             },
             |w| w.unit,
         );
-        let engine = sched::Engine::new(
+        let engine = sched::Engine::new_with_scx(
             spec.topo,
             spec.patches,
             spec.hz,
@@ -53,7 +55,12 @@ impl Run {
             wl,
             sample_ns,
             spec.assume,
-        );
+            spec.scx.as_ref(),
+        )
+        .map_err(|e| {
+            let field = if side == Side::A { "scx_a" } else { "scx_b" };
+            crate::error::FieldError::new(field, e)
+        })?;
         let warmup_ns = (spec.warmup * 1e9) as u64;
         Ok(Run {
             warmup_ns,
@@ -67,6 +74,7 @@ impl Run {
             sched: spec.sched,
             feature_names: spec.feature_names,
             seed: spec.seed,
+            scx_file: spec.scx_file,
             series_sent: 0,
         })
     }
@@ -119,14 +127,18 @@ impl Run {
     }
 
     pub fn report(&mut self) -> Report {
-        Report::from_engine(
+        let r = Report::from_engine(
             &mut self.engine,
             &self.workload,
             self.unit,
             &self.patch_names,
             self.seed,
         )
-        .on_kernel(self.kernel, &self.sched, &self.feature_names)
+        .on_kernel(self.kernel, &self.sched, &self.feature_names);
+        match &self.scx_file {
+            Some(f) => r.with_scx(&self.engine, f),
+            None => r,
+        }
     }
 
     pub fn engine(&self) -> &sched::Engine {

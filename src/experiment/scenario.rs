@@ -47,6 +47,7 @@ pub fn hz_error(given: &str) -> FieldError {
 }
 
 mod machine_keys;
+pub mod scx;
 pub use machine_keys::{MACHINE_KEYS, MachineKey};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -129,6 +130,13 @@ pub struct Experiment {
     /// The same for side B.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub features_b: Vec<String>,
+    /// A sched_ext scheduler that runs side A's tasks instead of the fair class (`scenario/scx.rs`).
+    /// Absent = none, and not written then, so every older scenario reproduces bit-identically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scx_a: Option<scx::ScxChoice>,
+    /// The same for side B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scx_b: Option<scx::ScxChoice>,
 }
 
 fn default_kernel() -> String {
@@ -181,6 +189,10 @@ pub struct RunSpec {
     pub warmup: f64,
     /// The assumed figures (the table's, with the scenario's overrides).
     pub assume: Assumptions,
+    /// The side's sched_ext scheduler, if any (opened once: the loader accepts it).
+    pub scx: Option<crate::sched::ScxObject>,
+    /// Its file name.
+    pub scx_file: Option<String>,
 }
 
 impl Default for Experiment {
@@ -209,6 +221,8 @@ impl Default for Experiment {
             assume: BTreeMap::new(),
             features_a: vec![],
             features_b: vec![],
+            scx_a: None,
+            scx_b: None,
         }
     }
 }
@@ -430,6 +444,17 @@ impl Experiment {
                 Ok(_) => {}
             }
         }
+        let mut scx = None;
+        if let Some(spec) = &spec {
+            for (field, c) in [("scx_a", &self.scx_a), ("scx_b", &self.scx_b)] {
+                let Some(c) = c else { continue };
+                match scx::resolve(field, c, spec.nr_cpus() as u32) {
+                    Ok(o) if (field == "scx_a") == (side == Side::A) => scx = Some(o),
+                    Ok(_) => {}
+                    Err(e) => errs.push(e),
+                }
+            }
+        }
         if let Some(spec) = &spec {
             let cpus = spec.nr_cpus();
             let tasks = workload::task_count(&self.workload.name, &knobs, cpus as usize);
@@ -489,6 +514,12 @@ impl Experiment {
             knobs,
             warmup: self.warmup,
             assume,
+            scx,
+            scx_file: match side {
+                Side::A => self.scx_a.as_ref(),
+                Side::B => self.scx_b.as_ref(),
+            }
+            .map(|c| c.file.clone()),
         })
     }
 }

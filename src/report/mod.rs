@@ -4,6 +4,7 @@
 
 pub mod domains_state;
 pub mod schedstat;
+pub mod scx;
 pub mod settled;
 mod text;
 
@@ -192,6 +193,10 @@ pub struct Report {
     /// (`oltp client=remote`, `hammerdb`); absent otherwise. Since schema 9.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkReport>,
+    /// The sched_ext scheduler that ran the side's tasks instead of the fair class (`scx.rs`);
+    /// absent for the fair class, so its reports hash as before. Since schema 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scx: Option<scx::ScxReport>,
 }
 
 /// The receive path of requests from another host (`sched/net_rx.rs`), over the whole run.
@@ -212,7 +217,7 @@ pub struct NetworkReport {
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
-pub const REPORT_SCHEMA: u32 = 9;
+pub const REPORT_SCHEMA: u32 = 10;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -483,6 +488,7 @@ impl Report {
             } else {
                 0.0
             },
+            scx: None,
             network: e.net_counts().map(|(nic, c)| NetworkReport {
                 queues: nic.queues(),
                 irq_cpus: {
@@ -508,6 +514,13 @@ impl Report {
         };
         r.rehash();
         r
+    }
+
+    /// The report with its `scx` section (`file`: the object's name), hash updated.
+    pub fn with_scx(mut self, e: &Engine, file: &str) -> Report {
+        self.scx = scx::scx_report(e, file);
+        self.rehash();
+        self
     }
 
     /// The report of a run on `kernel` (the name of a `kernels::KERNELS` entry) with the kernel

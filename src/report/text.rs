@@ -154,6 +154,9 @@ impl Report {
                 n.woken_on_irq_cpu_pct
             );
         }
+        if let Some(x) = &self.scx {
+            let _ = writeln!(s, "{}", scx_text(x));
+        }
         let _ = writeln!(
             s,
             "\n# perf report (cycles, non-idle)\n# Overhead  Command  Shared Object      Symbol"
@@ -265,7 +268,44 @@ fn side_text(r: &Report) -> String {
     if !r.features.is_empty() {
         t.push_str(&format!("; sched features {}", r.features.join(",")));
     }
+    if let Some(x) = &r.scx {
+        t.push_str(&format!("; sched_ext {} ({})", x.ops_name, x.file));
+        if let Some(ei) = &x.exit {
+            t.push_str(&format!(", disabled at {:.3} s: {}", ei.at_s, ei.reason));
+        }
+    }
     t
+}
+
+/// The sched_ext lines of a report: the scheduler, its ops calls, inserts per DSQ, kicks, and
+/// the kernel's "disabled" line if it exited.
+fn scx_text(x: &super::scx::ScxReport) -> String {
+    let mut s = format!(
+        "sched_ext: {} ({}), {} BPF instructions ({:.3}% of CPU time)",
+        x.ops_name, x.file, x.insns, x.bpf_time_pct
+    );
+    let calls: Vec<String> = (x.op_calls.iter())
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    let _ = write!(s, "\n  ops calls: {}", calls.join(", "));
+    let dsq: Vec<String> = (x.dispatched.iter())
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    let _ = write!(
+        s,
+        "\n  inserts per DSQ: {}; kicks {} ({} IPIs)",
+        dsq.join(", "),
+        x.kicks,
+        x.kick_ipis
+    );
+    if let Some(ei) = &x.exit {
+        let _ = write!(
+            s,
+            "\n  sched_ext: BPF scheduler \"{}\" disabled ({}) at {:.6} s\n  sched_ext: {}: {}",
+            x.ops_name, ei.reason, ei.at_s, x.ops_name, ei.msg
+        );
+    }
+    s
 }
 
 impl Delta {

@@ -92,6 +92,10 @@ impl Engine {
                 ));
             }
         }
+        if let Some(x) = self.scx.as_deref().filter(|x| !x.switched_back) {
+            // an ext task not running is in the BPF scheduler's hands or in a DSQ
+            self.check_scx(x, &mut seen)?;
+        }
         for (t, task) in self.tasks.iter().enumerate() {
             // runnable, running, or blocked but delayed (DELAY_DEQUEUE): on exactly one queue
             let queued = matches!(task.state, TaskState::Running | TaskState::Runnable)

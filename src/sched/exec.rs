@@ -13,7 +13,7 @@ pub(super) enum Mode {
 }
 
 /// What kernel_exit decided.
-enum Exit {
+pub(super) enum Exit {
     /// The CPU left the kernel (to user space or idle).
     Left,
     /// State changed (a switch, a script step): look at the job queue again.
@@ -56,10 +56,10 @@ pub(crate) struct ExecState {
     /// waits until it has drained), and the function of its last store (charged for a drain at
     /// kernel exit).
     sb: StoreBuffer,
-    sb_sym: Sym,
+    pub(super) sb_sym: Sym,
     /// This kernel stay took an interrupt: it leaves through IRET, which drains the store buffer
     /// (SYSRET does not: `kernel_exit`).
-    interrupted: bool,
+    pub(super) interrupted: bool,
     /// A load or locked RMW whose request is on its way to the line's serialization point: the
     /// CPU waits for it (`Ev::Home`), and requests are served in their order of arrival there.
     request: Option<HomeRequest>,
@@ -551,6 +551,9 @@ impl Engine {
 
     /// All kernel work is done: resume the task, switch, or go idle.
     fn kernel_exit(&mut self, c: usize) -> Exit {
+        if self.scx_on() {
+            return self.kernel_exit_scx(c);
+        }
         // The store buffer drains on the way out through IRET (the return from an interrupt is
         // serializing) or __schedule (its rq lock is a locked instruction), not through SYSRET
         // (the return from a system call is not): SDM vol. 3A "Serializing instructions",
@@ -615,7 +618,7 @@ impl Engine {
         Exit::Left
     }
 
-    fn resume_user(&mut self, c: usize, t: TaskId) {
+    pub(super) fn resume_user(&mut self, c: usize, t: TaskId) {
         self.sched_finish(c, false);
         let now = self.cpus[c].exec.cursor.max(self.now);
         let rate = self.user_rate(c);

@@ -7,9 +7,9 @@ use super::*;
 /// A CPU's idle state.
 pub(crate) struct IdleState {
     /// The CPU went through the idle entry (and has not run a task since).
-    idle_entered: bool,
+    pub(super) idle_entered: bool,
     /// Newidle balancing ran since the CPU last ran a task.
-    newidle_done: bool,
+    pub(super) newidle_done: bool,
     idle_stamp: u64,
     pub(super) avg_idle: u64,
     /// The cpuidle governor's predicted idle duration (EWMA of idle periods), ns.

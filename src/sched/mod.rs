@@ -22,6 +22,7 @@ mod checks;
 mod eevdf;
 mod exec;
 pub mod ext;
+mod ext_class;
 mod idle;
 mod ilb;
 mod lb;
@@ -44,6 +45,7 @@ mod wake_flags;
 mod wakeup;
 
 pub use balance::DomainRuntime;
+pub use ext_class::{BPF_INSN_PS, ExtClass, ScxObject};
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Histogram, Metrics, Series, Sym, UpdateCurrCaller};
 pub use net_rx::NetCounts;
@@ -253,6 +255,9 @@ pub struct Engine {
     /// The network card and its receive queues (`net_rx.rs`; used by workloads whose requests
     /// come from another host).
     net: net_rx::NetState,
+    /// The sched_ext scheduler that runs every task instead of the fair class, if one is attached
+    /// (`ext_class.rs`).
+    scx: Option<Box<ExtClass>>,
 }
 
 impl Engine {
@@ -265,6 +270,25 @@ impl Engine {
         sample_ns: u64,
         assume: Assumptions,
     ) -> Engine {
+        Self::new_with_scx(topo, patches, hz, seed, workload, sample_ns, assume, None)
+            .expect("no BPF scheduler to refuse")
+    }
+
+    /// `new`, with every task run by the sched_ext scheduler in `scx` (a `.bpf.o`) when given
+    /// (`scx_enable`: all SCHED_NORMAL tasks switch to it). An object the loader refuses is an
+    /// error naming what it refused; one whose ops.init fails leaves the fair class in charge
+    /// (the report says why).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_with_scx(
+        topo: Topology,
+        patches: Patches,
+        hz: u32,
+        seed: u64,
+        workload: Box<dyn Workload>,
+        sample_ns: u64,
+        assume: Assumptions,
+        scx: Option<&ScxObject>,
+    ) -> Result<Engine, String> {
         let sd = SchedDomains::build(&topo, patches.snc3_distance_fix);
         let n = topo.nr_cpus();
         let tick_ns = 1_000_000_000 / hz as u64;
@@ -374,6 +398,7 @@ impl Engine {
             swapper_flips: vec![wakeup::WakeeFlips::NEW; n],
             net: net_rx::NetState::new(&topo, nr_tasks, seed),
             topo,
+            scx: None,
         };
         e.init_cache_aware();
         for t in 0..e.tasks.len() {
@@ -383,21 +408,32 @@ impl Engine {
                 e.tasks[t].recent_used_cpu = c;
             }
         }
-        for t in 0..e.tasks.len() {
-            // wake_up_new_task(): ENQUEUE_INITIAL placement
-            let c = e.tasks[t].cpu as usize;
-            e.enqueue_entity(c, t as TaskId, c, rq::Enq::Initial);
-            e.sched_info_enqueue(t as TaskId, 0);
+        let ext = match scx {
+            Some(o) => e.scx_enable(o)?,
+            None => false,
+        };
+        if !ext {
+            for t in 0..e.tasks.len() {
+                // wake_up_new_task(): ENQUEUE_INITIAL placement
+                let c = e.tasks[t].cpu as usize;
+                e.enqueue_entity(c, t as TaskId, c, rq::Enq::Initial);
+                e.sched_info_enqueue(t as TaskId, 0);
+            }
         }
         for c in 0..n {
             let first = e.cpus[c].tick.offset + e.tick_ns;
             e.q.push(first, Ev::Tick(c as u32, 0));
-            if !e.cpus[c].rq.queued.is_empty() {
+            let runnable = if ext {
+                e.tasks.iter().any(|t| t.cpu as usize == c)
+            } else {
+                !e.cpus[c].rq.queued.is_empty()
+            };
+            if runnable {
                 e.resched_cpu(c);
             }
         }
         e.q.push(sample_ns, Ev::Sample);
-        e
+        Ok(e)
     }
 
     pub fn jiffies(&self) -> u64 {

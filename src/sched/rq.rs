@@ -159,7 +159,7 @@ pub(super) enum Picked {
 
 /// Enqueue flags that change placement.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Enq {
+pub(crate) enum Enq {
     /// ENQUEUE_INITIAL: a new task (PLACE_DEADLINE_INITIAL: half a slice).
     Initial,
     /// ENQUEUE_WAKEUP.
@@ -854,6 +854,9 @@ impl Engine {
     /// Enqueue a woken task on `c`, by CPU `exec` (in the kernel), and decide on preemption
     /// (`wf`: the wake_flags ttwu_do_activate passes on).
     pub(super) fn enqueue(&mut self, c: usize, t: TaskId, exec: usize, wf: u32) {
+        if self.scx_on() {
+            return self.enqueue_scx(c, t, exec);
+        }
         let resched = self.enqueue_entity(c, t, exec, Enq::Wakeup);
         self.sched_info_enqueue(t, self.now);
         self.wakeup_preempt(c, t, exec, resched, wf);

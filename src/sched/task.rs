@@ -97,6 +97,10 @@ impl Engine {
                     self.block(c, t);
                     return;
                 }
+                Step::Exit if self.scx_on() => {
+                    self.dequeue_curr_scx(c, t, TaskState::Exited);
+                    return;
+                }
                 Step::Exit => {
                     self.tasks[t as usize].state = TaskState::Exited;
                     self.update_curr(c, UpdateCurrCaller::DequeueEntitySleep);
@@ -110,6 +114,9 @@ impl Engine {
     }
 
     fn block(&mut self, c: usize, t: TaskId) {
+        if self.scx_on() {
+            return self.dequeue_curr_scx(c, t, TaskState::Sleeping);
+        }
         self.dequeue_curr_sleep(c, t);
     }
 

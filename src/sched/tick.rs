@@ -78,6 +78,12 @@ impl Engine {
 
     /// sched_tick(): accounting, preemption, and the balance trigger.
     pub(super) fn sched_tick(&mut self, c: usize) {
+        if self.scx_on() {
+            // task_tick_scx; no balance trigger: fair is not an active class (ext_class.rs)
+            self.task_tick_scx(c);
+            self.kcharge(c, Sym::SchedTick, self.assume.tick_ns);
+            return;
+        }
         let jiffies = self.jiffies();
         // task_tick_fair → entity_tick: update_curr (a consumed request reschedules), PELT
         if self.update_curr(c, UpdateCurrCaller::EntityTick) {

@@ -84,7 +84,15 @@ impl Engine {
         let prev = self.tasks[t as usize].cpu as usize;
         // sync = (wake_flags & WF_SYNC) && !(current->flags & PF_EXITING): a waking task is alive
         let sync = wake_flags & WF_SYNC != 0;
-        let (target, sis_ns) = self.select_task_rq_fair(t, prev, waker_cpu, current, sync);
+        // select_task_rq(): the task's class picks the CPU (an ext op's time goes with the ttwu)
+        let (target, sis_ns, class_ns) = if self.scx_on() {
+            let wf = WF_TTWU | (wake_flags & WF_SYNC);
+            let (cpu, ns) = self.select_task_rq_scx(t, prev, waker_cpu, wf);
+            (cpu, 0, ns)
+        } else {
+            let (cpu, ns) = self.select_task_rq_fair(t, prev, waker_cpu, current, sync);
+            (cpu, ns, 0)
+        };
         self.ttwu_stat(waker_cpu, target);
         self.metrics.stall(waker_cpu, sis_ns);
         if target != prev {
@@ -106,11 +114,12 @@ impl Engine {
         self.trace_flow(waker_cpu, t, "wakeup");
         self.trace_waking(waker_cpu, t, prev, target);
         if self.patches.features.ttwu_queue && self.ttwu_queue_cond(waker_cpu, target) {
-            self.ttwu_queue_wakelist(t, waker_cpu, target, sis_ns);
+            self.ttwu_queue_wakelist(t, waker_cpu, target, sis_ns, class_ns);
             return;
         }
         // Remote enqueue: the waker takes the target rq's lock, in its first line.
         let ttwu_ns = self.assume.ttwu_ns
+            + class_ns
             + if target != waker_cpu {
                 self.rq_lock_remote(waker_cpu, target)
             } else {
@@ -157,7 +166,14 @@ impl Engine {
     /// polls (an idle CPU in mwait has TIF_POLLING_NRFLAG set: the store to its flags wakes it)
     /// [A]. The target enqueues the task itself (`sched_ttwu_pending`), when the IPI arrives or
     /// right after the waker's work for a polling one.
-    fn ttwu_queue_wakelist(&mut self, t: TaskId, waker_cpu: usize, target: usize, sis_ns: u64) {
+    fn ttwu_queue_wakelist(
+        &mut self,
+        t: TaskId,
+        waker_cpu: usize,
+        target: usize,
+        sis_ns: u64,
+        class_ns: u64,
+    ) {
         let rq_line = self.rq_lines[target].rq();
         let pending = self
             .lines
@@ -174,7 +190,7 @@ impl Engine {
         self.metrics.stall(waker_cpu, stall);
         let polling = self.cpus[target].exec.mode == Mode::Idle;
         let ipi = if polling { 0 } else { self.assume.ipi_send_ns };
-        let ttwu_ns = self.assume.ttwu_ns + stall + ipi;
+        let ttwu_ns = self.assume.ttwu_ns + class_ns + stall + ipi;
         self.tasks[t as usize].waking = true;
         let was_kernel = self.cpus[waker_cpu].exec.mode == Mode::Kernel;
         let at = if was_kernel {

@@ -8,76 +8,17 @@
 //! will make those calls is not built yet.
 
 use super::dsq::*;
+pub use super::internal::*;
 use super::kfuncs::KState;
 use super::vmlinux::{TASK_SCX, TASK_STRUCT_SIZE, V6_18};
 use crate::bpf::loader::{LoadError, LoadOptions, Object, StructOpsMap, load};
 use crate::bpf::vm::run;
-
-/// `SCX_SLICE_DFL` (include/linux/sched/ext.h:20).
-pub const SCX_SLICE_DFL: u64 = 20_000_000;
-/// `SCX_WATCHDOG_MAX_TIMEOUT` = 30 s (ext_internal.h:13), also the default.
-pub const SCX_WATCHDOG_MAX_TIMEOUT_NS: u64 = 30_000_000_000;
-/// `SCX_DSP_MAX_LOOPS` (ext.c): dispatch rounds per balance.
-pub const SCX_DSP_MAX_LOOPS: u32 = 32;
-/// `SCX_DSP_DFL_MAX_BATCH`.
-pub const SCX_DSP_DFL_MAX_BATCH: u32 = 32;
-/// Instructions one op call may run before it is ejected (the kernel's verifier bounds programs
-/// statically; without a verifier this budget stands in for it).
-pub const OP_BUDGET: u64 = 1_000_000;
-
-// `enum scx_exit_kind` (ext_internal.h:28).
-pub const SCX_EXIT_DONE: u32 = 1;
-pub const SCX_EXIT_UNREG_BPF: u32 = 65;
-pub const SCX_EXIT_ERROR: u32 = 1024;
-pub const SCX_EXIT_ERROR_BPF: u32 = 1025;
-pub const SCX_EXIT_ERROR_STALL: u32 = 1026;
-
-// enq flags (ext_internal.h:908) and wake flags.
-pub const SCX_ENQ_WAKEUP: u64 = 0x1;
-pub const SCX_ENQ_HEAD: u64 = 0x10;
-pub const SCX_ENQ_LAST: u64 = 1 << 41;
-pub const SCX_DEQ_SLEEP: u64 = 0x1;
 
 // Offsets in the simulated task_struct (vmlinux.rs).
 const T_PID: u64 = 0;
 const T_WEIGHT: u64 = TASK_SCX as u64 + 4;
 const T_SLICE: u64 = TASK_SCX as u64 + 48;
 const T_VTIME: u64 = TASK_SCX as u64 + 56;
-
-/// Why and when the BPF scheduler was disabled (what `scx_exit_info` and the kernel's
-/// "sched_ext: BPF scheduler ... disabled" line carry).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExitInfo {
-    pub kind: u32,
-    pub exit_code: i64,
-    pub reason: String,
-    pub msg: String,
-    pub at_ns: u64,
-}
-
-/// Which op is running: the kfunc context checks (`scx_kf_allowed`) read it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpCtx {
-    None,
-    SelectCpu,
-    Enqueue,
-    Dispatch,
-    /// Sleepable or unlocked ops (init, init_task, exit, ...).
-    Unlocked,
-    /// Any other op called with the rq lock held (running, stopping, tick, ...).
-    Rest,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Where {
-    /// Not runnable.
-    Off,
-    /// Runnable, in the hands of the BPF scheduler (ops.enqueue kept it).
-    Bpf,
-    /// In a DSQ.
-    Queued(u64),
-    Running(u32),
-}
 
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
@@ -285,6 +226,11 @@ impl ScxSched {
             .load(self.task_addr(t) + T_VTIME, 8)
             .unwrap_or(0)
     }
+    /// Sets `t`'s `scx.slice` (SCX_KICK_PREEMPT zeroes the running task's).
+    pub fn set_slice(&mut self, t: usize, ns: u64) {
+        let a = self.task_addr(t) + T_SLICE;
+        let _ = self.obj.mem.poke(a, &ns.to_le_bytes());
+    }
     pub fn set_vtime(&mut self, t: usize, v: u64) {
         let a = self.task_addr(t) + T_VTIME;
         let _ = self.obj.mem.poke(a, &v.to_le_bytes());
@@ -321,6 +267,9 @@ impl ScxSched {
             cpu
         };
         self.k.tasks[t].selected_cpu = Some(cpu);
+        self.k.tasks[t].ddsp = self.k.ddsp.take();
+        self.k.tasks[t].ddsp_vtime = self.k.ddsp_vtime.take();
+        self.k.ddsp_task = None;
         self.after_exit();
         cpu
     }
@@ -331,6 +280,8 @@ impl ScxSched {
         self.k.cur_cpu = cpu;
         self.k.tasks[t].cpu = cpu;
         self.k.tasks[t].runnable_at = self.k.now_ns;
+        self.k.ddsp = self.k.tasks[t].ddsp.take();
+        self.k.ddsp_vtime = self.k.tasks[t].ddsp_vtime.take();
         if enq_flags & SCX_ENQ_WAKEUP != 0 || self.k.tasks[t].wh == Where::Off {
             self.call("runnable", OpCtx::Rest, &[addr, enq_flags]);
         }
@@ -392,7 +343,10 @@ impl ScxSched {
         let e = self.k.local[c].pop()?;
         self.k.tasks[e.task].wh = Where::Running(cpu);
         self.k.tasks[e.task].cpu = cpu;
-        self.k.idle[c] = false;
+        if std::mem::replace(&mut self.k.idle[c], false) {
+            // __scx_update_idle(rq, false): cpumask_clear_cpu, an atomic bitop
+            self.k.touched.push((Shared::IdleMask, Touch::Atomic));
+        }
         let addr = self.task_addr(e.task);
         self.call("running", OpCtx::Rest, &[addr]);
         self.after_exit();
@@ -439,6 +393,9 @@ impl ScxSched {
 
     /// A CPU with nothing to run goes idle (the built-in idle mask, `update_idle`).
     pub fn set_idle(&mut self, cpu: u32, idle: bool) {
+        if self.k.idle[cpu as usize] != idle {
+            self.k.touched.push((Shared::IdleMask, Touch::Atomic));
+        }
         self.k.idle[cpu as usize] = idle;
         self.call("update_idle", OpCtx::Rest, &[cpu as u64, idle as u64]);
         self.after_exit();

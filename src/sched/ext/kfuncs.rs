@@ -3,10 +3,11 @@
 //! themselves, as kernel/sched/ext.c and ext_idle.c define them for v6.18, including the context
 //! checks (`scx_kf_allowed`) that turn a kfunc called from the wrong op into an error.
 
-use super::core::{
-    ExitInfo, OpCtx, SCX_ENQ_HEAD, SCX_EXIT_ERROR, SCX_EXIT_ERROR_BPF, SCX_EXIT_UNREG_BPF, Where,
-};
 use super::dsq::*;
+use super::internal::{
+    ExitInfo, OpCtx, SCX_ENQ_HEAD, SCX_EXIT_ERROR, SCX_EXIT_ERROR_BPF, SCX_EXIT_UNREG_BPF, Shared,
+    Touch, Where,
+};
 use super::vmlinux::{TASK_SCX, kf};
 use crate::bpf::helpers;
 use crate::bpf::maps::Map;
@@ -25,6 +26,11 @@ pub struct TaskState {
     pub wh: Where,
     pub runnable_at: u64,
     pub selected_cpu: Option<u32>,
+    /// A direct dispatch select_cpu left for the enqueue (`p->scx.ddsp_dsq_id` and flags, and
+    /// the vtime of an insert_vtime): kept per task, as the wakeup's enqueue may come later
+    /// (through the target's wake list) after other wakeups' select_cpu.
+    pub ddsp: Option<(usize, u64, u64)>,
+    pub ddsp_vtime: Option<u64>,
 }
 
 pub struct KState {
@@ -56,6 +62,10 @@ pub struct KState {
     pub exit_called: bool,
     pub op_calls: BTreeMap<&'static str, u64>,
     pub insns: u64,
+    /// Shared lines touched since the engine last took them (it prices them).
+    pub touched: Vec<(Shared, Touch)>,
+    /// Tasks inserted into each DSQ, by id (local DSQs as `SCX_DSQ_LOCAL_ON | cpu`).
+    pub dispatched: BTreeMap<u64, u64>,
 }
 
 /// The `Host` a program runs against: the kernel state and the object's maps.
@@ -129,6 +139,8 @@ impl KState {
             exit_called: false,
             op_calls: BTreeMap::new(),
             insns: 0,
+            touched: Vec::new(),
+            dispatched: BTreeMap::new(),
         }
     }
 
@@ -144,6 +156,8 @@ impl KState {
             wh: Where::Off,
             runnable_at: 0,
             selected_cpu: None,
+            ddsp: None,
+            ddsp_vtime: None,
         });
         self.tasks.len() - 1
     }
@@ -156,7 +170,7 @@ impl KState {
         let reason = match kind {
             SCX_EXIT_UNREG_BPF => "unregistered from BPF",
             SCX_EXIT_ERROR_BPF => "scx_bpf_error",
-            super::core::SCX_EXIT_ERROR_STALL => "runnable task stall",
+            super::internal::SCX_EXIT_ERROR_STALL => "runnable task stall",
             SCX_EXIT_ERROR => "runtime error",
             _ => "disabled",
         };
@@ -215,22 +229,33 @@ impl KState {
             None => (Order::Fifo, 0),
         };
         let real = d.id;
-        if let Err(e) = d.insert(
+        let inserted = d.insert(
             Entry { task: t, vtime: v },
             order,
             flags & SCX_ENQ_HEAD != 0,
-        ) {
+        );
+        self.touched.push((Shared::Dsq(real), Touch::Atomic));
+        if let Err(e) = inserted {
             self.exit(SCX_EXIT_ERROR, 0, e);
             return;
         }
+        *self.dispatched.entry(real).or_default() += 1;
         self.tasks[t].wh = Where::Queued(real);
     }
 
     /// Moves the first task of DSQ `id` to `cpu`'s local DSQ (`consume_dispatch_q`).
     pub fn consume(&mut self, id: u64, cpu: u32) -> bool {
-        let Some(e) = self.dsq_mut(id, cpu).and_then(Dsq::pop) else {
+        let Some(d) = self.dsq_mut(id, cpu) else {
             return false;
         };
+        let real = d.id;
+        let popped = d.pop();
+        // an empty DSQ is seen without its lock (list_empty / nr read), a non-empty one is locked
+        let Some(e) = popped else {
+            self.touched.push((Shared::Dsq(real), Touch::Load));
+            return false;
+        };
+        self.touched.push((Shared::Dsq(real), Touch::Atomic));
         self.dispatch_enqueue(e.task, SCX_DSQ_LOCAL, cpu, 0, None);
         true
     }
@@ -246,6 +271,8 @@ impl KState {
     /// chosen idle CPU is claimed (test_and_clear). Returns (cpu, was idle).
     pub fn select_cpu_dfl(&mut self, prev: u32) -> (u32, bool) {
         let prev = prev.min(self.nr_cpus - 1);
+        // the idle mask is read, and a found CPU claimed with a test_and_clear
+        self.touched.push((Shared::IdleMask, Touch::Load));
         let pick = if self.idle[prev as usize] {
             Some(prev)
         } else {
@@ -254,6 +281,7 @@ impl KState {
         match pick {
             Some(c) => {
                 self.idle[c as usize] = false;
+                self.touched.push((Shared::IdleMask, Touch::Atomic));
                 (c, true)
             }
             None => (prev, false),
@@ -372,13 +400,17 @@ impl KState {
             kf::NR_CPU_IDS => self.nr_cpus as u64,
             kf::NR_NODE_IDS => 1,
             kf::CPU_NODE => 0,
-            kf::TEST_AND_CLEAR_CPU_IDLE => match self.idle.get_mut(a[0] as usize) {
-                Some(i) if *i => {
-                    *i = false;
-                    1
+            kf::TEST_AND_CLEAR_CPU_IDLE => {
+                // a test_and_clear_bit on the idle mask
+                self.touched.push((Shared::IdleMask, Touch::Atomic));
+                match self.idle.get_mut(a[0] as usize) {
+                    Some(i) if *i => {
+                        *i = false;
+                        1
+                    }
+                    _ => 0,
                 }
-                _ => 0,
-            },
+            }
             kf::ERROR_BSTR | kf::EXIT_BSTR => {
                 let (code, fmt, data, sz) = if id == kf::EXIT_BSTR {
                     (a[0] as i64, a[1], a[2], a[3])

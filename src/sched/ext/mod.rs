@@ -5,5 +5,6 @@
 
 pub mod core;
 pub mod dsq;
+pub mod internal;
 pub mod kfuncs;
 pub mod vmlinux;
