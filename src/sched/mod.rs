@@ -47,7 +47,7 @@ mod wake_flags;
 mod wakeup;
 
 pub use balance::DomainRuntime;
-pub use ext_class::{BPF_INSN_PS, ExtClass, ScxObject};
+pub use ext_class::{BPF_INSN_PS, ExtClass, ScxObject, check_supported as scx_check_supported};
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Histogram, Metrics, Series, Sym, UpdateCurrCaller};
 pub use net_rx::NetCounts;
