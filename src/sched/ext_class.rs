@@ -36,6 +36,21 @@ pub struct ScxObject {
     pub options: Vec<(String, u64)>,
 }
 
+/// `SCX_OPS_SWITCH_PARTIAL` (ext_internal.h `enum scx_ops_flags`).
+const SCX_OPS_SWITCH_PARTIAL: u64 = 8;
+
+/// What the seam cannot run yet, refused by name: a scheduler with `SCX_OPS_SWITCH_PARTIAL` takes
+/// only SCHED_EXT tasks, and no workload here sets that policy (it would run nothing).
+pub fn check_supported(s: &ScxSched) -> Result<(), String> {
+    if s.ops.uint("flags") & SCX_OPS_SWITCH_PARTIAL != 0 {
+        return Err(format!(
+            "sched_ext_ops.flags of '{}' has SCX_OPS_SWITCH_PARTIAL: only SCHED_EXT tasks would switch to it, and no workload here sets that policy (load it without the partial-switch option)",
+            s.k.name
+        ));
+    }
+    Ok(())
+}
+
 /// `p->scx.weight` from the load weight (set_task_scx_weight: sched_weight_to_cgroup, 100 for
 /// nice 0, 1..10000).
 fn scx_weight(load_weight: u32) -> u32 {
@@ -80,6 +95,7 @@ impl Engine {
     pub(super) fn scx_enable(&mut self, o: &ScxObject) -> Result<bool, String> {
         let n = self.cpus.len() as u32;
         let mut sched = ScxSched::open(&o.bytes, Config { nr_cpus: n }).map_err(|e| e.0)?;
+        check_supported(&sched)?;
         for (name, v) in &o.options {
             let size = sched.obj.global(name).map_or(8, |g| g.size.min(8) as usize);
             sched.obj.set_global(name, &v.to_le_bytes()[..size])?;

@@ -14,7 +14,9 @@
 //!   (sched_balance_newidle), `ilb.rs` (_nohz_idle_balance) and `lb.rs` (the body of
 //!   sched_balance_rq): load balancing;
 //! - `wakeup.rs`, `cache_aware.rs`: wakeup placement, cache-aware scheduling;
-//! - `checks.rs`: run-time invariant checks and read-outs; `metrics.rs`: what a run measures.
+//! - `checks.rs`: run-time invariant checks and read-outs; `metrics.rs`: what a run measures;
+//! - `ext_class.rs`: the `sched_class` seam to sched_ext (`ext/`): when a BPF scheduler is
+//!   attached, the class-dependent call sites above branch there instead of to the fair class.
 
 mod balance;
 mod cache_aware;
@@ -45,7 +47,7 @@ mod wake_flags;
 mod wakeup;
 
 pub use balance::DomainRuntime;
-pub use ext_class::{BPF_INSN_PS, ExtClass, ScxObject};
+pub use ext_class::{BPF_INSN_PS, ExtClass, ScxObject, check_supported as scx_check_supported};
 pub use locality::{CLASS_NAMES, Figures, LocalityReport, MACHINE_FIGURES, stat as loc_stat};
 pub use metrics::{Counter, Histogram, Metrics, Series, Sym, UpdateCurrCaller};
 pub use net_rx::NetCounts;

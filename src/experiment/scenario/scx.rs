@@ -57,6 +57,8 @@ pub fn resolve(field: &str, c: &ScxChoice, nr_cpus: u32) -> Result<ScxObject, Fi
     let mut s = ScxSched::open(&bytes, Config { nr_cpus }).map_err(|e| {
         FieldError::new(field, format!("{}: refused by the loader: {}", c.file, e.0))
     })?;
+    crate::sched::scx_check_supported(&s)
+        .map_err(|e| FieldError::new(field, format!("{}: {e}", c.file)))?;
     for (name, v) in &c.options {
         let size = s.obj.global(name).map_or(8, |g| g.size.min(8) as usize);
         s.obj

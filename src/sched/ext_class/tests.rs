@@ -148,3 +148,13 @@ fn unknown_global_option_is_refused_by_name() {
     .unwrap();
     assert!(err.contains("no_such_option"), "{err}");
 }
+
+#[test]
+fn a_partial_switch_scheduler_is_refused_by_name() {
+    let mut s = ScxSched::open(FIFO, Config { nr_cpus: 2 }).unwrap();
+    assert!(check_supported(&s).is_ok(), "fifo switches every task");
+    let flags = s.ops.data.get_mut("flags").expect("fifo's ops has flags");
+    flags[0] |= SCX_OPS_SWITCH_PARTIAL as u8;
+    let err = check_supported(&s).unwrap_err();
+    assert!(err.contains("SCX_OPS_SWITCH_PARTIAL"), "{err}");
+}
