@@ -380,6 +380,8 @@ fn schema_doc_lists_every_report_field() {
             &["--workload", "oltp", "--set", "client=remote"],
         ]
         .concat(),
+        // serve: an open-loop workload's block
+        &[&small[..], &["--workload", "serve"]].concat(),
         // features: printed when a side switches one
         &[
             &small[..],

@@ -192,6 +192,29 @@ pub struct Report {
     /// (`oltp client=remote`, `hammerdb`); absent otherwise. Since schema 9.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkReport>,
+    /// An open-loop workload's (`serve`) rates and latency percentiles over the measured window;
+    /// absent otherwise. Since schema 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serve: Option<ServeReport>,
+}
+
+/// Open-loop serving (`workload/serve.rs`): what the driver host sent, what came back, and the
+/// latency from the request's arrival at the card to its reply's departure plus the link.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ServeReport {
+    /// The rate the driver host sends at, requests/s.
+    pub offered_per_sec: f64,
+    /// Replies per measured second.
+    pub achieved_per_sec: f64,
+    pub p50_us: f64,
+    pub p90_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    /// Requests dropped: always 0, the model never drops (the driver sends on schedule and TCP
+    /// holds a backlog); an overload shows as `outstanding` and `achieved_per_sec` < offered.
+    pub drops: u64,
+    /// Requests sent and not yet answered when the run ended.
+    pub outstanding: u64,
 }
 
 /// The receive path of requests from another host (`sched/net_rx.rs`), over the whole run.
@@ -212,7 +235,7 @@ pub struct NetworkReport {
 
 /// The version of the report JSON (docs/SCHEMA.md). Fields are only ever added; each addition
 /// bumps this number.
-pub const REPORT_SCHEMA: u32 = 9;
+pub const REPORT_SCHEMA: u32 = 10;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -505,6 +528,23 @@ impl Report {
             } else {
                 BTreeMap::new()
             },
+            serve: wl.open_loop().map(|o| {
+                let us = |q: f64| h.quantile(q) as f64 / 1e3;
+                ServeReport {
+                    offered_per_sec: o.offered_per_sec,
+                    achieved_per_sec: if measured_secs > 0.0 {
+                        m.completions as f64 / measured_secs
+                    } else {
+                        0.0
+                    },
+                    p50_us: us(0.5),
+                    p90_us: us(0.9),
+                    p99_us: us(0.99),
+                    p999_us: us(0.999),
+                    drops: 0,
+                    outstanding: o.outstanding,
+                }
+            }),
         };
         r.rehash();
         r
