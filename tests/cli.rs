@@ -241,6 +241,11 @@ fn negative_numbers_get_field_errors() {
         ),
         (&["bench", "--seconds", "-1"], "seconds"),
         (&["run", "--set", "hz=-250"], "hz"),
+        (&["maxload", "--percentile", "0"], "percentile"),
+        (&["maxload", "--percentile", "100.1"], "percentile"),
+        (&["maxload", "--bound-us", "0"], "bound_us"),
+        (&["maxload", "--bound-us", "-5"], "bound_us"),
+        (&["maxload", "--workload", "hackbench"], "workload"),
     ] {
         let (code, out, err) = schedplay(args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -882,4 +887,50 @@ fn a_sweep_refuses_an_imported_machine() {
         err.contains("machine_file: a sweep resizes the machine"),
         "{err}"
     );
+}
+
+#[test]
+fn maxload_prints_the_rate_at_the_bound_and_its_shards_merge_to_the_same_bytes() {
+    let base = [
+        "maxload",
+        "--machine",
+        "genoa-vm-16",
+        "--seconds",
+        "0.02",
+        "--repeat",
+        "3",
+        "--precision-pct",
+        "10",
+        "--bound-us",
+        "300",
+    ];
+    let (code, text, err) = schedplay(&base);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("rate at the bound (p99 ≤ 300 µs): "),
+        "{text}"
+    );
+    assert!(text.contains("95% interval ["), "{text}");
+    let dir = std::env::temp_dir().join(format!("schedplay-maxload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        let (code, out, err) = schedplay(&[&base[..], &["--shard", &shard]].concat());
+        assert_eq!(code, 0, "{err}");
+        let f = dir.join(format!("m{i}.jsonl"));
+        std::fs::write(&f, out).unwrap();
+        files.push(f.to_string_lossy().to_string());
+    }
+    let merge: Vec<&str> = ["maxload", "--merge"]
+        .into_iter()
+        .chain(files.iter().rev().map(String::as_str))
+        .collect();
+    let (code, merged, err) = schedplay(&merge);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(merged, text);
+    let (_, json, _) = schedplay(&[&base[..], &["--json"]].concat());
+    let (_, merged_json, _) = schedplay(&[&merge[..], &["--json"]].concat());
+    assert_eq!(merged_json, json);
+    std::fs::remove_dir_all(&dir).ok();
 }
