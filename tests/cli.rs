@@ -934,3 +934,36 @@ fn maxload_prints_the_rate_at_the_bound_and_its_shards_merge_to_the_same_bytes()
     assert_eq!(merged_json, json);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn run_prints_schbench_v1_percentiles() {
+    let (code, out, err) = schedplay(&[
+        "run",
+        "--machine",
+        "milan-2s",
+        "--workload",
+        "schbench",
+        "--seconds",
+        "0.05",
+        "--schbench-v1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let at = out
+        .find("Wakeup Latencies percentiles (usec) runtime 0 (s) (")
+        .expect(&out);
+    let block: Vec<&str> = out[at..].lines().collect();
+    assert!(
+        block[1].starts_with("\t  50.0th: ") && block[1].ends_with(" samples)"),
+        "{out}"
+    );
+    assert!(block[3].starts_with("\t* 99.0th: "), "{out}");
+    assert!(
+        block[7].starts_with("RPS percentiles (requests) runtime 0 (s) ("),
+        "{out}"
+    );
+    assert!(block[9].starts_with("\t* 50.0th: "), "{out}");
+    assert!(out.contains("\naverage rps: "), "{out}");
+    let (code, _, err) = schedplay(&["run", "--schbench-v1", "--repeat", "2", "--seconds", "0.01"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("schbench_v1: "), "{err}");
+}

@@ -3,6 +3,7 @@
 //! `text`, the drift check `settled`.
 
 pub mod domains_state;
+pub mod schbench_v1;
 pub mod schedstat;
 pub mod settled;
 mod text;
