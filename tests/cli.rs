@@ -244,6 +244,11 @@ fn negative_numbers_get_field_errors() {
         ),
         (&["bench", "--seconds", "-1"], "seconds"),
         (&["run", "--set", "hz=-250"], "hz"),
+        (&["maxload", "--percentile", "0"], "percentile"),
+        (&["maxload", "--percentile", "100.1"], "percentile"),
+        (&["maxload", "--bound-us", "0"], "bound_us"),
+        (&["maxload", "--bound-us", "-5"], "bound_us"),
+        (&["maxload", "--workload", "hackbench"], "workload"),
     ] {
         let (code, out, err) = schedplay(args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -383,6 +388,8 @@ fn schema_doc_lists_every_report_field() {
             &["--workload", "oltp", "--set", "client=remote"],
         ]
         .concat(),
+        // serve: an open-loop workload's block
+        &[&small[..], &["--workload", "serve"]].concat(),
         // features: printed when a side switches one
         &[
             &small[..],
@@ -894,4 +901,83 @@ fn a_sweep_refuses_an_imported_machine() {
         err.contains("machine_file: a sweep resizes the machine"),
         "{err}"
     );
+}
+
+#[test]
+fn maxload_prints_the_rate_at_the_bound_and_its_shards_merge_to_the_same_bytes() {
+    let base = [
+        "maxload",
+        "--machine",
+        "genoa-vm-16",
+        "--seconds",
+        "0.02",
+        "--repeat",
+        "3",
+        "--precision-pct",
+        "10",
+        "--bound-us",
+        "300",
+    ];
+    let (code, text, err) = schedplay(&base);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("rate at the bound (p99 ≤ 300 µs): "),
+        "{text}"
+    );
+    assert!(text.contains("95% interval ["), "{text}");
+    let dir = std::env::temp_dir().join(format!("schedplay-maxload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        let (code, out, err) = schedplay(&[&base[..], &["--shard", &shard]].concat());
+        assert_eq!(code, 0, "{err}");
+        let f = dir.join(format!("m{i}.jsonl"));
+        std::fs::write(&f, out).unwrap();
+        files.push(f.to_string_lossy().to_string());
+    }
+    let merge: Vec<&str> = ["maxload", "--merge"]
+        .into_iter()
+        .chain(files.iter().rev().map(String::as_str))
+        .collect();
+    let (code, merged, err) = schedplay(&merge);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(merged, text);
+    let (_, json, _) = schedplay(&[&base[..], &["--json"]].concat());
+    let (_, merged_json, _) = schedplay(&[&merge[..], &["--json"]].concat());
+    assert_eq!(merged_json, json);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn run_prints_schbench_v1_percentiles() {
+    let (code, out, err) = schedplay(&[
+        "run",
+        "--machine",
+        "milan-2s",
+        "--workload",
+        "schbench",
+        "--seconds",
+        "0.05",
+        "--schbench-v1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let at = out
+        .find("Wakeup Latencies percentiles (usec) runtime 0 (s) (")
+        .expect(&out);
+    let block: Vec<&str> = out[at..].lines().collect();
+    assert!(
+        block[1].starts_with("\t  50.0th: ") && block[1].ends_with(" samples)"),
+        "{out}"
+    );
+    assert!(block[3].starts_with("\t* 99.0th: "), "{out}");
+    assert!(
+        block[7].starts_with("RPS percentiles (requests) runtime 0 (s) ("),
+        "{out}"
+    );
+    assert!(block[9].starts_with("\t* 50.0th: "), "{out}");
+    assert!(out.contains("\naverage rps: "), "{out}");
+    let (code, _, err) = schedplay(&["run", "--schbench-v1", "--repeat", "2", "--seconds", "0.01"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("schbench_v1: "), "{err}");
 }

@@ -1290,6 +1290,14 @@ fn rand_valid_small(rng: &mut SimRng) -> Experiment {
                 set("virtual_users", 1 + rng.below(200));
             }
         }
+        "serve" => {
+            set("threads", 1 + rng.below(16));
+            set("connections", 1 + rng.below(64));
+            set("rate", 1000 + rng.below(400_000));
+            if rng.below(2) == 0 {
+                set("set_pct", rng.below(101));
+            }
+        }
         "schbench" => {
             let m = 1 + rng.below(8);
             set("message_threads", m);

@@ -6,6 +6,7 @@ mod bench;
 mod compare;
 mod curve;
 mod link;
+mod maxload;
 mod merge;
 mod presets;
 mod run;
@@ -154,6 +155,23 @@ SCHED_SOFTIRQs per tick (f) and sched_balance_running cmpxchgs per second. --sha
 points i with i mod N == I as JSON lines; --merge joins them (the bytes of the unsharded curve's
 lines) and prints the curve.")]
     Curve(curve::CurveArgs),
+    /// The highest request rate whose latency percentile stays under a bound (Lancet's search),
+    /// for an open-loop workload (`serve`, the default here).
+    #[command(after_help = "\
+Examples:
+  schedplay maxload --machine genoa-vm-16 --percentile 99 --bound-us 1000 --seconds 0.2 --repeat 3
+  schedplay maxload --machine genoa-vm-16 --kernel 6.19 --features NO_NI_RANDOM --repeat 3
+  schedplay maxload --machine genoa-vm-16 --repeat 4 --shard 0/2 > m0.jsonl   # ... 1/2
+  schedplay maxload --merge m0.jsonl m1.jsonl
+
+Each probe is a whole run at one rate, warm-up auto (steady state). From --from the rate doubles
+while the probe is under the bound (halves while over), then bisects the bracket to --precision-pct.
+A probe is under the bound when the percentile is at most the bound and the replies kept up (at
+least 95% of the offered rate). The bisection is sequential, so the repeats shard: each repeat is a
+whole search with its own seed, the rate at the bound is their mean with its 95% interval.
+--shard I/N runs the repeats i with i mod N == I as JSON lines; --merge joins them (the bytes of
+the unsharded lines) and prints the table.")]
+    Maxload(maxload::MaxLoadArgs),
     /// Simulation speed and memory of the reference scenarios (each in its own process).
     #[command(after_help = "\
 Examples:
@@ -176,5 +194,6 @@ pub fn main() -> ExitCode {
         Cmd::Bench(a) => bench::main(a),
         Cmd::Stories => stories::main(),
         Cmd::Curve(a) => curve::main(a),
+        Cmd::Maxload(a) => maxload::main(a),
     }
 }

@@ -35,6 +35,10 @@ pub(crate) struct RunArgs {
     /// from 6.19); with --json, the report gets a `domains_state` array (docs/SCHEMA.md).
     #[arg(long, conflicts_with_all = ["trace", "schedstat"])]
     pub(crate) domains_state: bool,
+    /// After the report, print schbench v1.0's summary of the measured window: Wakeup and
+    /// Request Latencies percentiles (usec) and RPS percentiles, as schbench prints them (text only).
+    #[arg(long, conflicts_with_all = ["json", "trace", "schedstat", "domains_state"])]
+    pub(crate) schbench_v1: bool,
 }
 
 pub(crate) fn main(args: RunArgs) -> ExitCode {
@@ -47,6 +51,7 @@ pub(crate) fn main(args: RunArgs) -> ExitCode {
         trace_to,
         schedstat,
         domains_state,
+        schbench_v1,
     } = args;
     // A link's B is the side `run --link` runs (the change under test); --patch overrides it.
     let given = (!patches.is_empty()).then(|| {
@@ -91,6 +96,13 @@ pub(crate) fn main(args: RunArgs) -> ExitCode {
         return print_report(&r, json);
     }
     if e.repeats > 1 {
+        if schbench_v1 {
+            let err = FieldError::new(
+                "schbench_v1",
+                "schbench's summary is of one run: repeats must be 1",
+            );
+            return fail(err.into());
+        }
         if schedstat {
             let err = FieldError::new("schedstat", "schedstat is of one run: repeats must be 1");
             return fail(err.into());
@@ -103,6 +115,16 @@ pub(crate) fn main(args: RunArgs) -> ExitCode {
             return fail(err.into());
         }
         return print_table(&e, &[side], threads, json);
+    }
+    if schbench_v1 {
+        let (r, text) = match schedplay::report::schbench_v1::run_with_schbench_v1(&e, side) {
+            Ok(x) => x,
+            Err(e) => return fail(e),
+        };
+        print!("{}", r.to_text());
+        println!("\n# schbench v1.0's summary of the measured window");
+        print!("{text}");
+        return ExitCode::SUCCESS;
     }
     if schedstat {
         let (r, st) = match schedplay::report::schedstat::run_with_schedstat(&e, side) {

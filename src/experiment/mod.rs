@@ -11,6 +11,7 @@ pub mod curve;
 pub mod grid;
 pub mod link;
 pub mod machine_summary;
+pub mod maxload;
 pub mod repeat;
 pub mod run;
 pub mod scenario;

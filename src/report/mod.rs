@@ -3,6 +3,7 @@
 //! `text`, the drift check `settled`.
 
 pub mod domains_state;
+pub mod schbench_v1;
 pub mod schedstat;
 pub mod scx;
 pub mod settled;
@@ -197,6 +198,29 @@ pub struct Report {
     /// absent for the fair class, so its reports hash as before. Since schema 10.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scx: Option<scx::ScxReport>,
+    /// An open-loop workload's (`serve`) rates and latency percentiles over the measured window;
+    /// absent otherwise. Since schema 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serve: Option<ServeReport>,
+}
+
+/// Open-loop serving (`workload/serve.rs`): what the driver host sent, what came back, and the
+/// latency from the request's arrival at the card to its reply's departure plus the link.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ServeReport {
+    /// The rate the driver host sends at, requests/s.
+    pub offered_per_sec: f64,
+    /// Replies per measured second.
+    pub achieved_per_sec: f64,
+    pub p50_us: f64,
+    pub p90_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    /// Requests dropped: always 0, the model never drops (the driver sends on schedule and TCP
+    /// holds a backlog); an overload shows as `outstanding` and `achieved_per_sec` < offered.
+    pub drops: u64,
+    /// Requests sent and not yet answered when the run ended.
+    pub outstanding: u64,
 }
 
 /// The receive path of requests from another host (`sched/net_rx.rs`), over the whole run.
@@ -511,6 +535,23 @@ impl Report {
             } else {
                 BTreeMap::new()
             },
+            serve: wl.open_loop().map(|o| {
+                let us = |q: f64| h.quantile(q) as f64 / 1e3;
+                ServeReport {
+                    offered_per_sec: o.offered_per_sec,
+                    achieved_per_sec: if measured_secs > 0.0 {
+                        m.completions as f64 / measured_secs
+                    } else {
+                        0.0
+                    },
+                    p50_us: us(0.5),
+                    p90_us: us(0.9),
+                    p99_us: us(0.99),
+                    p999_us: us(0.999),
+                    drops: 0,
+                    outstanding: o.outstanding,
+                }
+            }),
         };
         r.rehash();
         r

@@ -157,6 +157,20 @@ impl Report {
         if let Some(x) = &self.scx {
             let _ = writeln!(s, "{}", scx_text(x));
         }
+        if let Some(v) = &self.serve {
+            let _ = writeln!(
+                s,
+                "serve: offered {:.0}/s, achieved {:.0}/s, latency (usec) p50 {:.1} p90 {:.1} p99 {:.1} p99.9 {:.1} (card to reply, plus the link), drops {} (the model never drops), {} outstanding at the end",
+                v.offered_per_sec,
+                v.achieved_per_sec,
+                v.p50_us,
+                v.p90_us,
+                v.p99_us,
+                v.p999_us,
+                v.drops,
+                v.outstanding
+            );
+        }
         let _ = writeln!(
             s,
             "\n# perf report (cycles, non-idle)\n# Overhead  Command  Shared Object      Symbol"

@@ -251,6 +251,14 @@ impl Histogram {
         self.sum += v as u128;
     }
 
+    /// Each non-empty bucket as (its lower bound, its count), lowest first (the schbench v1.0
+    /// renderer walks them as schbench's calc_percentiles walks its own).
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        (self.buckets.iter().enumerate())
+            .filter(|(_, n)| **n > 0)
+            .map(|(i, &n)| (Self::lower_bound(i), n))
+    }
+
     /// The bucket a value `v` falls in, `[lower, upper)`: a quantile is its bucket's lower bound,
     /// so the true quantile lies somewhere in this range (1/32 of the value wide from 32 up). The
     /// page shows the range instead of one figure that two different runs can share.

@@ -188,8 +188,8 @@ enum Ev {
     /// A CPU's kernel request reaches its line's serialization point (`exec.rs`).
     Home(u32),
     Wake(TaskId),
-    /// A request of this task's connection reaches the network card (`net_rx.rs`).
-    Packet(TaskId),
+    /// A request of connection `.1`, served by task `.0`, reaches the network card (`net_rx.rs`).
+    Packet(TaskId, u32),
     /// A receive queue's moderation timer (queue, generation).
     NicIrq(u32, u32),
     Sample,
@@ -260,6 +260,10 @@ pub struct Engine {
     /// The sched_ext scheduler that runs every task instead of the fair class, if one is attached
     /// (`ext_class.rs`).
     scx: Option<Box<ExtClass>>,
+    /// The driver host's open-loop arrivals (`Workload::next_arrival`): a stream of their own.
+    arrivals: SimRng,
+    /// The workload sends open-loop requests: each arrival schedules the next.
+    open_loop: bool,
 }
 
 impl Engine {
@@ -358,6 +362,7 @@ impl Engine {
             }
         }
         let nr_tasks = tasks.len();
+        let workload_conns = workload.connections();
         let schedstat = Schedstat::new(&sd);
         let sched_info = schedstat::SchedInfo::new(n, tasks.len());
         let mut e = Engine {
@@ -398,10 +403,13 @@ impl Engine {
             schedstat_at: None,
             sched_info,
             swapper_flips: vec![wakeup::WakeeFlips::NEW; n],
-            net: net_rx::NetState::new(&topo, nr_tasks, seed),
+            net: net_rx::NetState::new(&topo, nr_tasks.max(workload_conns), seed),
+            arrivals: SimRng::new(seed ^ 0x6172_7269_7661_6c73), // "arrivals"
+            open_loop: false,
             topo,
             scx: None,
         };
+        e.schedule_arrival();
         e.init_cache_aware();
         for t in 0..e.tasks.len() {
             if let Some(c) = e.workload.initial_cpu(t as TaskId, &e.topo) {
@@ -521,7 +529,12 @@ impl Engine {
                 let cpu = self.tasks[t as usize].cpu as usize;
                 self.try_to_wake_up(t, cpu, wakeup::Waker::Timer, 0);
             }
-            Ev::Packet(t) => self.on_packet(t),
+            Ev::Packet(t, conn) => {
+                self.on_packet(t, conn);
+                if self.open_loop {
+                    self.schedule_arrival();
+                }
+            }
             Ev::NicIrq(q, g) => self.on_nic_timer(q, g),
             Ev::Sample => {
                 self.flush_accounting();

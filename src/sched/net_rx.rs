@@ -34,8 +34,8 @@ fn indirection_size(queues: usize) -> usize {
 /// One receive queue: the packets its ring holds, and its interrupt and NAPI state.
 #[derive(Clone, Debug, Default)]
 struct RxQueue {
-    /// Arrived packets not yet polled, oldest first (the connection's server task).
-    ring: VecDeque<TaskId>,
+    /// Arrived packets not yet polled, oldest first: the server task and its connection.
+    ring: VecDeque<(TaskId, u32)>,
     /// The moderation timer is running (the interrupt is armed and a packet is waiting).
     timer: bool,
     /// Bumped when the interrupt fires, so a pending moderation timer becomes a no-op.
@@ -59,21 +59,22 @@ pub struct NetCounts {
 pub(crate) struct NetState {
     pub nic: Nic,
     queues: Vec<RxQueue>,
-    /// RSS: each task's connection's queue (one connection per server thread).
+    /// RSS: each connection's queue (connection i is task i's, unless the workload has more
+    /// connections than tasks: `Workload::connections`).
     conn_queue: Vec<u32>,
     pub counts: NetCounts,
 }
 
 impl NetState {
-    /// The card of `topo` for `tasks` connections; `seed` draws the RSS key (the hash of each
+    /// The card of `topo` for `conns` connections; `seed` draws the RSS key (the hash of each
     /// connection's 4-tuple: the client's ephemeral port makes it uniform), on a stream of its
     /// own so that nothing else the run draws changes.
-    pub(super) fn new(topo: &Topology, tasks: usize, seed: u64) -> NetState {
+    pub(super) fn new(topo: &Topology, conns: usize, seed: u64) -> NetState {
         let nic = Nic::new(topo, topo.spec.nic_queues, topo.spec.nic_node);
         let n = nic.queues();
         let indir = indirection_size(n);
         let mut key = SimRng::new(seed ^ 0x7273_735f_6b65_7900); // "rss_key"
-        let conn_queue = (0..tasks)
+        let conn_queue = (0..conns)
             .map(|_| ((key.below(indir as u64) as usize) % n) as u32)
             .collect();
         NetState {
@@ -97,23 +98,33 @@ pub(crate) enum NetRxStep {
         queue: u32,
         polled: u32,
         task: TaskId,
+        conn: u32,
     },
 }
 
 impl Engine {
     /// `Step::AwaitRequest`: the next request of `t`'s connection reaches the card `ns` from now.
     pub(super) fn await_request(&mut self, t: TaskId, ns: u64) {
-        self.q.push(self.now + ns, Ev::Packet(t));
+        self.q.push(self.now + ns, Ev::Packet(t, t));
+    }
+
+    /// The driver host's next open-loop request (`Workload::next_arrival`), on its own stream.
+    pub(super) fn schedule_arrival(&mut self) {
+        if let Some(a) = self.workload.next_arrival(self.now, &mut self.arrivals) {
+            self.q
+                .push(a.at_ns.max(self.now), Ev::Packet(a.task, a.conn));
+            self.open_loop = true;
+        }
     }
 
     /// A packet reaches the card: it goes on its connection's queue, whose interrupt fires after
     /// the moderation delay (or at once past `RX_FRAMES`) unless NAPI is already polling.
-    pub(super) fn on_packet(&mut self, t: TaskId) {
+    pub(super) fn on_packet(&mut self, t: TaskId, conn: u32) {
         let net = &mut self.net;
         net.counts.packets += 1;
-        let qi = net.conn_queue[t as usize] as usize;
+        let qi = net.conn_queue[conn as usize] as usize;
         let q = &mut net.queues[qi];
-        q.ring.push_back(t);
+        q.ring.push_back((t, conn));
         if q.napi {
             return; // the running poll takes it
         }
@@ -159,7 +170,7 @@ impl Engine {
                     return Some(step);
                 }
                 let q = &mut self.net.queues[queue as usize];
-                let Some(task) = q.ring.pop_front() else {
+                let Some((task, conn)) = q.ring.pop_front() else {
                     // napi_complete_done: the ring is empty, the interrupt is armed again
                     q.napi = false;
                     if polled > 1 {
@@ -172,16 +183,20 @@ impl Engine {
                     queue,
                     polled: polled + 1,
                     task,
+                    conn,
                 })
             }
             NetRxStep::Wake {
                 queue,
                 polled,
                 task,
+                conn,
             } => {
                 if self.must_wait(c) {
                     return Some(step);
                 }
+                // tcp_v4_rcv queued the data on the socket: the thread finds it when it runs
+                self.workload.delivered(task, conn, self.now);
                 self.try_to_wake_up(task, c, Waker::Irq(REQUEST_LINES), wakeup::WF_SYNC);
                 let t = &self.tasks[task as usize];
                 if t.cpu as usize == c && t.state != TaskState::Sleeping {

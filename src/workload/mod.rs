@@ -10,6 +10,7 @@ mod hackbench;
 pub(crate) mod oltp;
 pub mod rtapp;
 mod schbench;
+mod serve;
 mod spin;
 
 use crate::assumptions::Assumptions;
@@ -151,6 +152,43 @@ pub trait Workload {
     fn machine_errors(&self, _topo: &Topology) -> Vec<FieldError> {
         Vec::new()
     }
+    /// Connections from another host whose packets RSS spreads over the card's queues, when a
+    /// task serves more than one (`serve`); 0: task i's connection is i.
+    fn connections(&self) -> usize {
+        0
+    }
+    /// Open loop (`serve`): the next request the driver host sends, drawn from `rng`, a stream
+    /// of its own, so that the arrivals do not depend on what the server does. Asked at the
+    /// start and at each arrival.
+    fn next_arrival(&mut self, _now: u64, _rng: &mut SimRng) -> Option<Arrival> {
+        None
+    }
+    /// NET_RX took a request of `conn` off the ring (`tcp_v4_rcv` queued it on the socket of
+    /// `task`), just before it wakes `task`.
+    fn delivered(&mut self, _task: TaskId, _conn: u32, _now: u64) {}
+    /// Open loop: the offered rate and what is still unanswered (the report's `serve` block).
+    fn open_loop(&self) -> Option<OpenLoop> {
+        None
+    }
+}
+
+/// A request the driver host sends (`Workload::next_arrival`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    /// When it reaches the server's card, ns (absolute).
+    pub at_ns: u64,
+    pub conn: u32,
+    /// The thread serving `conn`.
+    pub task: TaskId,
+}
+
+/// An open-loop workload's own figures (the report's `serve` block).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OpenLoop {
+    /// The rate the driver host sends at, requests/s.
+    pub offered_per_sec: f64,
+    /// Requests sent and not yet answered when the run ends.
+    pub outstanding: u64,
 }
 
 /// What a knob is when the scenario leaves it out. Some defaults depend on the machine; the
@@ -273,6 +311,7 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     spin::INFO,
     atomics::INFO,
     oltp::hammerdb::INFO,
+    serve::INFO,
 ];
 
 pub fn info(name: &str) -> Option<&'static WorkloadInfo> {
@@ -470,6 +509,18 @@ impl Workload for Placed {
     }
     fn machine_errors(&self, topo: &Topology) -> Vec<FieldError> {
         self.inner.machine_errors(topo)
+    }
+    fn connections(&self) -> usize {
+        self.inner.connections()
+    }
+    fn next_arrival(&mut self, now: u64, rng: &mut SimRng) -> Option<Arrival> {
+        self.inner.next_arrival(now, rng)
+    }
+    fn delivered(&mut self, task: TaskId, conn: u32, now: u64) {
+        self.inner.delivered(task, conn, now)
+    }
+    fn open_loop(&self) -> Option<OpenLoop> {
+        self.inner.open_loop()
     }
 }
 
