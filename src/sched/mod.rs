@@ -36,6 +36,7 @@ mod perfetto;
 mod periodic;
 mod rq;
 mod schedstat;
+mod syscall;
 mod task;
 mod tick;
 mod trace;
@@ -150,6 +151,8 @@ pub(crate) enum Job {
     TtwuActivate(TaskId),
     /// A receive queue's interrupt and its NET_RX softirq (`net_rx.rs`).
     NetRx(net_rx::NetRxStep),
+    /// A step of the system call this task is in (`syscall.rs`).
+    Syscall(TaskId, crate::workload::syscall::KernelStep),
 }
 
 /// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its
@@ -211,6 +214,8 @@ pub struct Engine {
     tick_do_timer_cpu: Option<u32>,
     /// The workload's own lines (`Step::Access`).
     user: UserLines,
+    /// The workload's kernel objects' lines (`Step::Kernel`).
+    klines: syscall::KernelLines,
     pub(crate) cpus: Vec<Cpu>,
     /// Per CPU, its run-queue lines and their pending writers (`rq::RqLines`), apart from `cpus`.
     pub(crate) rq_lines: Vec<RqLines>,
@@ -347,6 +352,7 @@ impl Engine {
             line_jiffies,
             tick_do_timer_cpu: None,
             user,
+            klines: syscall::KernelLines::default(),
             cpus,
             rq_lines,
             tasks,
@@ -383,6 +389,8 @@ impl Engine {
                 e.tasks[t].recent_used_cpu = c;
             }
         }
+        let first: Vec<usize> = e.tasks.iter().map(|t| t.cpu as usize).collect();
+        e.klines = syscall::KernelLines::new(&mut e.lines, &*e.workload, |t| first[t as usize], n);
         for t in 0..e.tasks.len() {
             // wake_up_new_task(): ENQUEUE_INITIAL placement
             let c = e.tasks[t].cpu as usize;
