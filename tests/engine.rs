@@ -530,7 +530,7 @@ fn locality_block_adds_up() {
 /// across two sockets), so no wakeup and no message crosses an LLC on either machine.
 /// (Before the kernel read WF_SYNC the pair spread, and the split machine paid the distance.)
 #[test]
-#[ignore = "issue 49: with the kernel side of each read and write modelled, the pair on 2 sockets x 2 one-core LLCs wakes across LLCs (30,081 of 31,527 wakeups node_near, same throughput); not yet understood"]
+#[ignore = "issue 49: with the kernel side of each read and write modelled, the receiver runs its empty read() after waking the next round's sender, both are runnable on one CPU, one load-balance migration splits the pair and on 2 sockets x 2 one-core LLCs it then wakes across LLCs (30,081 of 31,527 wakeups, same throughput); why the sync wakeups do not bring it back is not yet understood"]
 fn a_sync_pair_stays_in_the_wakers_llc_whatever_the_llcs() {
     let pair = |sockets: u32, cores: u32, per_llc: u32| {
         let mut e = exp("custom", "hackbench", 0.1);
