@@ -333,8 +333,10 @@ impl Hackbench {
                     }
                 }
             }
+            // (a writer's kernel work is costed ahead of the clock on its CPU, so the message's
+            // commit time can be later than the reader's now: no negative latency)
             return Step::Complete {
-                latency_ns: now - written,
+                latency_ns: now.saturating_sub(written),
             };
         }
         let c = &mut self.chans[ci];

@@ -257,3 +257,15 @@ fn a_pipe_message_goes_through_the_mutex_and_no_slab() {
     let (w2, _) = kernel_steps(&mut h, 0, 3, &mut rng);
     assert!(!head_store(&w2), "{w2:?}");
 }
+
+/// A writer's kernel work is costed ahead of the clock on its CPU, so a message can be committed at
+/// a time later than the reader's now: its latency is 0, never a wrapped negative.
+#[test]
+fn a_message_committed_after_the_readers_now_has_no_negative_latency() {
+    let (mut h, mut rng) = pair(Transport::Socket);
+    assert!(matches!(h.next(0, 0, &mut rng), Step::Run { .. }));
+    let _ = kernel_steps(&mut h, 0, 1_000, &mut rng); // committed at 1,000
+    assert!(matches!(h.next(1, 500, &mut rng), Step::Run { .. }));
+    let (_, done) = kernel_steps(&mut h, 1, 500, &mut rng);
+    assert_eq!(done, Step::Complete { latency_ns: 0 });
+}
