@@ -25,7 +25,7 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     const k = await page.evaluate(() => document.querySelectorAll('#howsure-note').length);
     assert.equal(k, 1);
     const note = await page.textContent('#howsure-note');
-    assert.match(note, /^98 runs: 49 points .* 24 assumptions at each end\) × A and B × 1 seed, 0\.005 s simulated each \(the experiment's (0\.005 s, capped at 0\.05 s|own: the screen fits)/, note);
+    assert.match(note, /^110 runs: 55 points .* 27 assumptions at each end\) × A and B × 1 seed, 0\.005 s simulated each \(the experiment's (0\.005 s, capped at 0\.05 s|own: the screen fits)/, note);
     await page.click('#howsure-run');
     await page.waitForSelector('#howsure[data-state="done"], #howsure[data-state="error"]', { timeout: RUN_TIMEOUT * 3 });
     assert.equal(await state(page), 'done', await page.textContent('#howsure-error'));
@@ -33,9 +33,9 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     assert.equal(await page.getAttribute('#howsure', 'data-runs'), '98');
     // one row per assumption screened, in the chart and in its table, ranked by swing
     const names = await page.$$eval('#howsure-tornado .tornado-row', (rs) => rs.map((r) => r.dataset.assumption));
-    assert.equal(names.length, 24);
-    assert.equal(new Set(names).size, 24);
-    assert.equal(await page.locator('#howsure-table tbody tr').count(), 24);
+    assert.equal(names.length, 27);
+    assert.equal(new Set(names).size, 27);
+    assert.equal(await page.locator('#howsure-table tbody tr').count(), 27);
     const swings = await page.$$eval('#howsure-table tbody td[data-value]', (tds) => tds.map((t) => Number(t.dataset.value)));
     assert.deepEqual(swings, [...swings].sort((a, b) => b - a), 'largest swing first');
     // it says what it is: one at a time, the seeds, the seconds
@@ -45,7 +45,7 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     // the contention tornado too
     await page.selectOption('#howsure-figure', 'b_contention_pct');
     assert.match(await page.textContent('#howsure-caption'), /^contention of B/);
-    assert.equal(await page.locator('#howsure-tornado .tornado-row').count(), 24);
+    assert.equal(await page.locator('#howsure-tornado .tornado-row').count(), 27);
     // the engine's figures: the CLI's, byte for byte as JSON values
     if (haveBin) {
       const cli = JSON.parse(execFileSync(BIN, ['sensitivity', ...SCENARIO, '--json'], { encoding: 'utf8', maxBuffer: 1 << 24 }));

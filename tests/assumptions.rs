@@ -7,8 +7,9 @@ use common::schedplay;
 use schedplay::assumptions::ROWS;
 
 /// Every row reaches the run: its value at either end of its range changes the report of a small
-/// cache-aware OLTP run, with sysbench on the box or on another host (the network's rows) (a row
-/// that moved neither would be read nowhere).
+/// cache-aware OLTP run, with sysbench on the box or on another host (the network's rows), or of a
+/// small hackbench run over sockets or pipes (the message path's rows) (a row that moved none
+/// would be read nowhere).
 #[test]
 fn every_row_reaches_the_run() {
     use schedplay::experiment::scenario::{Experiment, Side};
@@ -25,14 +26,24 @@ fn every_row_reaches_the_run() {
         .workload
         .knobs
         .insert("client".into(), "remote".into());
+    let mut socket = base.clone();
+    socket.workload.name = "hackbench".into();
+    for (k, v) in [("groups", "1"), ("fds", "4")] {
+        socket.workload.knobs.insert(k.into(), v.into());
+    }
+    let mut pipe = socket.clone();
+    pipe.workload
+        .knobs
+        .insert("transport".into(), "pipe".into());
+    let runs = [&base, &remote, &socket, &pipe];
     let hash = |e: &Experiment| schedplay::run(e, Side::B).unwrap().report_hash;
-    let h0 = [hash(&base), hash(&remote)];
+    let h0: Vec<String> = runs.iter().map(|e| hash(e)).collect();
     let lat = base.machine_spec().unwrap().latency;
     let mut still = Vec::new();
     for r in ROWS {
         let (lo, hi) = r.range(&lat);
         let moved = [lo, hi].iter().any(|&v| {
-            [&base, &remote].iter().zip(&h0).any(|(b, h)| {
+            runs.iter().zip(&h0).any(|(b, h)| {
                 let mut e = (*b).clone();
                 e.assume.insert(r.name.into(), v);
                 hash(&e) != *h

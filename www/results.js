@@ -195,7 +195,8 @@ const PER_CPU_ROWS = 8; // as the text report (src/report.rs): the per-CPU lines
 const hitm = (cl) => cl.hitm_local + cl.hitm_remote;
 
 /** perf c2c, as the text report shows it: the shared lines, the 8 per-CPU lines (run queues,
- * nohz_flags, call_single_queue: names with "(cpuN)") with most HITMs, and one sum row for the rest,
+ * nohz_flags, call_single_queue, slab lines: names with "(cpuN)"; a hackbench channel's: "(rxN)") with
+ * most HITMs, and one sum row for the rest,
  * whose button adds them (built on first click: ~1,000 rows on a 2-socket machine). The CSV keeps all. */
 /**
  * The c2c table wider than its box (a phone): the line names stay (sticky column, style.css) and a
@@ -220,8 +221,9 @@ export function renderC2C(r, sideLabel) {
   if (!r) { updateC2cCue(); return; }
   const all = r.cachelines || [];
   const byHitm = (x, y) => hitm(y) - hitm(x);
-  const perCpu = all.filter((cl) => /\(cpu\d+\)/.test(cl.name)).sort(byHitm);
-  const shared = all.filter((cl) => !/\(cpu\d+\)/.test(cl.name)).sort(byHitm);
+  const perInstance = (cl) => /\((cpu|rx)\d+\)/.test(cl.name);
+  const perCpu = all.filter(perInstance).sort(byHitm);
+  const shared = all.filter((cl) => !perInstance(cl)).sort(byHitm);
   const rest = perCpu.slice(PER_CPU_ROWS);
   const shown = [...shared, ...perCpu.slice(0, PER_CPU_ROWS)];
   // one format per column over every line, so the hidden rows line up when shown

@@ -40,6 +40,12 @@ pub struct Assumptions {
     pub net_link_rtt_ns: u64,
     /// Scale of the machine's cache-line transfer table, % (applied when the topology is built).
     pub xfer_pct: u64,
+    /// A workload's read() or write(): entry, exit and VFS (`SYSCALL_NS`).
+    pub syscall_ns: u64,
+    /// One side of an AF_UNIX stream message's own code (`UNIX_PATH_NS`).
+    pub unix_path_ns: u64,
+    /// One side of a pipe message's own code (`PIPE_PATH_NS`).
+    pub pipe_path_ns: u64,
 }
 
 impl Default for Assumptions {

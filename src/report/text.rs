@@ -200,13 +200,15 @@ impl Report {
             "AvgStall",
             "XSktHoff"
         );
-        // Per-CPU lines (run queues, nohz_flags, call_single_queue) are one row each in the JSON;
-        // the text shows the shared lines, the per-CPU ones with the most HITMs, and a sum of the rest.
+        // Per-CPU lines (run queues, nohz_flags, call_single_queue, slab lines) and per-channel
+        // lines (a hackbench receiver's socket or pipe, `(rxN)`) are one row each in the JSON; the
+        // text shows the shared lines, the per-CPU and per-channel ones with the most HITMs, and a
+        // sum of the rest.
         const PER_CPU_ROWS: usize = 8;
         let (mut per_cpu, shared): (Vec<&CacheLineRow>, Vec<&CacheLineRow>) = self
             .cachelines
             .iter()
-            .partition(|l| l.name.contains("(cpu"));
+            .partition(|l| l.name.contains("(cpu") || l.name.contains("(rx"));
         per_cpu.sort_by_key(|l| std::cmp::Reverse(l.hitm_local + l.hitm_remote));
         let rest = per_cpu.split_off(per_cpu.len().min(PER_CPU_ROWS));
         for l in shared.into_iter().chain(per_cpu) {

@@ -543,6 +543,7 @@ impl Engine {
             }
             Job::Newidle(w) => self.step_newidle(c, w).map(Job::Newidle),
             Job::NetRx(s) => self.step_net_rx(c, s).map(Job::NetRx),
+            Job::Syscall(t, s) => self.step_syscall(c, t, s),
             Job::NohzEnter(k) => self.step_nohz(c, k, true).map(Job::NohzEnter),
             Job::NohzExit(k) => self.step_nohz(c, k, false).map(Job::NohzExit),
             Job::NohzKick(k) => self.step_nohz_kick(c, k).map(Job::NohzKick),

@@ -31,10 +31,19 @@ pub enum Sym {
     NetRxIrq,
     /// NET_RX: the driver poll, GRO, IP and tcp_v4_rcv of one packet, up to sock_def_readable.
     NetRxAction,
+    /// A workload's system calls (`Step::Kernel`, `sched/syscall.rs`): entry, exit and VFS.
+    Syscall,
+    UnixStreamSendmsg,
+    UnixStreamReadGeneric,
+    AnonPipeWrite,
+    AnonPipeRead,
+    SlabAlloc,
+    SlabFree,
+    WaitQueue,
 }
 
 impl Sym {
-    pub const ALL: [Sym; 23] = [
+    pub const ALL: [Sym; 31] = [
         Sym::Idle,
         Sym::User,
         Sym::SchedTick,
@@ -58,6 +67,14 @@ impl Sym {
         Sym::InvalidLlcNr,
         Sym::NetRxIrq,
         Sym::NetRxAction,
+        Sym::Syscall,
+        Sym::UnixStreamSendmsg,
+        Sym::UnixStreamReadGeneric,
+        Sym::AnonPipeWrite,
+        Sym::AnonPipeRead,
+        Sym::SlabAlloc,
+        Sym::SlabFree,
+        Sym::WaitQueue,
     ];
 
     pub fn name(self) -> &'static str {
@@ -85,6 +102,14 @@ impl Sym {
             Sym::InvalidLlcNr => "invalid_llc_nr",
             Sym::NetRxIrq => "common_interrupt",
             Sym::NetRxAction => "net_rx_action",
+            Sym::Syscall => "entry_SYSCALL_64",
+            Sym::UnixStreamSendmsg => "unix_stream_sendmsg",
+            Sym::UnixStreamReadGeneric => "unix_stream_read_generic",
+            Sym::AnonPipeWrite => "anon_pipe_write",
+            Sym::AnonPipeRead => "anon_pipe_read",
+            Sym::SlabAlloc => "kmem_cache_alloc_node",
+            Sym::SlabFree => "kmem_cache_free",
+            Sym::WaitQueue => "__wake_up_sync_key",
         }
     }
 }

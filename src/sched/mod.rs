@@ -39,6 +39,7 @@ mod perfetto;
 mod periodic;
 mod rq;
 mod schedstat;
+mod syscall;
 mod task;
 mod tick;
 mod trace;
@@ -154,6 +155,8 @@ pub(crate) enum Job {
     TtwuActivate(TaskId),
     /// A receive queue's interrupt and its NET_RX softirq (`net_rx.rs`).
     NetRx(net_rx::NetRxStep),
+    /// A step of the system call this task is in (`syscall.rs`).
+    Syscall(TaskId, crate::workload::syscall::KernelStep),
 }
 
 /// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its
@@ -215,6 +218,8 @@ pub struct Engine {
     tick_do_timer_cpu: Option<u32>,
     /// The workload's own lines (`Step::Access`).
     user: UserLines,
+    /// The workload's kernel objects' lines (`Step::Kernel`).
+    klines: syscall::KernelLines,
     pub(crate) cpus: Vec<Cpu>,
     /// Per CPU, its run-queue lines and their pending writers (`rq::RqLines`), apart from `cpus`.
     pub(crate) rq_lines: Vec<RqLines>,
@@ -378,6 +383,7 @@ impl Engine {
             line_jiffies,
             tick_do_timer_cpu: None,
             user,
+            klines: syscall::KernelLines::default(),
             cpus,
             rq_lines,
             tasks,
@@ -418,6 +424,8 @@ impl Engine {
                 e.tasks[t].recent_used_cpu = c;
             }
         }
+        let first: Vec<usize> = e.tasks.iter().map(|t| t.cpu as usize).collect();
+        e.klines = syscall::KernelLines::new(&mut e.lines, &*e.workload, |t| first[t as usize], n);
         let ext = match scx {
             Some(o) => e.scx_enable(o)?,
             None => false,

@@ -65,6 +65,12 @@ impl Engine {
                     self.tasks[t as usize].remaining = ns + extra;
                     return;
                 }
+                Step::Kernel(k) => {
+                    // its kernel work runs as this CPU's next job; kernel exit asks for the step
+                    // after it (the task has no burst left)
+                    self.cpus[c].exec.jobs.push_back(Job::Syscall(t, k));
+                    return;
+                }
                 Step::Complete { latency_ns } => {
                     self.tasks[t as usize].events += 1;
                     self.metrics.complete(latency_ns);

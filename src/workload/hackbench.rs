@@ -9,10 +9,13 @@
 //! run to run (`Start`). Constants and their sources: docs/MODEL.md §18.
 
 mod channel;
+mod msgpath;
 
-use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
+use super::syscall::{KernelLineDecl, KernelStep};
+use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, UserLine, Workload, WorkloadInfo};
 use crate::sim::rng::SimRng;
 use channel::{Channel, Transport};
+use msgpath::MsgPath;
 use std::collections::VecDeque;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
@@ -75,7 +78,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             k.int("fds") as usize,
             k.int("loops"),
             k.choice("mode") == "thread",
-            transport,
+            MsgPath::new(transport, &k.assume),
             k.assume.ttwu_ns,
         ))
     },
@@ -86,26 +89,27 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     },
 };
 
-/// A 100-byte message plus the channel's bookkeeping: 2 cache lines the reader fetches from the
-/// writer's CPU [A].
-const MSG_LINES: u32 = 2;
-
 #[derive(Clone, Copy)]
 enum Role {
     Sender {
         group: usize,
         next_rx: usize,
         sent: u64,
-        /// The write's CPU burst is running: its message is committed when it ends.
+        /// The write's kernel script is running: its message is committed when it ends.
         writing: bool,
+        /// Objects allocated from its CPU's slabs since the last refill (socket).
+        allocs: u32,
     },
     Receiver {
         chan: usize,
         group: usize,
-        /// The read's CPU burst is running: its message is consumed when it ends.
+        /// The read's kernel script is running: its message is consumed when it ends.
         reading: bool,
-        /// The next message's lines were fetched from its writer (`Step::Read`).
-        fetched: bool,
+        /// It found the channel empty and took the wait queue's lock (`prepare_to_wait`): it
+        /// sleeps unless a message came meanwhile.
+        prepared: bool,
+        /// It slept in read(): the next read starts with `finish_wait`, not a new syscall.
+        woke: bool,
     },
 }
 
@@ -172,6 +176,9 @@ pub struct Hackbench {
     procs: Vec<String>,
     roles: Vec<Role>,
     chans: Vec<Channel>,
+    /// Per task: the rest of the kernel script of the system call it is in.
+    script: Vec<VecDeque<KernelStep>>,
+    path: MsgPath,
     /// Per task: wakeups it issues before its next step (the kernel's wake-ups inside one syscall).
     outbox: Vec<VecDeque<(TaskId, bool)>>,
     fds: usize,
@@ -186,9 +193,10 @@ impl Hackbench {
         fds: usize,
         loops: u64,
         thread_mode: bool,
-        transport: Transport,
+        path: MsgPath,
         start_gap_ns: u64,
     ) -> Self {
+        let transport = path.transport;
         let mut tasks = Vec::new();
         let mut group_list = Vec::new();
         let mut roles = Vec::new();
@@ -210,6 +218,7 @@ impl Hackbench {
                     next_rx: 0,
                     sent: 0,
                     writing: false,
+                    allocs: 0,
                 });
             }
             for _ in 0..fds {
@@ -223,7 +232,8 @@ impl Hackbench {
                     chan: chans.len() - 1,
                     group: g,
                     reading: false,
-                    fetched: false,
+                    prepared: false,
+                    woke: false,
                 });
             }
         }
@@ -234,6 +244,8 @@ impl Hackbench {
             groups: group_list,
             per_sender: loops * fds as u64,
             outbox: vec![VecDeque::new(); tasks.len()],
+            script: vec![VecDeque::new(); tasks.len()],
+            path,
             tasks,
             procs,
             roles,
@@ -252,20 +264,23 @@ impl Hackbench {
             next_rx,
             sent,
             writing,
+            allocs,
         } = &mut self.roles[task as usize]
         else {
             unreachable!()
         };
-        let chan = &mut self.chans[*group * fds + *next_rx];
+        let ci = *group * fds + *next_rx;
+        let chan = &mut self.chans[ci];
         if *writing {
-            // write() copied the message in: the reader can read it; wake it if it sleeps.
+            // write() queued the message: the reader can read it; wake it if it sleeps.
             *writing = false;
             *sent += 1;
             *next_rx = (*next_rx + 1) % fds;
             let out = &mut self.outbox[task as usize];
             chan.commit(now, task, out);
-            if let Some(w) = out.pop_front() {
-                return wake(w);
+            if !out.is_empty() {
+                // the first wakeup is the reader's, under its wait queue's lock
+                return Step::Kernel(self.path.wake_reader(ci));
             }
             return self.next_sender(task, now);
         }
@@ -276,8 +291,15 @@ impl Hackbench {
             return Step::Block; // full: queued on the channel's write wait queue
         }
         *writing = true;
+        let refill = self.transport == Transport::Socket && {
+            *allocs += 1;
+            *allocs % msgpath::SLAB_OBJECTS == 0
+        };
+        let new_page = chan.last_write_took_page();
+        self.script[task as usize].extend(self.path.write(ci, task, refill, new_page));
+        // hackbench's loop in user space, then the system call
         Step::Run {
-            ns: self.transport.write_ns(),
+            ns: msgpath::USER_NS,
             shared_lines: 0,
         }
     }
@@ -288,7 +310,8 @@ impl Hackbench {
             chan,
             group,
             reading,
-            fetched,
+            prepared,
+            woke,
         } = &mut self.roles[task as usize]
         else {
             unreachable!()
@@ -296,7 +319,6 @@ impl Hackbench {
         let (ci, gi) = (*chan, *group);
         if *reading {
             *reading = false;
-            *fetched = false;
             let out = &mut self.outbox[task as usize];
             let written = self.chans[ci].consume(out).unwrap_or(now);
             let g = &mut self.groups[gi];
@@ -311,27 +333,41 @@ impl Hackbench {
                     }
                 }
             }
+            // (a writer's kernel work is costed ahead of the clock on its CPU, so the message's
+            // commit time can be later than the reader's now: no negative latency)
             return Step::Complete {
-                latency_ns: now - written,
+                latency_ns: now.saturating_sub(written),
             };
         }
         let c = &mut self.chans[ci];
         let Some(writer) = c.front_writer() else {
-            c.wait_reader();
-            return Step::Block;
+            if std::mem::take(prepared) {
+                // still empty after prepare_to_wait: sleep until a writer wakes it
+                c.wait_reader();
+                *woke = true;
+                return Step::Block;
+            }
+            *prepared = true;
+            self.script[task as usize].extend(self.path.read_empty(ci));
+            return self.next_script(task).unwrap_or(Step::Block);
         };
-        if !*fetched {
-            *fetched = true;
-            return Step::Read {
-                from: writer,
-                lines: MSG_LINES,
-            };
-        }
+        *prepared = false;
         *reading = true;
+        let woke = std::mem::take(woke);
+        let drains = c.next_read_drains();
+        self.script[task as usize].extend(self.path.read(ci, writer, woke, drains));
+        if woke {
+            // back from the sleep inside read(): the kernel script goes on
+            return self.next_script(task).unwrap_or(Step::Block);
+        }
         Step::Run {
-            ns: self.transport.read_ns(),
+            ns: msgpath::USER_NS,
             shared_lines: 0,
         }
+    }
+
+    fn next_script(&mut self, task: TaskId) -> Option<Step> {
+        self.script[task as usize].pop_front().map(Step::Kernel)
     }
 }
 
@@ -339,7 +375,7 @@ impl Hackbench {
 fn wake((task, sync): (TaskId, bool)) -> Step {
     Step::Wake {
         task,
-        lines: 0, // the message's lines travel with the read (Step::Read), not the wakeup
+        lines: 0, // the message's lines are read by the reader's kernel script, not the wakeup
         sync,
     }
 }
@@ -370,8 +406,24 @@ impl Workload for Hackbench {
     fn processes(&self) -> &[String] {
         &self.procs
     }
+    fn kernel_lines(&self) -> Vec<KernelLineDecl> {
+        self.chans
+            .iter()
+            .enumerate()
+            .flat_map(|(i, c)| msgpath::channel_lines(self.transport, i, c.reader()))
+            .collect()
+    }
+    fn per_cpu_kernel_lines(&self) -> &[UserLine] {
+        match self.transport {
+            Transport::Socket => msgpath::PER_CPU_LINES,
+            Transport::Pipe => &[],
+        }
+    }
     fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step {
         if let Some(s) = self.start.first_step(task, now, rng) {
+            return s;
+        }
+        if let Some(s) = self.next_script(task) {
             return s;
         }
         if let Some(w) = self.outbox[task as usize].pop_front() {

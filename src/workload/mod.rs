@@ -12,6 +12,7 @@ pub mod rtapp;
 mod schbench;
 mod serve;
 mod spin;
+pub mod syscall;
 
 use crate::assumptions::Assumptions;
 use crate::error::{FieldError, Invalid};
@@ -55,6 +56,10 @@ pub enum Step {
     /// outcome (the value the line held when it was served) reaches `Workload::served` before the
     /// task's next `next()`.
     Access { line: u32, op: LineOp },
+    /// A piece of the kernel work of the system call the task is in (`syscall.rs`): compute, or
+    /// an access to a kernel object's line priced by the cache-line model; the task stays in the
+    /// kernel and asks for its next step when it is done.
+    Kernel(syscall::KernelStep),
 }
 
 /// An operation of `Step::Access` on a 64-bit value in a workload's line.
@@ -136,6 +141,15 @@ pub trait Workload {
     }
     /// The lines `Step::Access` names, by index (created with the engine).
     fn lines(&self) -> &[UserLine] {
+        &[]
+    }
+    /// The lines of the kernel objects `Step::Kernel` names by index (`KernelLine::Object`).
+    fn kernel_lines(&self) -> Vec<syscall::KernelLineDecl> {
+        Vec::new()
+    }
+    /// The per-CPU kernel lines `Step::Kernel` names (`KernelLine::PerCpu`): (name, field), one of
+    /// each per CPU, named `name (cpuN)`.
+    fn per_cpu_kernel_lines(&self) -> &[UserLine] {
         &[]
     }
     /// The value the line held when `task`'s last load or atomic was served.
@@ -497,6 +511,12 @@ impl Workload for Placed {
     }
     fn lines(&self) -> &[UserLine] {
         self.inner.lines()
+    }
+    fn kernel_lines(&self) -> Vec<syscall::KernelLineDecl> {
+        self.inner.kernel_lines()
+    }
+    fn per_cpu_kernel_lines(&self) -> &[UserLine] {
+        self.inner.per_cpu_kernel_lines()
     }
     fn served(&mut self, task: TaskId, value: u64) {
         self.inner.served(task, value)

@@ -39,20 +39,6 @@ impl Transport {
             Transport::Pipe => "pipe",
         }
     }
-    /// CPU of one 100-byte write (syscall, skb or page copy, the reader's wakeup check), ns.
-    pub fn write_ns(self) -> u64 {
-        match self {
-            Transport::Socket => 1_600,
-            Transport::Pipe => 1_100,
-        }
-    }
-    /// CPU of one 100-byte read, ns.
-    pub fn read_ns(self) -> u64 {
-        match self {
-            Transport::Socket => 1_300,
-            Transport::Pipe => 900,
-        }
-    }
 }
 
 pub struct Channel {
@@ -134,6 +120,21 @@ impl Channel {
                 self.wake_writers(1, out);
             }
         }
+    }
+
+    /// The receiver.
+    pub fn reader(&self) -> TaskId {
+        self.reader
+    }
+
+    /// Pipe: the last `reserve` took a new page buffer (`pipe->head` moves).
+    pub fn last_write_took_page(&self) -> bool {
+        self.transport == Transport::Pipe && matches!(self.pages.back(), Some(&(1, _)))
+    }
+
+    /// Pipe: the next read empties its page buffer (`pipe->tail` moves).
+    pub fn next_read_drains(&self) -> bool {
+        self.transport == Transport::Pipe && matches!(self.pages.front(), Some(&(_, 1)))
     }
 
     /// The reader goes to sleep on the empty channel.
