@@ -10,7 +10,7 @@ import { assertContrast } from './page-honesty.mjs';
 import { shots } from './shots.mjs';
 
 const BIN = process.env.SCHEDPLAY_BIN ?? 'target/release/schedplay';
-// a small machine at short seconds: 49 points × A and B = 98 short runs
+// a small machine at short seconds: 55 points × A and B = 110 short runs
 const SCENARIO = ['--machine', 'custom', '--sockets', '2', '--cores-per-socket', '4', '--b', 'skip-not-due', '--seconds', '0.005', '--seed', '3'];
 const QUERY = 'v=1&machine=custom&sockets=2&cores_per_socket=4&b=skip-not-due&seconds=0.005&seed=3';
 
@@ -29,8 +29,8 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     await page.click('#howsure-run');
     await page.waitForSelector('#howsure[data-state="done"], #howsure[data-state="error"]', { timeout: RUN_TIMEOUT * 3 });
     assert.equal(await state(page), 'done', await page.textContent('#howsure-error'));
-    assert.equal(await page.textContent('#howsure-progress-label'), '98 of 98 runs · done');
-    assert.equal(await page.getAttribute('#howsure', 'data-runs'), '98');
+    assert.equal(await page.textContent('#howsure-progress-label'), '110 of 110 runs · done');
+    assert.equal(await page.getAttribute('#howsure', 'data-runs'), '110');
     // one row per assumption screened, in the chart and in its table, ranked by swing
     const names = await page.$$eval('#howsure-tornado .tornado-row', (rs) => rs.map((r) => r.dataset.assumption));
     assert.equal(names.length, 27);
@@ -40,7 +40,7 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     assert.deepEqual(swings, [...swings].sort((a, b) => b - a), 'largest swing first');
     // it says what it is: one at a time, the seeds, the seconds
     const about = await page.textContent('#howsure-about');
-    assert.match(about, /One at a time over 24 assumptions \(49 points\), 0\.005 s simulated per run, seed 3\./, about);
+    assert.match(about, /One at a time over 27 assumptions \(55 points\), 0\.005 s simulated per run, seed 3\./, about);
     assert.match(await page.textContent('#howsure-most'), /^(Measuring [A-Z_]+ would narrow this figure most|No assumption moves)/);
     // the contention tornado too
     await page.selectOption('#howsure-figure', 'b_contention_pct');
@@ -62,11 +62,11 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     // Cancel midway: longer runs, stop after some have finished; nothing runs on, the page works
     await page.fill('#howsure-seconds', '0.05');
     await page.click('#howsure-run');
-    await page.waitForFunction(() => /^([1-9]\d*) of 98 runs/.test(document.getElementById('howsure-progress-label').textContent), null, { timeout: RUN_TIMEOUT });
+    await page.waitForFunction(() => /^([1-9]\d*) of 110 runs/.test(document.getElementById('howsure-progress-label').textContent), null, { timeout: RUN_TIMEOUT });
     await page.click('#howsure-cancel');
     assert.equal(await state(page), 'cancelled');
     const stopped = await page.textContent('#howsure-progress-label');
-    assert.match(stopped, /^cancelled after \d+ of 98 runs$/, stopped);
+    assert.match(stopped, /^cancelled after \d+ of 110 runs$/, stopped);
     await page.waitForTimeout(800);
     assert.equal(await page.textContent('#howsure-progress-label'), stopped, 'no run reports after Cancel');
     assert.ok(await page.isDisabled('#howsure-cancel'));
@@ -76,7 +76,7 @@ export function registerHowsure({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     await page.click('#howsure-run');
     await page.waitForSelector('#howsure[data-state="running"]');
     await runAB(page);
-    assert.match(await page.textContent('#howsure-progress-label'), /^stopped: another run started after \d+ of 98 runs$/);
+    assert.match(await page.textContent('#howsure-progress-label'), /^stopped: another run started after \d+ of 110 runs$/);
     assert.deepEqual(problems, []);
     await page.close();
   });

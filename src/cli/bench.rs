@@ -59,7 +59,10 @@ fn story_scenarios(seconds: f64) -> Vec<(&'static str, Experiment)> {
     hackbench.a = vec!["cache-aware".into()];
     hackbench.seconds = seconds;
     vec![
-        ("story/sched-balance-running", story("sched-balance-running")),
+        (
+            "story/sched-balance-running",
+            story("sched-balance-running"),
+        ),
         (
             "story/cache-aware-false-sharing",
             story("cache-aware-false-sharing"),

@@ -159,5 +159,11 @@ fn communicating_threads_gather_in_the_preferred_llc() {
         with > 0.9,
         "with cache-aware {with:.3} of {n} threads in the preferred LLC"
     );
-    assert!(without < 0.8, "without {without:.3}");
+    // without it, wake_affine alone keeps most of a pair's wakeups in the waker's LLC (0.82 of
+    // the thread-samples with the message path priced line by line): cache-aware must gather
+    // clearly more than that
+    assert!(
+        with - without >= 0.1,
+        "with {with:.3}, without {without:.3}"
+    );
 }
