@@ -117,7 +117,7 @@ pub(crate) fn main(args: RunArgs) -> ExitCode {
         return print_table(&e, &[side], threads, json);
     }
     if schbench_v1 {
-        let (r, text) = match schedplay::report::schbench_v1::run_with_schbench_v1(&e, side) {
+        let (r, text) = match schedplay::experiment::run::run_with_schbench_v1(&e, side) {
             Ok(x) => x,
             Err(e) => return fail(e),
         };

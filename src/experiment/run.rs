@@ -233,6 +233,25 @@ pub fn run_traced(
     Ok((report, r.trace_json()?))
 }
 
+/// A run with schbench v1.0's summary of its measured window.
+pub fn run_with_schbench_v1(exp: &Experiment, side: Side) -> Result<(Report, String), Invalid> {
+    let mut r = Run::new(exp, side)?;
+    while !r.step(1 << 20) {}
+    r.flush();
+    let report = r.report();
+    let m = &r.engine().metrics;
+    let from = report.warmup_s;
+    let rps: Vec<f64> = (m.series.t_s.iter().zip(&m.series.throughput))
+        .filter(|(t, _)| **t > from)
+        .map(|(_, v)| *v)
+        .collect();
+    let runtime = (report.sim_seconds - report.warmup_s).round() as u64;
+    Ok((
+        report,
+        crate::report::schbench_v1::render(&m.wakeup_latency, None, &rps, runtime),
+    ))
+}
+
 /// Runs one side of an experiment to the end.
 pub fn run(exp: &Experiment, side: Side) -> Result<Report, Invalid> {
     let mut r = Run::new(exp, side)?;

@@ -7,10 +7,6 @@
 //! a second; here a sample is one of the report's series intervals in the measured window, as a
 //! per-second rate.
 
-use crate::error::Invalid;
-use crate::experiment::run::Run;
-use crate::experiment::scenario::{Experiment, Side};
-use crate::report::Report;
 use crate::sched::metrics::Histogram;
 use std::fmt::Write as _;
 
@@ -151,22 +147,6 @@ pub fn render(
     };
     let _ = writeln!(s, "average rps: {avg:.2}");
     s
-}
-
-/// A run with schbench v1.0's summary of its measured window.
-pub fn run_with_schbench_v1(exp: &Experiment, side: Side) -> Result<(Report, String), Invalid> {
-    let mut r = Run::new(exp, side)?;
-    while !r.step(1 << 20) {}
-    r.flush();
-    let report = r.report();
-    let m = &r.engine().metrics;
-    let from = report.warmup_s;
-    let rps: Vec<f64> = (m.series.t_s.iter().zip(&m.series.throughput))
-        .filter(|(t, _)| **t > from)
-        .map(|(_, v)| *v)
-        .collect();
-    let runtime = (report.sim_seconds - report.warmup_s).round() as u64;
-    Ok((report, render(&m.wakeup_latency, None, &rps, runtime)))
 }
 
 #[cfg(test)]
