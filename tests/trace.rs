@@ -192,7 +192,8 @@ fn whole_run_trace_has_a_track_per_cpu_and_accounts_for_the_profile() {
 fn a_window_is_tiled_by_each_cpus_slices_and_the_hash_is_unchanged() {
     let e = exp("milan-2s", "hackbench", 0.03);
     let plain = run(&e, Side::A).unwrap();
-    let (traced, text) = run_traced(&e, Side::A, Some(0.01), Some(0.012)).unwrap();
+    // 0.2 ms: hackbench's messages are ~20 kernel steps each (issue 49), ~0.5 M trace events per ms
+    let (traced, text) = run_traced(&e, Side::A, Some(0.01), Some(0.0102)).unwrap();
     assert_eq!(plain.report_hash, traced.report_hash);
     let ev = events(&text);
     let tracks = slices(&ev);
@@ -205,11 +206,11 @@ fn a_window_is_tiled_by_each_cpus_slices_and_the_hash_is_unchanged() {
             .filter(|(_, d)| **d == 0)
             .map(|((s, e, _), _)| e - s)
             .sum();
-        assert_eq!(covered, 2_000_000, "CPU {c}");
+        assert_eq!(covered, 200_000, "CPU {c}");
         assert!(
             track
                 .iter()
-                .all(|&(s, e, _)| s >= 10_000_000 && e <= 12_000_000)
+                .all(|&(s, e, _)| s >= 10_000_000 && e <= 10_200_000)
         );
     }
     for e in ev
@@ -217,8 +218,10 @@ fn a_window_is_tiled_by_each_cpus_slices_and_the_hash_is_unchanged() {
         .filter(|e| matches!(e["ph"].as_str(), Some("C" | "i" | "s" | "f")))
     {
         let t = ns(&e["ts"]);
+        // a stall still open at the window's end is clipped there: its waiters step down at `to`
+        let end_ok = e["ph"] == "C" && t == 10_200_000;
         assert!(
-            (10_000_000..12_000_000).contains(&t),
+            (10_000_000..10_200_000).contains(&t) || end_ok,
             "{e} outside the window"
         );
     }
@@ -277,7 +280,7 @@ fn cli_writes_the_trace_and_refuses_a_bad_window() {
             "--trace-from",
             "0.01",
             "--trace-to",
-            "0.011",
+            "0.0101",
         ])
         .output()
         .unwrap();
