@@ -4,7 +4,7 @@ use super::args::*;
 use clap::Args;
 use schedplay::error::{FieldError, Invalid};
 use schedplay::experiment::curve::{self, Curve, CurveLine};
-use schedplay::experiment::grid::{Shard, merge_texts};
+use schedplay::experiment::grid::Shard;
 use schedplay::experiment::stories;
 use std::process::ExitCode;
 
@@ -97,36 +97,11 @@ pub(crate) fn main(args: CurveArgs) -> ExitCode {
         }
         lines
     } else {
-        let mut read = Vec::new();
-        for f in &args.merge {
-            match std::fs::read_to_string(f) {
-                Ok(t) => read.push((f.clone(), t)),
-                Err(e) => return fail(FieldError::new("merge", format!("{f}: {e}")).into()),
-            }
-        }
-        let texts = match merge_texts(&read) {
-            Ok(t) => t,
+        match super::merge::merged_shard_lines::<CurveLine>(&args.merge, args.json) {
+            Ok(Some(lines)) => lines,
+            Ok(None) => return ExitCode::SUCCESS,
             Err(e) => return fail(e),
-        };
-        if args.json {
-            for (_, t) in &texts {
-                println!("{t}");
-            }
-            return ExitCode::SUCCESS;
         }
-        let mut errs = Vec::new();
-        let lines: Vec<CurveLine> = texts
-            .iter()
-            .filter_map(|(at, t)| {
-                serde_json::from_str(t)
-                    .map_err(|e| errs.push(FieldError::new("merge", format!("{at}: {e}"))))
-                    .ok()
-            })
-            .collect();
-        if !errs.is_empty() {
-            return fail(Invalid(errs));
-        }
-        lines
     };
     print!("{}", curve::to_text(&lines, &symbol, reported));
     ExitCode::SUCCESS

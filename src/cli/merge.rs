@@ -45,3 +45,39 @@ pub(crate) fn main(args: MergeArgs) -> ExitCode {
     }
     ExitCode::SUCCESS
 }
+
+/// The shard files of a sharded search or curve (`--merge FILES`) as one run's lines, in the
+/// unsharded order (`grid::merge_texts`): `None` when `json` asked for those lines as they are,
+/// which this prints. Every file that cannot be read or parsed is named.
+pub(crate) fn merged_shard_lines<T: serde::de::DeserializeOwned>(
+    files: &[String],
+    json: bool,
+) -> Result<Option<Vec<T>>, Invalid> {
+    let mut read = Vec::new();
+    for f in files {
+        match std::fs::read_to_string(f) {
+            Ok(t) => read.push((f.clone(), t)),
+            Err(e) => return Err(FieldError::new("merge", format!("{f}: {e}")).into()),
+        }
+    }
+    let texts = grid::merge_texts(&read)?;
+    if json {
+        for (_, t) in &texts {
+            println!("{t}");
+        }
+        return Ok(None);
+    }
+    let mut errs = Vec::new();
+    let lines: Vec<T> = texts
+        .iter()
+        .filter_map(|(at, t)| {
+            serde_json::from_str(t)
+                .map_err(|e| errs.push(FieldError::new("merge", format!("{at}: {e}"))))
+                .ok()
+        })
+        .collect();
+    if !errs.is_empty() {
+        return Err(Invalid(errs));
+    }
+    Ok(Some(lines))
+}
