@@ -145,11 +145,12 @@ class MaxloadView {
         ctx.setLineDash([]);
         const text = `${side.toUpperCase()}: ${fmtInt(Math.round(rate))}/s`;
         const w = ctx.measureText(text).width;
-        const right = x + 6 * dpr + w < left + width;
-        ctx.textAlign = right ? 'left' : 'right';
-        // the label in the page's text colour (the side's colour is on the line beside it)
+        const roomLeft = w + 12 * dpr < x - left;
+        // the label in the page's text colour (the side's colour is on the line beside it), at the
+        // bottom left of the line: below the saturated probes, above the lowest latencies
         ctx.fillStyle = fg;
-        ctx.fillText(text, right ? x + 6 * dpr : x - 6 * dpr, top + (16 + 16 * k) * dpr);
+        ctx.textAlign = roomLeft || x + 6 * dpr + w >= left + width ? 'right' : 'left';
+        ctx.fillText(text, ctx.textAlign === 'right' ? x - 6 * dpr : x + 6 * dpr, top + height - (8 + 16 * (1 - k)) * dpr);
       });
     }
     ctx.restore();
