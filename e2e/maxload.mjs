@@ -160,6 +160,16 @@ export function registerMaxload({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     assert.equal(await page.getAttribute('#maxload-chart', 'data-probes-a'), probes);
     assert.ok(await page.isDisabled('#maxload-cancel'));
     assert.ok(await page.locator('#maxload-table tbody tr[data-state="halted"]').count() >= 1);
+    // repeats: one search per seed and side, the rate with its 95% interval
+    await page.fill('#seconds', '0.02');
+    await page.fill('#repeats', '2');
+    await page.waitForTimeout(400);
+    await page.click('#maxload-run');
+    await page.waitForSelector('#maxload[data-state="done"], #maxload[data-state="error"]', { timeout: RUN_TIMEOUT });
+    assert.equal(await mlState(page), 'done', await page.textContent('#maxload-error'));
+    assert.match(await mlLabel(page), /^done: 4 searches, \d+ probes$/);
+    const twice = await page.textContent('#maxload-result [data-side="a"]');
+    assert.match(twice, /^A: rate at the bound \(p99 ≤ 1000 µs\): \d+\/s, 95% interval \[\d+, \d+\] over 2 repeats; per repeat: \d+, \d+$/, twice);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -8,6 +8,9 @@
 //! A probe is under the bound when the percentile is at most the bound and the server kept up
 //! (replies at least `KEPT_UP` of the offered rate: past saturation the queue grows for the
 //! whole window, and its percentile depends on the window's length, not on the server).
+//! The rule is one pure function of the probes so far (`MaxLoad::next`): `search` steps through
+//! it running each probe here, the page (`wasm::maxload_step`) running each probe as a worker job
+//! and reading it back from the report alone (`probe_of`), so both make the same probes.
 //!
 //! Sharding (the decision): a bisection is sequential, each probe's rate depends on the previous
 //! one's outcome, so the probes of one search cannot be spread. The repeats can: each repeat is a
