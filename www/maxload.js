@@ -123,9 +123,10 @@ class MaxloadView {
       ctx.lineTo(left + width, y);
       ctx.stroke();
       ctx.setLineDash([]);
+      const label = `bound: ${pName(this.percentile)} ≤ ${fmtInt(this.bound)} µs`;
       ctx.fillStyle = fg;
       ctx.textAlign = 'left';
-      ctx.fillText(`bound: ${pName(this.percentile)} ≤ ${fmtInt(this.bound)} µs`, left + 6 * dpr, y - 5 * dpr);
+      ctx.fillText(label, left + 6 * dpr, y - 5 * dpr);
     }
     if (u.data[0].length) {
       SIDES.forEach((side, k) => {
@@ -147,10 +148,13 @@ class MaxloadView {
         const w = ctx.measureText(text).width;
         const roomLeft = w + 12 * dpr < x - left;
         // the label in the page's text colour (the side's colour is on the line beside it), at the
-        // bottom left of the line: below the saturated probes, above the lowest latencies
+        // top left of the line: latency rises with the rate, so that corner holds no probe
+        const toLeft = roomLeft || x + 6 * dpr + w >= left + width;
+        const tx = toLeft ? x - 6 * dpr - w : x + 6 * dpr;
+        const ty = top + (16 + 16 * k) * dpr;
         ctx.fillStyle = fg;
-        ctx.textAlign = roomLeft || x + 6 * dpr + w >= left + width ? 'right' : 'left';
-        ctx.fillText(text, ctx.textAlign === 'right' ? x - 6 * dpr : x + 6 * dpr, top + height - (8 + 16 * (1 - k)) * dpr);
+        ctx.textAlign = 'left';
+        ctx.fillText(text, tx, ty);
       });
     }
     ctx.restore();
