@@ -149,6 +149,8 @@ export function registerMaxload({ test, openPage, runAB, OUT, RUN_TIMEOUT }) {
     await page.fill('#seconds', '0.3');
     await page.waitForTimeout(400); // the form's link sync
     await page.click('#maxload-run');
+    // the time left, from the engine's estimate of each probe's events and of the probes left
+    await page.waitForFunction(() => / · about \d+(\.\d)? (s|min|h) left/.test(document.getElementById('maxload-progress-label').textContent), null, { timeout: RUN_TIMEOUT });
     await page.waitForFunction(() => Number(document.getElementById('maxload-chart').dataset.probesA) >= 1, null, { timeout: RUN_TIMEOUT });
     await page.click('#maxload-cancel');
     assert.equal(await mlState(page), 'cancelled');
