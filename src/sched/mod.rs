@@ -250,6 +250,9 @@ pub struct Engine {
     pub events: u64,
     /// Nesting of run_cpu (a CPU's work can start another CPU's).
     run_depth: u32,
+    /// The CPUs of the `Ev::Home` batch being served (kept between events: one allocation per
+    /// run, not one per event).
+    home_batch: Vec<u32>,
     /// The trace being recorded, if any (`trace.rs`; off: None).
     tracer: Option<Box<trace::Tracer>>,
     /// `/proc/schedstat` counters (`schedstat.rs`) and the sched_info bookkeeping behind them.
@@ -404,6 +407,7 @@ impl Engine {
             loc,
             events: 0,
             run_depth: 0,
+            home_batch: Vec::new(),
             tracer: None,
             schedstat,
             schedstat_at: None,
@@ -525,13 +529,16 @@ impl Engine {
             Ev::Home(c) => {
                 // every request arriving at this nanosecond is served in CPU order, never in the
                 // order their events were queued
-                let mut cpus = vec![c];
+                let mut cpus = std::mem::take(&mut self.home_batch);
+                cpus.clear();
+                cpus.push(c);
                 while let Some(Ev::Home(d)) = self.q.pop_tie(self.now, |e| matches!(e, Ev::Home(_)))
                 {
                     self.events += 1;
                     cpus.push(d);
                 }
                 self.on_home_arrivals(&mut cpus);
+                self.home_batch = cpus;
             }
             Ev::Wake(t) => {
                 let cpu = self.tasks[t as usize].cpu as usize;
