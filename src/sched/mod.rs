@@ -160,7 +160,9 @@ pub(crate) enum Job {
 }
 
 /// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its
-/// construction, in that mechanism's module).
+/// construction, in that mechanism's module). Aligned to a host cache line so that the run
+/// queue's first 64 bytes (what update_sg_lb_stats reads, `rq.rs`) are one line, not two.
+#[repr(align(64))]
 pub(crate) struct Cpu {
     /// Mode, kernel-job queue and cursor (`exec.rs`).
     pub(super) exec: ExecState,
@@ -173,6 +175,9 @@ pub(crate) struct Cpu {
     /// rq->next_balance and the per-domain balancing state (`balance.rs`).
     pub(super) balance: BalanceState,
 }
+
+// What the alignment is for: the run queue starts a line of its own.
+const _: () = assert!(std::mem::offset_of!(Cpu, rq) % 64 == 0);
 
 impl Cpu {
     pub fn nr_running(&self) -> usize {
