@@ -659,3 +659,102 @@ pub fn curve_line(curve_js: JsValue, index: usize, reports: JsValue) -> Result<J
     let b: Vec<Report> = reports.iter().skip(1).step_by(2).cloned().collect();
     Ok(to_js(&c.line(index, e, &a, &b)))
 }
+
+/// "Max load at a latency bound" (`schedplay maxload`): the search of each repeat's seed, side A
+/// or B, at the CLI's `from` and precision. Returns `{maxload, seeds}`; `maxload` goes back to
+/// `maxload_step`. Bad input is an `InvalidInput` naming `percentile` (one of the report's: 50,
+/// 90, 99, 99.9), `bound_us`, `workload` (not open-loop) or the experiment's fields.
+#[wasm_bindgen]
+pub fn maxload_plan(
+    experiment_js: JsValue,
+    percentile: f64,
+    bound_us: f64,
+) -> Result<JsValue, JsValue> {
+    use crate::experiment::maxload::{self as ml, MaxLoad};
+    let base = experiment(experiment_js)?;
+    let m = MaxLoad {
+        base,
+        percentile,
+        bound_us,
+        from: ml::DEFAULT_FROM,
+        precision_pct: ml::DEFAULT_PRECISION_PCT,
+    };
+    let mut errs = m.validate().err().map(|i| i.0).unwrap_or_default();
+    if !errs.iter().any(|e| e.field == "percentile")
+        && !ml::REPORTED_PERCENTILES.contains(&percentile)
+    {
+        errs.push(FieldError::new(
+            "percentile",
+            format!("{percentile}: one of 50, 90, 99, 99.9 (the percentiles a report prints)"),
+        ));
+    }
+    if !errs.is_empty() {
+        return Err(invalid(&Invalid(errs)));
+    }
+    let seeds = crate::experiment::repeat::seeds(m.base.seed, m.base.repeats.max(1));
+    Ok(to_js(&serde_json::json!({ "maxload": m, "seeds": seeds })))
+}
+
+/// One step of a search (`MaxLoad::next`, the CLI's rule): `probes` so far, plus, when `report` is
+/// not null, the report of the probe `next` asked for last (read by `MaxLoad::probe_of`). Returns
+/// `{probes, next: {rate, left, experiment, work} | null, line: SearchLine | null}`: the run to
+/// make next (any side), or the finished search as `maxload --json` prints its line.
+#[wasm_bindgen]
+pub fn maxload_step(
+    maxload_js: JsValue,
+    index: usize,
+    seed: f64,
+    probes_js: JsValue,
+    report_js: JsValue,
+) -> Result<JsValue, JsValue> {
+    use crate::experiment::maxload::{MaxLoad, Next, Probe};
+    let m: MaxLoad = serde_wasm_bindgen::from_value(maxload_js).map_err(|e| {
+        invalid(&FieldError::new("maxload", format!("not a maxload search: {e}")).into())
+    })?;
+    let mut probes: Vec<Probe> = serde_wasm_bindgen::from_value(probes_js).map_err(|e| {
+        invalid(&FieldError::new("probes", format!("not a list of probes: {e}")).into())
+    })?;
+    let seed = seed as u64;
+    if !report_js.is_null() && !report_js.is_undefined() {
+        let r = report("report", report_js)?;
+        let Next::Probe { rate, .. } = m.next(&probes).map_err(|e| invalid(&e.into()))? else {
+            return Err(invalid(
+                &FieldError::new("report", "the search is over: no probe was asked for").into(),
+            ));
+        };
+        probes.push(m.probe_of(rate, &r, None).map_err(|i| invalid(&i))?);
+    }
+    let (next, line) = match m.next(&probes).map_err(|e| invalid(&e.into()))? {
+        Next::Probe { rate, left } => {
+            let e = m.probe_experiment(rate, seed).map_err(|i| invalid(&i))?;
+            let work = e.estimated_events();
+            (
+                serde_json::json!({ "rate": rate, "left": left, "experiment": e, "work": work }),
+                serde_json::Value::Null,
+            )
+        }
+        Next::Done { rate_at_bound } => (
+            serde_json::Value::Null,
+            serde_json::to_value(m.line(index, seed, probes.clone(), rate_at_bound))
+                .unwrap_or_default(),
+        ),
+    };
+    Ok(to_js(
+        &serde_json::json!({ "probes": probes, "next": next, "line": line }),
+    ))
+}
+
+/// The searches' result (`maxload::headline`, the CLI's last line; `rate_at_bound`: the mean and
+/// 95% interval) and the CLI's table (`to_text`), from the lines of `maxload_step`.
+#[wasm_bindgen]
+pub fn maxload_summary(lines_js: JsValue) -> Result<JsValue, JsValue> {
+    use crate::experiment::maxload::{self as ml, SearchLine};
+    let lines: Vec<SearchLine> = serde_wasm_bindgen::from_value(lines_js).map_err(|e| {
+        invalid(&FieldError::new("lines", format!("not a list of searches: {e}")).into())
+    })?;
+    Ok(to_js(&serde_json::json!({
+        "headline": ml::headline(&lines),
+        "text": ml::to_text(&lines),
+        "rate_at_bound": ml::rate_at_bound(&lines),
+    })))
+}

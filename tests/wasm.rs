@@ -485,3 +485,72 @@ fn curve_plan_and_lines_match_native() {
         assert_eq!(f[0]["field"], field, "{knob} {values}");
     }
 }
+
+/// The page's maxload (a plan, then one `maxload_step` per probe report, each probe a worker run of
+/// A or B) is `schedplay maxload --json`'s search, line for line; bad inputs are field errors.
+#[wasm_bindgen_test]
+fn maxload_steps_match_the_native_search() {
+    use schedplay::experiment::maxload::{self, MaxLoad};
+    let mut e = golden::experiment();
+    e.machine = serde_json::from_value(serde_json::json!({"preset": "genoa-vm-16"})).unwrap();
+    e.workload = serde_json::from_value(serde_json::json!({"name": "serve"})).unwrap();
+    e.seconds = 0.02;
+    e.repeats = 2;
+    let plain = |v: &serde_json::Value| {
+        serde::Serialize::serialize(v, &serde_wasm_bindgen::Serializer::json_compatible()).unwrap()
+    };
+    let plan: serde_json::Value = serde_wasm_bindgen::from_value(
+        wasm::maxload_plan(serde_wasm_bindgen::to_value(&e).unwrap(), 99.0, 200.0).unwrap(),
+    )
+    .unwrap();
+    let seeds = plan["seeds"].as_array().unwrap();
+    assert_eq!(seeds.len(), 2);
+    let mut page = Vec::new();
+    for (i, seed) in seeds.iter().enumerate() {
+        let seed = seed.as_f64().unwrap();
+        let mut probes = serde_json::json!([]);
+        let mut report = JsValue::NULL;
+        loop {
+            let step: serde_json::Value = serde_wasm_bindgen::from_value(
+                wasm::maxload_step(plain(&plan["maxload"]), i, seed, plain(&probes), report)
+                    .unwrap(),
+            )
+            .unwrap();
+            probes = step["probes"].clone();
+            if !step["line"].is_null() {
+                page.push(serde_json::to_string(&step["line"]).unwrap());
+                break;
+            }
+            let x: schedplay::Experiment =
+                serde_json::from_value(step["next"]["experiment"].clone()).unwrap();
+            let r = schedplay::run(&x, Side::A).unwrap();
+            report = serde_wasm_bindgen::to_value(&r).unwrap();
+        }
+    }
+    let m = MaxLoad {
+        base: e.clone(),
+        percentile: 99.0,
+        bound_us: 200.0,
+        from: maxload::DEFAULT_FROM,
+        precision_pct: maxload::DEFAULT_PRECISION_PCT,
+    };
+    let native: Vec<String> = m
+        .run(schedplay::experiment::grid::Shard::ALL, 1)
+        .unwrap()
+        .iter()
+        .map(|l| serde_json::to_string(l).unwrap())
+        .collect();
+    let page: Vec<String> = page
+        .iter()
+        .map(|l| {
+            serde_json::to_string(&serde_json::from_str::<maxload::SearchLine>(l).unwrap()).unwrap()
+        })
+        .collect();
+    assert_eq!(page, native);
+    for (p, b, field) in [(95.0, 200.0, "percentile"), (99.0, 0.0, "bound_us")] {
+        let err = wasm::maxload_plan(serde_wasm_bindgen::to_value(&e).unwrap(), p, b).unwrap_err();
+        let f: Vec<serde_json::Value> =
+            serde_wasm_bindgen::from_value(get(&err, "errors")).unwrap();
+        assert_eq!(f[0]["field"], field, "p{p} {b}");
+    }
+}

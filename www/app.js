@@ -25,6 +25,7 @@ import { Eta } from './eta.js';
 import { renderValidation } from './validation.js';
 import { setupHowsure } from './howsure.js';
 import { setupCurve } from './curve.js';
+import { setupMaxload } from './maxload.js';
 
 const { MSG, ERROR_KINDS } = PROTOCOL;
 
@@ -78,6 +79,8 @@ async function onReady(presets) {
     // the load curve: a story's own when the form is that story's experiment
     setupCurve(engine, () => form.get(), () => (storyShown && currentLink === storyLinks.get(storyShown.name) ? storyShown : null),
       () => { starting = 'curve'; stopAll('replaced'); });
+    // the rate at a latency bound, for an open-loop workload (serve)
+    setupMaxload(engine, () => form.get(), () => { starting = 'maxload'; stopAll('replaced'); });
     wireStories(presets);
     try {
       // each story's canonical link (its shared link is this + &story=NAME)
@@ -402,7 +405,7 @@ async function startRun(story = null) {
       if (reason === 'restart') return; // the new run sets the state
       setText('progress-label', 'cancelled');
       // say what stopped it: the job that replaced it (engine.job is the new one by now)
-      const by = { sweep: 'the scaling sweep runs', validate: 'the model check ("How close is the model?") runs', howsure: 'the "How sure?" screen runs', curve: 'the load curve runs' }[starting];
+      const by = { sweep: 'the scaling sweep runs', validate: 'the model check ("How close is the model?") runs', howsure: 'the "How sure?" screen runs', curve: 'the load curve runs', maxload: 'the max-load search runs' }[starting];
       showResultsOf('Cancelled, not run to the end:', link);
       $('results-cancel').hidden = true;
       setState('cancelled', reason === 'replaced' && by ? `A/B run cancelled: ${by}` : 'A/B run cancelled');
@@ -709,7 +712,7 @@ async function startSweep() {
     cancelled: (reason) => {
       if (reason === 'restart' || reason === 'failed') return;
       sweep.halt('cancelled');
-      const by = { ab: 'the A/B run started', validate: 'the model check started', howsure: 'the "How sure?" screen started', curve: 'the load curve started' }[starting];
+      const by = { ab: 'the A/B run started', validate: 'the model check started', howsure: 'the "How sure?" screen started', curve: 'the load curve started', maxload: 'the max-load search started' }[starting];
       setSweepState('cancelled', reason === 'replaced' && by ? `stopped: ${by}` : 'cancelled');
     },
     crashed: () => { sweep.halt('not run: engine crashed'); setSweepState('error', 'engine crashed'); },
@@ -785,7 +788,7 @@ async function startValidation() {
     cancelled: (reason) => {
       $('validation').dataset.state = 'cancelled';
       $('validation-cancel').disabled = true;
-      const by = { ab: 'the A/B run started', sweep: 'the scaling sweep started', howsure: 'the "How sure?" screen started', curve: 'the load curve started' }[starting];
+      const by = { ab: 'the A/B run started', sweep: 'the scaling sweep started', howsure: 'the "How sure?" screen started', curve: 'the load curve started', maxload: 'the max-load search started' }[starting];
       setText('validation-progress-label', reason === 'replaced' && by ? `cancelled: ${by}` : 'cancelled');
     },
     crashed: () => { $('validation').dataset.state = 'error'; $('validation-cancel').disabled = true; setText('validation-progress-label', 'engine crashed'); },

@@ -230,6 +230,12 @@ function handle(msg) {
       return reply(msg, () => ({ plan: plain(wasm_bindgen.curve_plan(msg.experiment, String(msg.knob ?? ''), String(msg.values ?? ''), String(msg.symbol ?? ''))) }));
     case MSG.curve_line:
       return reply(msg, () => ({ line: plain(wasm_bindgen.curve_line(msg.curve, Number(msg.index) >>> 0, msg.reports)) }));
+    case MSG.maxload_plan:
+      return reply(msg, () => ({ plan: plain(wasm_bindgen.maxload_plan(msg.experiment, Number(msg.percentile), Number(msg.bound_us))) }));
+    case MSG.maxload_step:
+      return reply(msg, () => ({ step: plain(wasm_bindgen.maxload_step(msg.maxload, Number(msg.index) >>> 0, Number(msg.seed), msg.probes, msg.report ?? null)) }));
+    case MSG.maxload_summary:
+      return reply(msg, () => ({ summary: plain(wasm_bindgen.maxload_summary(msg.lines)) }));
     case MSG.repeat_table:
       return reply(msg, () => ({ table: plain(wasm_bindgen.repeat_table(msg.a, msg.b)) }));
     default:

@@ -4,6 +4,7 @@
 import { $, h, clear } from './dom.js';
 import { b64url } from './rtapp.js';
 import { KernelKnobs } from './kernel-knobs.js';
+import { SchedFeatures } from './features.js';
 
 /** The workload name of an rt-app file (src/workload/rtapp): not in presets().workloads. */
 export const RTAPP = 'rtapp';
@@ -55,6 +56,7 @@ export class ScenarioForm {
     const kb = $('kernel-b');
     for (const k of p.kernels || []) kb.append(h('option', { value: k.name, title: k.source || '' }, k.name));
     this.kernelKnobs = new KernelKnobs($('kernel-knobs'), p);
+    this.features = new SchedFeatures($('sched-features'), p);
     this.schedRest = {}; // kernel knob keys of the loaded experiment that have no field
     const tbody = clear($('patches').tBodies[0]);
     for (const pt of p.patches) tbody.append(patchRow(pt));
@@ -228,6 +230,7 @@ export class ScenarioForm {
     // engine's "applies from kernel 7.2" is shown (under #other-errors, the fields being hidden)
     const takes = this.kernelKnobs.applies($('kernel').value);
     this.schedRest = takes ? this.kernelKnobs.set(exp.sched) : (this.kernelKnobs.set({}), { ...(exp.sched || {}) });
+    this.features.set(exp);
     this.applyKernel();
     $('seconds').value = String(exp.seconds ?? '');
     $('seed').value = String(exp.seed ?? '');
@@ -249,6 +252,7 @@ export class ScenarioForm {
     const mergedIn = (k) => new Set((p.kernel_merged || {})[k] || []);
     const merged = { a: mergedIn(name), b: mergedIn(nameB) };
     this.kernelKnobs?.show(name);
+    this.features?.render(name, nameB);
     const list = clear($('kernel-changes'));
     const upto = (p.kernels || []).findIndex((k) => k.name === name);
     for (const k of (p.kernels || []).slice(0, upto + 1)) {
@@ -351,8 +355,8 @@ export class ScenarioForm {
     for (const [k, v] of Object.entries(this.sched())) q.push([k, String(v)]);
     // assumption overrides (assume.NAME=VALUE): no fields, kept from the loaded link as get() keeps them
     for (const [k, v] of Object.entries(t0.assume || {})) q.push([`assume.${k}`, String(v)]);
-    // sched features (features_a / features_b): no fields yet, kept from the loaded link as get() keeps them
-    for (const k of ['features_a', 'features_b']) if ((t0[k] || []).length) q.push([k, t0[k].join(',')]);
+    // sched features: each side's debugfs writes (www/features.js)
+    for (const [k, list] of Object.entries(this.features.get())) q.push([k, list.join(',')]);
     return q.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   }
 
@@ -408,6 +412,8 @@ export class ScenarioForm {
     const rest = { ...t };
     delete rest.kernel_b; // the B runs field stands for it
     delete rest.sched; // the knob fields and schedRest stand for the loaded experiment's knobs
+    delete rest.features_a; // the feature list stands for them
+    delete rest.features_b;
     return {
       ...rest,
       v: t.v ?? 1,
@@ -424,6 +430,7 @@ export class ScenarioForm {
       kernel,
       ...($('kernel-b').value ? { kernel_b: $('kernel-b').value } : {}),
       ...(Object.keys(sched).length ? { sched } : {}),
+      ...this.features.get(),
       // a BPF scheduler per side (www/scx.js): the file picked replaces the loaded experiment's
       ...(this.scx?.a ? { scx_a: this.scx.a } : {}),
       ...(this.scx?.b ? { scx_b: this.scx.b } : {}),

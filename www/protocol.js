@@ -79,6 +79,17 @@
  * @typedef {{type: 'curve_line', id: number, curve: object, index: number, reports: object[]}} CurveLineMsg
  *          -> {type, id, line: object}  one point's CurveLine (`curve --json`) from its runs' reports
  *             in plan order
+ * @typedef {{type: 'maxload_plan', id: number, experiment: object, percentile: number, bound_us: number}} MaxloadPlanMsg
+ *          -> {type, id, plan: {maxload: object, seeds: number[]}}  "Max load at a latency bound"
+ *             (`schedplay maxload`): one search per seed (repeat) and side; refused by field
+ *             (`percentile`, `bound_us`, `workload`, the experiment's)
+ * @typedef {{type: 'maxload_step', id: number, maxload: object, index: number, seed: number, probes: object[], report: object|null}} MaxloadStepMsg
+ *          -> {type, id, step: {probes: object[], next: {rate, left, experiment, work}|null, line: object|null}}
+ *             one step of a search (the CLI's rule): the report of the probe asked for last (null at
+ *             the start) read in, then the next probe's run, or the finished search (`maxload --json`)
+ * @typedef {{type: 'maxload_summary', id: number, lines: object[]}} MaxloadSummaryMsg
+ *          -> {type, id, summary: {headline: string, text: string, rate_at_bound: object}}  the
+ *             rate at the bound over the searches (mean, 95% interval) as the CLI prints it
  *
  * worker -> page
  * @typedef {{type: 'ready', presets: object}} ReadyMsg      once, after the wasm module is instantiated
@@ -97,7 +108,8 @@
   const REQUESTS = ['run', 'cancel', 'decode_link', 'encode_link', 'validate', 'topology', 'compare',
     'sweep_cpus', 'sweep_experiment', 'sweep_point', 'repeat_seeds', 'repeat_table', 'validation_plan',
     'validation_table', 'trace', 'topology_summary', 'import_machine', 'story_check', 'percentile_bounds',
-    'schedstat_diff', 'link_note', 'sensitivity_plan', 'sensitivity_summary', 'curve_plan', 'curve_line'];
+    'schedstat_diff', 'link_note', 'sensitivity_plan', 'sensitivity_summary', 'curve_plan', 'curve_line', 'maxload_plan',
+    'maxload_step', 'maxload_summary'];
   const REPLIES = ['ready', 'progress', 'done', 'cancelled', 'error'];
   const types = {};
   for (const t of REQUESTS.concat(REPLIES)) types[t] = t;

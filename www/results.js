@@ -24,6 +24,7 @@ export function clearSummary() {
   $('summary').dataset.wakeup = '0';
   for (const side of ['a', 'b']) {
     $(`summary-${side}-hash`).textContent = '';
+    $(`summary-${side}-features`).textContent = '';
     $(`card-${side}`).removeAttribute('data-report-hash');
   }
 }
@@ -50,6 +51,9 @@ function rangeText(v, b, digits) {
 }
 
 export function renderSide(side, r, bounds = null) {
+  // the sched features the run switched from its release's defaults (the report's, as debugfs took them)
+  const feats = r.features || [];
+  $(`summary-${side}-features`).textContent = `sched features: ${feats.length ? feats.join(',') : `kernel ${r.kernel || ''}'s defaults`}`;
   setCell(`summary-${side}-throughput`, fmtFixed(r.throughput_per_sec, 1), r.throughput_per_sec);
   $(`summary-${side}-throughput`).title = `${r.throughput_per_sec} ${r.throughput_unit || ''} per second`;
   for (const el of document.querySelectorAll('.tp-unit')) el.textContent = ` (${r.throughput_unit || 'units'}/s)`;

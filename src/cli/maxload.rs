@@ -54,10 +54,13 @@ pub(crate) fn main(args: MaxLoadArgs) -> ExitCode {
             Some(s) => Shard::parse(s).map_err(|e| errs.push(e)).ok(),
             None => Some(Shard::ALL),
         };
-        let percentile = number("percentile", &args.percentile, &mut errs).unwrap_or(99.0);
-        let bound_us = number("bound_us", &args.bound_us, &mut errs).unwrap_or(1000.0);
-        let from = number("from", &args.from, &mut errs).unwrap_or(100_000);
-        let precision_pct = number("precision_pct", &args.precision_pct, &mut errs).unwrap_or(2.0);
+        let percentile = number("percentile", &args.percentile, &mut errs)
+            .unwrap_or(maxload::DEFAULT_PERCENTILE);
+        let bound_us =
+            number("bound_us", &args.bound_us, &mut errs).unwrap_or(maxload::DEFAULT_BOUND_US);
+        let from = number("from", &args.from, &mut errs).unwrap_or(maxload::DEFAULT_FROM);
+        let precision_pct = number("precision_pct", &args.precision_pct, &mut errs)
+            .unwrap_or(maxload::DEFAULT_PRECISION_PCT);
         let (Some(base), Some(threads), Some(shard), true) =
             (base, threads, shard, errs.is_empty())
         else {

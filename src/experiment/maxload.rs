@@ -8,6 +8,9 @@
 //! A probe is under the bound when the percentile is at most the bound and the server kept up
 //! (replies at least `KEPT_UP` of the offered rate: past saturation the queue grows for the
 //! whole window, and its percentile depends on the window's length, not on the server).
+//! The rule is one pure function of the probes so far (`MaxLoad::next`): `search` steps through
+//! it running each probe here, the page (`wasm::maxload_step`) running each probe as a worker job
+//! and reading it back from the report alone (`probe_of`), so both make the same probes.
 //!
 //! Sharding (the decision): a bisection is sequential, each probe's rate depends on the previous
 //! one's outcome, so the probes of one search cannot be spread. The repeats can: each repeat is a
@@ -33,6 +36,15 @@ pub const KEPT_UP: f64 = 0.95;
 pub const MAX_PROBES: usize = 40;
 /// The workload knob the search varies.
 pub const RATE_KNOB: &str = "rate";
+/// The defaults of `schedplay maxload` and the page: p99 under 1 ms (Lancet's and the published
+/// serving runs' usual question), from 100,000 requests/s, to 2% of the rate.
+pub const DEFAULT_PERCENTILE: f64 = 99.0;
+pub const DEFAULT_BOUND_US: f64 = 1000.0;
+pub const DEFAULT_FROM: u64 = 100_000;
+pub const DEFAULT_PRECISION_PCT: f64 = 2.0;
+/// The percentiles a report prints (`ServeReport`): a search from reports alone (the page's) holds
+/// one of these under its bound.
+pub const REPORTED_PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
 
 /// A search: the base experiment (an open-loop workload; its `repeats` are the searches), the
 /// percentile and its bound, where to start, and when the bracket is narrow enough.
@@ -147,58 +159,174 @@ impl MaxLoad {
             .collect()
     }
 
-    /// One repeat's search with `seed`.
-    pub fn search(&self, index: usize, seed: u64) -> Result<SearchLine, Invalid> {
-        let max = crate::workload::info(&self.base.workload.name)
+    /// The highest rate the search may probe: the `rate` knob's maximum.
+    fn max_rate(&self) -> u64 {
+        crate::workload::info(&self.base.workload.name)
             .and_then(|w| w.knobs.iter().find(|k| k.name == RATE_KNOB))
-            .map_or(self.from, |k| k.max);
-        let mut probes = Vec::new();
-        let probe = |rate: u64, probes: &mut Vec<Probe>| -> Result<bool, Invalid> {
-            let p = self.probe(rate, seed)?;
-            let under = p.under;
-            probes.push(p);
-            Ok(under)
+            .map_or(self.from, |k| k.max)
+    }
+
+    /// The search's rule, as a pure function of the probes made so far (in order): the next rate to
+    /// probe, or the end with the rate at the bound. `search` (the CLI) and the page (each probe a
+    /// worker job, `wasm::maxload_step`) both step through this, so their searches are one.
+    ///
+    /// From `from` the rate doubles while the probe is under the bound (or halves while it is over)
+    /// until a bracket [under, over] is found, then bisects it until its width is at most
+    /// `precision_pct` % of the lower end. `probes` must be the ones this function asked for; a
+    /// probe at another rate is an error naming `probes`.
+    pub fn next(&self, probes: &[Probe]) -> Result<Next, FieldError> {
+        let max = self.max_rate();
+        // replays the search against the recorded outcomes; the first rate with none is next
+        let asked = std::cell::Cell::new(0usize);
+        let ask = |rate: u64| -> Result<Option<bool>, FieldError> {
+            let k = asked.get();
+            let Some(p) = probes.get(k) else {
+                return Ok(None);
+            };
+            if p.rate != rate {
+                return Err(FieldError::new(
+                    "probes",
+                    format!(
+                        "probe {k} is at {}/s: the search asked for {rate}/s",
+                        p.rate
+                    ),
+                ));
+            }
+            asked.set(k + 1);
+            Ok(Some(p.under))
         };
+        let n = probes.len();
         // the bracket: lo under the bound (0: nothing found under), hi over it (None: never)
         let (mut lo, mut hi) = (0u64, None);
         let mut r = self.from;
-        if probe(r, &mut probes)? {
-            lo = r;
-            while probes.len() < MAX_PROBES && r < max {
-                r = r.saturating_mul(2).min(max);
-                if probe(r, &mut probes)? {
-                    lo = r;
-                } else {
-                    hi = Some(r);
-                    break;
+        let left = |lo: u64, hi: u64| self.bisections(lo, hi);
+        match ask(r)? {
+            None => {
+                return Ok(Next::Probe {
+                    rate: r,
+                    left: 1 + left(r, 2 * r),
+                });
+            }
+            Some(true) => {
+                lo = r;
+                let mut done = 1;
+                while done < MAX_PROBES && r < max {
+                    r = r.saturating_mul(2).min(max);
+                    done += 1;
+                    match ask(r)? {
+                        None => {
+                            return Ok(Next::Probe {
+                                rate: r,
+                                left: 1 + left(r / 2, r),
+                            });
+                        }
+                        Some(true) => lo = r,
+                        Some(false) => {
+                            hi = Some(r);
+                            break;
+                        }
+                    }
                 }
             }
-        } else {
-            hi = Some(r);
-            while probes.len() < MAX_PROBES && r > 1 {
-                r /= 2;
-                if probe(r, &mut probes)? {
-                    lo = r;
-                    break;
-                }
+            Some(false) => {
                 hi = Some(r);
+                let mut done = 1;
+                while done < MAX_PROBES && r > 1 {
+                    r /= 2;
+                    done += 1;
+                    match ask(r)? {
+                        None => {
+                            return Ok(Next::Probe {
+                                rate: r,
+                                left: 1 + left(r, 2 * r),
+                            });
+                        }
+                        Some(true) => {
+                            lo = r;
+                            break;
+                        }
+                        Some(false) => hi = Some(r),
+                    }
+                }
             }
         }
         if let Some(mut hi) = hi {
-            while probes.len() < MAX_PROBES
+            let mut done = asked.get();
+            while done < MAX_PROBES
                 && lo > 0
                 && (hi - lo) as f64 > lo as f64 * self.precision_pct / 100.0
                 && hi - lo > 1
             {
                 let mid = lo + (hi - lo) / 2;
-                if probe(mid, &mut probes)? {
-                    lo = mid;
-                } else {
-                    hi = mid;
+                done += 1;
+                match ask(mid)? {
+                    None => {
+                        return Ok(Next::Probe {
+                            rate: mid,
+                            left: left(lo, hi).max(1),
+                        });
+                    }
+                    Some(true) => lo = mid,
+                    Some(false) => hi = mid,
                 }
             }
         }
-        Ok(SearchLine {
+        if asked.get() != n {
+            return Err(FieldError::new(
+                "probes",
+                format!("{n} probes: the search ended after {}", asked.get()),
+            ));
+        }
+        Ok(Next::Done { rate_at_bound: lo })
+    }
+
+    /// How many bisections take the bracket [lo, hi] to the precision (at most `MAX_PROBES`): what
+    /// is left of a search, for its time left.
+    fn bisections(&self, mut lo: u64, hi: u64) -> usize {
+        let mut n = 0;
+        let mut w = hi.saturating_sub(lo);
+        lo = lo.max(1);
+        while n < MAX_PROBES && w as f64 > lo as f64 * self.precision_pct / 100.0 && w > 1 {
+            w /= 2;
+            n += 1;
+        }
+        n
+    }
+
+    /// One repeat's search with `seed`.
+    pub fn search(&self, index: usize, seed: u64) -> Result<SearchLine, Invalid> {
+        let mut probes = Vec::new();
+        loop {
+            match self.next(&probes)? {
+                Next::Probe { rate, .. } => {
+                    let e = self.probe_experiment(rate, seed)?;
+                    let mut run = Run::new(&e, Side::A)?;
+                    while !run.step(1 << 20) {}
+                    run.flush();
+                    let at = run
+                        .engine()
+                        .metrics
+                        .latency
+                        .quantile(self.percentile / 100.0) as f64
+                        / 1e3;
+                    probes.push(self.probe_of(rate, &run.report(), Some(at))?);
+                }
+                Next::Done { rate_at_bound } => {
+                    return Ok(self.line(index, seed, probes, rate_at_bound));
+                }
+            }
+        }
+    }
+
+    /// A finished search as its JSON line.
+    pub fn line(
+        &self,
+        index: usize,
+        seed: u64,
+        probes: Vec<Probe>,
+        rate_at_bound: u64,
+    ) -> SearchLine {
+        SearchLine {
             grid: self.hash(),
             index,
             points: self.base.repeats.max(1) as usize,
@@ -206,33 +334,51 @@ impl MaxLoad {
             percentile: self.percentile,
             bound_us: self.bound_us,
             probes,
-            rate_at_bound: lo,
-        })
+            rate_at_bound,
+        }
     }
 
-    /// A run at `rate` with `seed`, warm-up auto.
-    fn probe(&self, rate: u64, seed: u64) -> Result<Probe, Invalid> {
+    /// The run of a probe at `rate` with `seed`: the base experiment, one repeat, warm-up auto.
+    pub fn probe_experiment(&self, rate: u64, seed: u64) -> Result<Experiment, Invalid> {
         let mut e = self.base.clone();
         e.seed = seed;
         e.repeats = 1;
         e.workload.knobs.insert(RATE_KNOB.into(), rate.into());
         Warmup::Auto.apply(&mut e)?;
-        let mut run = Run::new(&e, Side::A)?;
-        while !run.step(1 << 20) {}
-        run.flush();
-        let at = run
-            .engine()
-            .metrics
-            .latency
-            .quantile(self.percentile / 100.0) as f64
-            / 1e3;
-        let rep = run.report();
-        let s = rep.serve.ok_or_else(|| {
+        Ok(e)
+    }
+
+    /// A probe from its run's report. The searched percentile is the report's own when it prints
+    /// that one (p50, p90, p99, p99.9), so a search from reports alone (the page's) is the CLI's;
+    /// any other is `at_us`, the run's histogram read at the percentile (`None`: not available).
+    pub fn probe_of(
+        &self,
+        rate: u64,
+        report: &crate::report::Report,
+        at_us: Option<f64>,
+    ) -> Result<Probe, Invalid> {
+        let s = report.serve.as_ref().ok_or_else(|| {
             Invalid::from(FieldError::new(
                 "workload",
                 "maxload needs an open-loop workload (serve)",
             ))
         })?;
+        let printed = [s.p50_us, s.p90_us, s.p99_us, s.p999_us];
+        let at = match REPORTED_PERCENTILES
+            .iter()
+            .position(|p| *p == self.percentile)
+        {
+            Some(i) => printed[i],
+            None => at_us.ok_or_else(|| {
+                Invalid::from(FieldError::new(
+                    "percentile",
+                    format!(
+                        "{}: from a report alone, one of 50, 90, 99, 99.9 (the percentiles it prints)",
+                        self.percentile
+                    ),
+                ))
+            })?,
+        };
         Ok(Probe {
             rate,
             achieved: s.achieved_per_sec,
@@ -243,6 +389,17 @@ impl MaxLoad {
             under: at <= self.bound_us && s.achieved_per_sec >= KEPT_UP * rate as f64,
         })
     }
+}
+
+/// What the search does next (`MaxLoad::next`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Next {
+    /// Probe `rate`; about `left` probes remain, this one included (an estimate for the time left:
+    /// the bisections of the bracket as it stands, one doubling more while none is found).
+    Probe { rate: u64, left: usize },
+    /// The search is over: the highest probed rate under the bound (0: none was).
+    Done { rate_at_bound: u64 },
 }
 
 /// The rate at the bound over the searches: mean and 95% interval (`stats::Summary`).
@@ -294,12 +451,22 @@ pub fn to_text(lines: &[SearchLine]) -> String {
             );
         }
     }
+    let _ = writeln!(s, "{}", headline(lines));
+    s
+}
+
+/// The result in one sentence: the rate at the bound, its 95% interval over the repeats (or why
+/// there is none) and each repeat's rate; the last line of `to_text`, and the page's result text.
+pub fn headline(lines: &[SearchLine]) -> String {
+    let Some(first) = lines.first() else {
+        return String::new();
+    };
+    let pq = format!("p{}", first.percentile);
     let per: Vec<String> = lines.iter().map(|l| l.rate_at_bound.to_string()).collect();
     let sum = rate_at_bound(lines);
-    let _ = write!(
-        s,
-        "rate at the bound ({pq} ≤ {bound_us} µs): {:.0}/s",
-        sum.mean
+    let mut s = format!(
+        "rate at the bound ({pq} ≤ {} µs): {:.0}/s",
+        first.bound_us, sum.mean
     );
     if sum.n > 1 {
         let _ = write!(
@@ -308,9 +475,9 @@ pub fn to_text(lines: &[SearchLine]) -> String {
             sum.ci95[0], sum.ci95[1], sum.n
         );
     } else {
-        let _ = write!(s, " (one search: no interval; --repeat N for one)");
+        let _ = write!(s, " (one search: no interval; repeats above 1 give one)");
     }
-    let _ = writeln!(s, "; per repeat: {}", per.join(", "));
+    let _ = write!(s, "; per repeat: {}", per.join(", "));
     s
 }
 
@@ -406,5 +573,82 @@ mod tests {
         let mut m = small(1000.0);
         m.percentile = 100.0;
         assert!(m.validate().is_ok(), "p100 is the maximum");
+    }
+
+    /// The page's search: each probe a run of `probe_experiment`, read back from its report
+    /// alone (`probe_of` without the histogram), stepped by `next`. Same lines as `search`.
+    fn from_reports(m: &MaxLoad, index: usize, seed: u64) -> SearchLine {
+        let mut probes = Vec::new();
+        loop {
+            match m.next(&probes).unwrap() {
+                Next::Probe { rate, left } => {
+                    assert!(left >= 1);
+                    let e = m.probe_experiment(rate, seed).unwrap();
+                    let r = crate::experiment::run::run(&e, Side::A).unwrap();
+                    probes.push(m.probe_of(rate, &r, None).unwrap());
+                }
+                Next::Done { rate_at_bound } => return m.line(index, seed, probes, rate_at_bound),
+            }
+        }
+    }
+
+    #[test]
+    fn a_search_from_reports_alone_is_the_cli_search() {
+        for (percentile, bound) in [(99.0, 200.0), (99.9, 300.0), (50.0, 60.0)] {
+            let mut m = small(bound);
+            m.percentile = percentile;
+            let cli = m.search(1, 7).unwrap();
+            let page = from_reports(&m, 1, 7);
+            assert_eq!(to_lines(&[page]), to_lines(&[cli]), "p{percentile}");
+        }
+        // a percentile the report does not print cannot be read from it
+        let mut m = small(200.0);
+        m.percentile = 95.0;
+        let e = m.probe_experiment(100_000, 1).unwrap();
+        let r = crate::experiment::run::run(&e, Side::A).unwrap();
+        let err = m.probe_of(100_000, &r, None).unwrap_err();
+        assert_eq!(err.0[0].field, "percentile");
+    }
+
+    #[test]
+    fn next_refuses_probes_it_did_not_ask_for() {
+        let m = small(200.0);
+        assert_eq!(
+            m.next(&[]).unwrap(),
+            Next::Probe {
+                rate: 100_000,
+                left: 1 + m.bisections(100_000, 200_000)
+            }
+        );
+        let p = |rate, under| Probe {
+            rate,
+            achieved: rate as f64,
+            p50_us: 1.0,
+            p99_us: 1.0,
+            p999_us: 1.0,
+            at_percentile_us: 1.0,
+            under,
+        };
+        // under at 100k: doubles to 200k; over there: bisects to 150k
+        assert!(matches!(
+            m.next(&[p(100_000, true)]),
+            Ok(Next::Probe { rate: 200_000, .. })
+        ));
+        assert!(matches!(
+            m.next(&[p(100_000, true), p(200_000, false)]),
+            Ok(Next::Probe { rate: 150_000, .. })
+        ));
+        // over at 100k: halves
+        assert!(matches!(
+            m.next(&[p(100_000, false)]),
+            Ok(Next::Probe { rate: 50_000, .. })
+        ));
+        let err = m.next(&[p(100_000, true), p(300_000, true)]).unwrap_err();
+        assert_eq!(err.field, "probes");
+        assert!(
+            err.message.contains("asked for 200000/s"),
+            "{}",
+            err.message
+        );
     }
 }
