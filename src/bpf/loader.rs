@@ -758,8 +758,7 @@ fn extern_datasec<'a>(btf: &'a Btf, name: &str) -> Option<&'a str> {
     let var = btf
         .types
         .iter()
-        .position(|t| t.kind == Kind::Var && t.name == name)? as u32
-        + 1;
+        .position(|t| t.kind == Kind::Var && t.name == name)? as u32;
     btf.types
         .iter()
         .find(|t| t.kind == Kind::Datasec && t.members.iter().any(|m| m.ty == var))

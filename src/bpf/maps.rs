@@ -219,7 +219,7 @@ impl Map {
 
     /// `bpf_task_storage_delete`: 0, or -ENOENT.
     pub fn storage_delete(&mut self, owner: u64) -> i64 {
-        match self.hash.remove(&owner.to_le_bytes().to_vec()) {
+        match self.hash.remove(owner.to_le_bytes().as_slice()) {
             Some(_) => 0,
             None => -2,
         }
@@ -228,6 +228,11 @@ impl Map {
     /// Task storage values that exist (for reports and tests).
     pub fn storage_len(&self) -> usize {
         self.hash.len()
+    }
+
+    /// The address of `owner`'s task storage value, if it has one.
+    pub fn storage_addr(&self, owner: u64) -> Option<u64> {
+        self.hash.get(owner.to_le_bytes().as_slice()).copied()
     }
 
     /// The value (its address) that holds `addr`, with that element's key bytes: arrays and hash

@@ -561,4 +561,6 @@ impl Engine {
 }
 
 #[cfg(test)]
+mod kit_tests;
+#[cfg(test)]
 mod tests;
