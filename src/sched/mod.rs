@@ -201,6 +201,8 @@ enum Ev {
     /// A receive queue's moderation timer (queue, generation).
     NicIrq(u32, u32),
     Sample,
+    /// The earliest armed BPF timer of the attached sched_ext scheduler expires.
+    ScxTimer,
 }
 
 pub struct Engine {
@@ -556,6 +558,7 @@ impl Engine {
                 }
             }
             Ev::NicIrq(q, g) => self.on_nic_timer(q, g),
+            Ev::ScxTimer => self.on_scx_timer(),
             Ev::Sample => {
                 self.flush_accounting();
                 self.metrics.sample(self.now);
