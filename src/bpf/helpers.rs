@@ -13,6 +13,24 @@ pub const GET_SMP_PROCESSOR_ID: i32 = 8;
 pub const PROBE_READ_KERNEL: i32 = 113;
 pub const PROBE_READ_KERNEL_STR: i32 = 115;
 pub const MAP_LOOKUP_PERCPU_ELEM: i32 = 195;
+pub const TRACE_PRINTK: i32 = 6;
+pub const PER_CPU_PTR: i32 = 153;
+pub const THIS_CPU_PTR: i32 = 154;
+pub const TASK_STORAGE_GET: i32 = 156;
+pub const TASK_STORAGE_DELETE: i32 = 157;
+pub const GET_CURRENT_TASK_BTF: i32 = 158;
+pub const KPTR_XCHG: i32 = 194;
+
+/// `bpf_per_cpu_ptr(&ksym, cpu)` / `bpf_this_cpu_ptr`: CPU `cpu`'s copy of a typed per-CPU
+/// ksym, or NULL for a CPU out of range (or a handle that is not a per-CPU ksym).
+pub fn per_cpu_ptr(ksyms: &[super::loader::Ksym], handle: u64, cpu: u64) -> u64 {
+    ksyms
+        .iter()
+        .find(|k| k.handle == handle)
+        .and_then(|k| k.per_cpu.get(usize::try_from(cpu).ok()?))
+        .copied()
+        .unwrap_or(0)
+}
 
 fn map(maps: &mut [Map], handle: u64) -> Result<&mut Map, CallError> {
     maps.iter_mut()
@@ -41,6 +59,36 @@ pub fn call(
             }
             Ok(map(maps, a[0])?.lookup(mem, a[1], c)?)
         }
+        TASK_STORAGE_GET | TASK_STORAGE_DELETE => {
+            let m = map(maps, a[0])?;
+            if m.kind != super::maps::MapKind::TaskStorage {
+                return Err(CallError::Failed(format!(
+                    "map {} is not a task storage map",
+                    m.name
+                )));
+            }
+            if a[1] == 0 {
+                return Ok(if id == TASK_STORAGE_GET {
+                    0
+                } else {
+                    -22i64 as u64
+                });
+            }
+            if id == TASK_STORAGE_GET {
+                Ok(m.storage_get(mem, a[1], a[2], a[3])?)
+            } else {
+                Ok(m.storage_delete(a[1]) as u64)
+            }
+        }
+        // bpf_kptr_xchg(dst, new): swaps a kptr field, returning the old pointer (ownership
+        // moves with it; kernel/bpf/helpers.c)
+        KPTR_XCHG => {
+            let old = mem.load(a[0], 8)?;
+            mem.store(a[0], 8, a[1])?;
+            Ok(old)
+        }
+        // bpf_trace_printk goes to the trace pipe, which nothing here reads
+        TRACE_PRINTK => Ok(0),
         PROBE_READ_KERNEL => {
             // (dst, size, src): copy, or zero dst and return -EFAULT as the kernel does.
             let n = a[1] as u32 as usize;

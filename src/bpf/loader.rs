@@ -12,10 +12,10 @@ use super::core_relo;
 use super::elf::*;
 use super::insn::*;
 use super::maps::{
-    BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_PERCPU_ARRAY, MAX_MAP_BYTES,
-    MAX_MAP_VALUES, Map, MapDef, MapKind,
+    BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_PERCPU_ARRAY, BPF_MAP_TYPE_TASK_STORAGE,
+    MAX_MAP_BYTES, MAX_MAP_VALUES, Map, MapDef, MapKind,
 };
-use super::memory::Memory;
+use super::memory::{Memory, code_addr};
 use super::target::Target;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -117,6 +117,40 @@ pub struct Object {
     pub mem: Memory,
     /// Names of the weak kfuncs the host lacks, by `id - WEAK_KFUNC_BASE`.
     pub missing_weak: Vec<String>,
+    /// The typed per-CPU ksyms the object reads, for the host to fill.
+    pub ksyms: Vec<Ksym>,
+}
+
+/// A typed per-CPU ksym (`extern int sd_llc_id __ksym`): the address the program holds
+/// (`&sd_llc_id`, a handle of zero bytes) and one read-only region per CPU that
+/// `bpf_per_cpu_ptr(&sd_llc_id, cpu)` answers.
+#[derive(Clone, Debug)]
+pub struct Ksym {
+    pub name: String,
+    pub handle: u64,
+    pub size: u32,
+    pub per_cpu: Vec<u64>,
+}
+
+impl Ksym {
+    fn new(mem: &mut Memory, name: &str, size: u32, nr_cpus: u32) -> Ksym {
+        let handle = mem.add(format!("ksym {name} (handle)"), Vec::new(), false);
+        let per_cpu = (0..nr_cpus)
+            .map(|c| {
+                mem.add(
+                    format!("ksym {name} cpu {c}"),
+                    vec![0; size as usize],
+                    false,
+                )
+            })
+            .collect();
+        Ksym {
+            name: name.to_string(),
+            handle,
+            size,
+            per_cpu,
+        }
+    }
 }
 
 impl Object {
@@ -155,6 +189,15 @@ impl Object {
     pub fn read_global(&self, name: &str) -> Option<&[u8]> {
         let g = self.global(name)?;
         self.mem.slice(g.addr, g.size as usize).ok()
+    }
+    /// Sets CPU `cpu`'s value of typed ksym `name` (the host's per-CPU variable).
+    pub fn set_ksym(&mut self, name: &str, cpu: u32, value: i64) {
+        if let Some(k) = self.ksyms.iter().find(|k| k.name == name)
+            && let Some(&a) = k.per_cpu.get(cpu as usize)
+        {
+            let b = value.to_le_bytes();
+            let _ = self.mem.poke(a, &b[..(k.size as usize).min(8)]);
+        }
     }
     /// The name of a kfunc id this object calls (for messages), if it is a missing weak one.
     pub fn missing_weak_name(&self, id: i32) -> Option<&str> {
@@ -237,9 +280,16 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
             continue;
         }
         let sleepable = s.name.starts_with("struct_ops.s/");
-        if s.name != ".text" && !s.name.starts_with("struct_ops/") && !sleepable {
+        // `syscall` programs (run by user space, e.g. to set up topology) and `fentry/` probes
+        // are loaded; the host decides which it runs and refuses the others by name.
+        if s.name != ".text"
+            && !s.name.starts_with("struct_ops/")
+            && !sleepable
+            && s.name != "syscall"
+            && !s.name.starts_with("fentry/")
+        {
             return Err(LoadError(format!(
-                "program section '{}' is not supported (struct_ops programs and .text sub-programs only)",
+                "program section '{}' is not supported (struct_ops, syscall and fentry programs and .text sub-programs only)",
                 s.name
             )));
         }
@@ -341,9 +391,10 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
                 BPF_MAP_TYPE_ARRAY => MapKind::Array,
                 BPF_MAP_TYPE_PERCPU_ARRAY => MapKind::PercpuArray,
                 BPF_MAP_TYPE_HASH => MapKind::Hash,
+                BPF_MAP_TYPE_TASK_STORAGE => MapKind::TaskStorage,
                 t => {
                     return Err(LoadError(format!(
-                        "map {name}: type {t} ({}) is not supported (array, percpu_array, hash)",
+                        "map {name}: type {t} ({}) is not supported (array, percpu_array, hash, task_storage)",
                         map_type_name(t)
                     )));
                 }
@@ -353,7 +404,7 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
                     "map {name}: an array's key must be 4 bytes, not {ks}"
                 )));
             }
-            if vs == 0 || n == 0 {
+            if vs == 0 || (n == 0 && kind != MapKind::TaskStorage) {
                 return Err(LoadError(format!(
                     "map {name}: value size and max_entries must be non-zero"
                 )));
@@ -416,6 +467,8 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
 
     // 3. Relocations of the code.
     let mut missing_weak: Vec<String> = Vec::new();
+    let mut kconfig: Vec<(String, u64)> = Vec::new();
+    let mut ksyms: Vec<Ksym> = Vec::new();
     for (&si, &base) in &code_base {
         let sec = &elf.sections[si];
         for rel in elf.rels_for(si)? {
@@ -456,15 +509,60 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
                 }
             } else if insn.is_ld_imm64() && rel.kind == R_BPF_64_64 {
                 let value = if sym.shndx == SHN_UNDEF {
-                    match btf_extern_kind(&btf, &sym.name) {
-                        Some(Kind::Func) => {
+                    let weak = sym.bind == STB_WEAK;
+                    match (
+                        btf_extern_kind(&btf, &sym.name),
+                        extern_datasec(&btf, &sym.name),
+                    ) {
+                        (Some(Kind::Func), _) => {
                             let params = extern_params(&btf, &sym.name).map_err(here)?;
                             target.find_kfunc(&sym.name, params).is_some() as u64
                         }
-                        _ if sym.bind == STB_WEAK => 0,
+                        (Some(Kind::Var), Some(".kconfig")) => {
+                            let size = extern_var_size(&btf, &sym.name).map_err(here)?;
+                            let v = match target.kconfig(&sym.name) {
+                                Some(v) => v,
+                                None if weak => 0,
+                                None => {
+                                    return Err(here(format!(
+                                        "kconfig value {} is not provided by the host",
+                                        sym.name
+                                    )));
+                                }
+                            };
+                            match kconfig.iter().find(|k: &&(String, u64)| k.0 == sym.name) {
+                                Some(k) => k.1,
+                                None => {
+                                    let mut b = v.to_le_bytes().to_vec();
+                                    b.resize(size.max(1), 0);
+                                    let a = mem.add(format!("kconfig {}", sym.name), b, false);
+                                    kconfig.push((sym.name.clone(), a));
+                                    a
+                                }
+                            }
+                        }
+                        (Some(Kind::Var), Some(".ksyms")) => match target.percpu_var(&sym.name) {
+                            Some(size) => match ksyms.iter().find(|k| k.name == sym.name) {
+                                Some(k) => k.handle,
+                                None => {
+                                    let k = Ksym::new(&mut mem, &sym.name, size, opts.nr_cpus);
+                                    let h = k.handle;
+                                    ksyms.push(k);
+                                    h
+                                }
+                            },
+                            None if weak => 0,
+                            None => {
+                                return Err(here(format!(
+                                    "typed ksym {} is not provided by the host",
+                                    sym.name
+                                )));
+                            }
+                        },
+                        _ if weak => 0,
                         _ => {
                             return Err(here(format!(
-                                "extern variable {} (typed __ksym or .kconfig) is not supported",
+                                "extern {} is neither a kfunc, a typed __ksym nor a .kconfig value",
                                 sym.name
                             )));
                         }
@@ -486,11 +584,15 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
                             sym.value
                         };
                     maps[mi].data_addr().expect("a data map") + off
-                } else if code_base.contains_key(&(sym.shndx as usize)) {
-                    return Err(here(format!(
-                        "a callback function pointer ({}) is not supported (bpf_loop, timers)",
-                        sym.name
-                    )));
+                } else if let Some(&tb) = code_base.get(&(sym.shndx as usize)) {
+                    // BPF_PSEUDO_FUNC: a callback's address (bpf_loop, bpf_timer_set_callback)
+                    let off = insn.imm as u32 as u64
+                        + if sym.kind == STT_SECTION {
+                            0
+                        } else {
+                            sym.value
+                        };
+                    code_addr((tb as u64 + off / INSN_SIZE as u64) as u32)
                 } else {
                     return Err(here(format!(
                         "ld_imm64 against {} in an unsupported section",
@@ -647,7 +749,30 @@ pub fn load(bytes: &[u8], target: &Target, opts: &LoadOptions) -> Result<Object,
         license,
         mem,
         missing_weak,
+        ksyms,
     })
+}
+
+/// The DATASEC (`.ksyms`, `.kconfig`) an extern variable is declared in.
+fn extern_datasec<'a>(btf: &'a Btf, name: &str) -> Option<&'a str> {
+    let var = btf
+        .types
+        .iter()
+        .position(|t| t.kind == Kind::Var && t.name == name)? as u32;
+    btf.types
+        .iter()
+        .find(|t| t.kind == Kind::Datasec && t.members.iter().any(|m| m.ty == var))
+        .map(|t| t.name.as_str())
+}
+
+/// The byte size of an extern variable's type.
+fn extern_var_size(btf: &Btf, name: &str) -> Result<usize, String> {
+    let v = btf
+        .types
+        .iter()
+        .find(|t| t.kind == Kind::Var && t.name == name)
+        .ok_or_else(|| format!("no BTF for extern {name}"))?;
+    Ok(btf.size_of(v.size_or_type)? as usize)
 }
 
 fn weak_index(list: &mut Vec<String>, name: &str) -> i32 {

@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 pub const BPF_MAP_TYPE_HASH: u32 = 1;
 pub const BPF_MAP_TYPE_ARRAY: u32 = 2;
 pub const BPF_MAP_TYPE_PERCPU_ARRAY: u32 = 6;
+pub const BPF_MAP_TYPE_TASK_STORAGE: u32 = 29;
+/// `BPF_LOCAL_STORAGE_GET_F_CREATE`.
+pub const BPF_LOCAL_STORAGE_GET_F_CREATE: u64 = 1;
 
 /// The largest total of map memory one object may ask for (a guard against a `max_entries`
 /// typo allocating gigabytes in the page), 64 MiB.
@@ -23,6 +26,9 @@ pub enum MapKind {
     Array,
     PercpuArray,
     Hash,
+    /// Task local storage (`BPF_MAP_TYPE_TASK_STORAGE`): one value per task, keyed by the
+    /// task's address, made by `bpf_task_storage_get(.., F_CREATE)`.
+    TaskStorage,
     /// A global-data section map (`.rodata`, `.data`, `.bss`, `.data.*`, `.rodata.*`).
     Data,
 }
@@ -92,7 +98,7 @@ impl Map {
                 data.resize(value_size as usize, 0);
                 values.push(mem.add(name.to_string(), data, writable));
             }
-            MapKind::Hash => {}
+            MapKind::Hash | MapKind::TaskStorage => {}
         }
         Map {
             name: name.to_string(),
@@ -112,6 +118,8 @@ impl Map {
         match kind {
             MapKind::PercpuArray => per * nr_cpus as u64,
             MapKind::Data => value_size as u64,
+            // values are made per task as tasks ask (counted as they come, not here)
+            MapKind::TaskStorage => 0,
             _ => per,
         }
     }
@@ -130,6 +138,8 @@ impl Map {
                 self.element(i, cpu)
             }
             MapKind::Hash => self.hash.get(k).copied().unwrap_or(0),
+            // a task storage map is reached through bpf_task_storage_get only
+            MapKind::TaskStorage => 0,
         })
     }
 
@@ -175,6 +185,73 @@ impl Map {
         };
         mem.slice_mut(dst, v.len())?.copy_from_slice(&v);
         Ok(0)
+    }
+
+    /// `bpf_task_storage_get(map, task, value, flags)`: `task`'s value, made (zeroed, or a copy
+    /// of `init` when given) with `BPF_LOCAL_STORAGE_GET_F_CREATE`; 0 (NULL) otherwise.
+    pub fn storage_get(
+        &mut self,
+        mem: &mut Memory,
+        owner: u64,
+        init: u64,
+        flags: u64,
+    ) -> Result<u64, Fault> {
+        let k = owner.to_le_bytes().to_vec();
+        if let Some(&a) = self.hash.get(&k) {
+            return Ok(a);
+        }
+        if flags & BPF_LOCAL_STORAGE_GET_F_CREATE == 0 {
+            return Ok(0);
+        }
+        let bytes = if init != 0 {
+            mem.slice(init, self.value_size as usize)?.to_vec()
+        } else {
+            vec![0; self.value_size as usize]
+        };
+        let a = mem.add(
+            format!("map {} value (task storage)", self.name),
+            bytes,
+            true,
+        );
+        self.hash.insert(k, a);
+        Ok(a)
+    }
+
+    /// `bpf_task_storage_delete`: 0, or -ENOENT.
+    pub fn storage_delete(&mut self, owner: u64) -> i64 {
+        match self.hash.remove(owner.to_le_bytes().as_slice()) {
+            Some(_) => 0,
+            None => -2,
+        }
+    }
+
+    /// Task storage values that exist (for reports and tests).
+    pub fn storage_len(&self) -> usize {
+        self.hash.len()
+    }
+
+    /// The address of `owner`'s task storage value, if it has one.
+    pub fn storage_addr(&self, owner: u64) -> Option<u64> {
+        self.hash.get(owner.to_le_bytes().as_slice()).copied()
+    }
+
+    /// The value (its address) that holds `addr`, with that element's key bytes: arrays and hash
+    /// maps (a timer's map value).
+    pub fn element_holding(&self, addr: u64) -> Option<(u64, Vec<u8>)> {
+        let same = |v: u64| v >> 32 == addr >> 32;
+        match self.kind {
+            MapKind::Array => self
+                .values
+                .iter()
+                .position(|&v| same(v))
+                .map(|i| (self.values[i], (i as u32).to_le_bytes().to_vec())),
+            MapKind::Hash => self
+                .hash
+                .iter()
+                .find(|(_, v)| same(**v))
+                .map(|(k, v)| (*v, k.clone())),
+            _ => None,
+        }
     }
 
     /// `bpf_map_delete_elem`: hash maps only (arrays answer -EINVAL, as the kernel's do).

@@ -56,6 +56,23 @@ impl Default for Memory {
 
 const BASE_OFF: u64 = 1 << 31;
 
+/// The region id that code addresses use: a function pointer (`ld_imm64` of a `.text` function,
+/// what `bpf_loop` and `bpf_timer_set_callback` take) is `addr(CODE_REGION, insn index)`. No
+/// region has this id, so a program can pass such a pointer but never load or store through it.
+pub const CODE_REGION: u32 = u32::MAX;
+
+/// The function pointer of the instruction at `index` of the image.
+pub const fn code_addr(index: u32) -> u64 {
+    addr(CODE_REGION, index)
+}
+
+/// The instruction index a function pointer names, if it is one.
+pub fn code_index(a: u64) -> Option<usize> {
+    ((a >> 32) as u32 == CODE_REGION)
+        .then(|| usize::try_from(offset_of(a)).ok())
+        .flatten()
+}
+
 /// The address of `offset` in region `id`.
 pub const fn addr(id: u32, offset: u32) -> u64 {
     ((id as u64) << 32) + BASE_OFF + offset as u64
@@ -108,6 +125,18 @@ impl Memory {
     pub fn region_mut(&mut self, base: u64) -> Option<&mut Region> {
         let id = (base >> 32) as usize;
         id.checked_sub(1).and_then(|i| self.regions.get_mut(i))
+    }
+
+    /// Grows or shrinks a region the host made (a data map user space resizes before load,
+    /// such as `.data.uei_dump`); new bytes are zero.
+    pub fn resize(&mut self, base: u64, len: usize) -> bool {
+        match self.region_mut(base) {
+            Some(r) => {
+                r.data.resize(len, 0);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Zeroes stack frame `f` (each call starts on a clean frame, so a run never depends on what

@@ -88,6 +88,11 @@ pub struct Target {
     /// Helper numbers (`enum bpf_func_id`) with their names, for load-time checks and messages.
     pub helpers: &'static [(i32, &'static str)],
     pub struct_ops: &'static [StructOps],
+    /// `.kconfig` values (`extern ... __kconfig`): `LINUX_KERNEL_VERSION`, `CONFIG_*`.
+    pub kconfig: &'static [(&'static str, u64)],
+    /// Typed per-CPU ksyms (`extern int sd_llc_id __ksym`, read through `bpf_per_cpu_ptr`), with
+    /// their size in bytes; the host fills each CPU's value after load.
+    pub percpu_vars: &'static [(&'static str, u32)],
 }
 
 /// libbpf's essential name: everything before the last `___` (`bpf_core_essential_name_len`).
@@ -110,6 +115,15 @@ impl Target {
         self.kfuncs
             .iter()
             .find(|k| k.name == essential(name) && k.params as usize == params)
+    }
+    pub fn kconfig(&self, name: &str) -> Option<u64> {
+        self.kconfig.iter().find(|k| k.0 == name).map(|k| k.1)
+    }
+    pub fn percpu_var(&self, name: &str) -> Option<u32> {
+        self.percpu_vars
+            .iter()
+            .find(|k| k.0 == essential(name))
+            .map(|k| k.1)
     }
     pub fn helper_name(&self, id: i32) -> Option<&'static str> {
         self.helpers.iter().find(|h| h.0 == id).map(|h| h.1)

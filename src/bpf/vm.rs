@@ -6,7 +6,7 @@
 //! Documentation/bpf/standardization/instruction-set.rst.
 
 use super::insn::*;
-use super::memory::{Fault, MAX_FRAMES, Memory};
+use super::memory::{Fault, MAX_FRAMES, Memory, code_index};
 use std::fmt;
 
 /// What the program's host answers for a helper or kfunc call.
@@ -121,20 +121,83 @@ pub fn run(
     host: &mut dyn Host,
     budget: u64,
 ) -> Result<Outcome, VmError> {
+    let mut left = budget;
+    let ret = exec(image, entry, args, mem, host, &mut left, budget, 0)?;
+    Ok(Outcome {
+        ret,
+        insns: budget - left,
+    })
+}
+
+/// `bpf_loop` (`enum bpf_func_id` 181), run by the interpreter itself since it calls back into
+/// the program: `BPF_MAX_LOOPS` = 8 M iterations (kernel/bpf/bpf_iter.c).
+pub const BPF_FUNC_LOOP: i32 = 181;
+pub const BPF_MAX_LOOPS: u64 = 8 * 1024 * 1024;
+
+/// `bpf_loop(nr_loops, callback_fn, callback_ctx, flags)` (kernel/bpf/bpf_iter.c): calls the
+/// callback with (i, ctx) until it returns non-zero; returns the number of calls. The callback
+/// runs in the next stack frame, on the caller's instruction budget.
+#[allow(clippy::too_many_arguments)]
+fn bpf_loop(
+    image: &[Insn],
+    a: [u64; 5],
+    mem: &mut Memory,
+    host: &mut dyn Host,
+    left: &mut u64,
+    budget: u64,
+    frame: usize,
+    pc: usize,
+) -> Result<u64, VmError> {
+    if a[3] != 0 {
+        return Ok(-22i64 as u64); // -EINVAL: no flags are defined
+    }
+    let n = a[0] as u32 as u64;
+    if n > BPF_MAX_LOOPS {
+        return Ok(-7i64 as u64); // -E2BIG
+    }
+    let Some(entry) = code_index(a[1]) else {
+        return Err(VmError::CallFailed {
+            pc,
+            message: format!("bpf_loop: callback {:#x} is not a function", a[1]),
+        });
+    };
+    if frame + 1 >= MAX_FRAMES {
+        return Err(VmError::CallDepth { pc });
+    }
+    for i in 0..n {
+        if exec(image, entry, &[i, a[2]], mem, host, left, budget, frame + 1)? != 0 {
+            return Ok(i + 1);
+        }
+    }
+    Ok(n)
+}
+
+/// Runs from `entry` in stack frame `base` (0 for an op; a `bpf_loop` callback runs one frame
+/// below its caller) until the matching `exit`, spending `left`.
+#[allow(clippy::too_many_arguments)]
+fn exec(
+    image: &[Insn],
+    entry: usize,
+    args: &[u64],
+    mem: &mut Memory,
+    host: &mut dyn Host,
+    left: &mut u64,
+    budget: u64,
+    base: usize,
+) -> Result<u64, VmError> {
     let mut r = [0u64; 11];
     for (i, a) in args.iter().take(5).enumerate() {
         r[i + 1] = *a;
     }
-    mem.clear_frame(0);
-    r[10] = Memory::frame_top(0);
+    mem.clear_frame(base);
+    r[10] = Memory::frame_top(base);
     let mut frames: Vec<Frame> = Vec::new();
     let mut pc = entry;
-    let mut left = budget;
     loop {
-        if left == 0 {
+        if *left == 0 {
             return Err(VmError::Budget { limit: budget });
         }
-        left -= 1;
+        *left -= 1;
         let Some(&i) = image.get(pc) else {
             return Err(VmError::PcOutOfRange { pc });
         };
@@ -181,6 +244,11 @@ pub fn run(
                         let args = [r[1], r[2], r[3], r[4], r[5]];
                         let call_pc = pc - 1;
                         match i.src {
+                            PSEUDO_HELPER if i.imm == BPF_FUNC_LOOP => {
+                                let depth = base + frames.len();
+                                r[0] =
+                                    bpf_loop(image, args, mem, host, left, budget, depth, call_pc)?;
+                            }
                             PSEUDO_HELPER => {
                                 r[0] = host.helper(i.imm, args, mem).map_err(|e| match e {
                                     CallError::Unknown => VmError::UnknownHelper {
@@ -209,15 +277,15 @@ pub fn run(
                                 })?;
                             }
                             PSEUDO_CALL => {
-                                if frames.len() + 1 >= MAX_FRAMES {
+                                if base + frames.len() + 1 >= MAX_FRAMES {
                                     return Err(VmError::CallDepth { pc: call_pc });
                                 }
                                 frames.push(Frame {
                                     ret_pc: pc,
                                     saved: [r[6], r[7], r[8], r[9]],
                                 });
-                                mem.clear_frame(frames.len());
-                                r[10] = Memory::frame_top(frames.len());
+                                mem.clear_frame(base + frames.len());
+                                r[10] = Memory::frame_top(base + frames.len());
                                 pc = jump(pc, i.imm as i64)
                                     .ok_or(VmError::PcOutOfRange { pc: call_pc })?;
                             }
@@ -225,15 +293,10 @@ pub fn run(
                         }
                     }
                     EXIT if wide => match frames.pop() {
-                        None => {
-                            return Ok(Outcome {
-                                ret: r[0],
-                                insns: budget - left,
-                            });
-                        }
+                        None => return Ok(r[0]),
                         Some(f) => {
                             r[6..10].copy_from_slice(&f.saved);
-                            r[10] = Memory::frame_top(frames.len());
+                            r[10] = Memory::frame_top(base + frames.len());
                             pc = f.ret_pc;
                         }
                     },

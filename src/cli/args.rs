@@ -212,6 +212,14 @@ pub(crate) struct ScenarioArgs {
     /// The same for side B.
     #[arg(long, value_name = "FILE")]
     pub(crate) scx_b: Option<String>,
+    /// What the scheduler's user space would set before load, for side A's --scx-a:
+    /// `NAME=VALUE,...`, a `.rodata` option by its variable's name (`slice_ns=5000000`) or an
+    /// ops data member (`ops.flags=0x78`, `ops.timeout_ms=5000`, `ops.exit_dump_len=0`).
+    #[arg(long, value_name = "NAME=VALUE,...")]
+    pub(crate) scx_opt_a: Option<String>,
+    /// The same for side B's --scx-b.
+    #[arg(long, value_name = "NAME=VALUE,...")]
+    pub(crate) scx_opt_b: Option<String>,
     /// Run the scenario a share link describes (other flags override it).
     #[arg(long)]
     pub(crate) link: Option<String>,
@@ -290,19 +298,37 @@ impl ScenarioArgs {
         if let Some(f) = &self.features_b {
             e.features_b = split_list(f);
         }
-        for (field, path, slot) in [
-            ("scx_a", &self.scx_a, &mut e.scx_a),
-            ("scx_b", &self.scx_b, &mut e.scx_b),
+        for (field, path, opts, slot) in [
+            ("scx_a", &self.scx_a, &self.scx_opt_a, &mut e.scx_a),
+            ("scx_b", &self.scx_b, &self.scx_opt_b, &mut e.scx_b),
         ] {
-            let Some(path) = path else { continue };
-            match std::fs::read(path) {
-                Ok(bytes) => {
-                    let file = std::path::Path::new(path)
-                        .file_name()
-                        .map_or(path.clone(), |f| f.to_string_lossy().into_owned());
-                    *slot = Some(scenario::scx::ScxChoice::from_bytes(&file, &bytes));
+            if let Some(path) = path {
+                match std::fs::read(path) {
+                    Ok(bytes) => {
+                        let file = std::path::Path::new(path)
+                            .file_name()
+                            .map_or(path.clone(), |f| f.to_string_lossy().into_owned());
+                        *slot = Some(scenario::scx::ScxChoice::from_bytes(&file, &bytes));
+                    }
+                    Err(err) => errs.push(FieldError::new(field, format!("{path}: {err}"))),
                 }
-                Err(err) => errs.push(FieldError::new(field, format!("{path}: {err}"))),
+            }
+            let Some(opts) = opts else { continue };
+            let opt_field = format!("scx_opt_{}", &field[4..]);
+            let Some(choice) = slot.as_mut() else {
+                errs.push(FieldError::new(
+                    &opt_field,
+                    format!("options need a scheduler (--scx-{})", &field[4..]),
+                ));
+                continue;
+            };
+            for kv in split_list(opts) {
+                match scenario::scx::parse_option(&kv) {
+                    Ok((k, v)) => {
+                        choice.options.insert(k, v);
+                    }
+                    Err(e) => errs.push(FieldError::new(&opt_field, e)),
+                }
             }
         }
         if let Some(m) = &self.machine {

@@ -77,6 +77,8 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
         features_b: None,
         scx_a: None,
         scx_b: None,
+        scx_opt_a: None,
+        scx_opt_b: None,
         machine: None,
         machine_file: None,
         layout: Layout::default(),

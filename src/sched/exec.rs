@@ -264,15 +264,11 @@ impl Engine {
 
     /// The requests of `cpus` (in flight, `Ev::Home`) arrive now, at their lines' serialization
     /// points: served in CPU-number order, each CPU then goes on with its kernel work.
-    pub(super) fn on_home_arrivals(&mut self, cpus: &mut [u32]) {
+    pub(super) fn on_home_arrivals(&mut self, cpus: &mut Vec<u32>) {
         cpus.sort_unstable();
-        let served: Vec<usize> = cpus
-            .iter()
-            .map(|&c| c as usize)
-            .filter(|&c| self.serve_request(c))
-            .collect();
-        for (i, &c) in served.iter().enumerate() {
-            self.run_in_batch(i + 1 == served.len(), |e| e.run_cpu(c));
+        cpus.retain(|&c| self.serve_request(c as usize));
+        for (i, &c) in cpus.iter().enumerate() {
+            self.run_in_batch(i + 1 == cpus.len(), |e| e.run_cpu(c as usize));
         }
     }
 
@@ -304,11 +300,14 @@ impl Engine {
             .lines
             .serve(&self.topo, r.line, c, r.op, r.field, r.issue, r.leg);
         self.finish_access(c, r.line, r.op, r.sym, r.issue, r.charged_to, a);
-        for (sym, ns) in std::mem::take(&mut self.cpus[c].exec.after_request) {
+        // (by index, and cleared after: the buffer is kept for the CPU's next request)
+        for k in 0..self.cpus[c].exec.after_request.len() {
+            let (sym, ns) = self.cpus[c].exec.after_request[k];
             self.metrics.charge(c, sym, ns);
             self.trace_charge(c, sym, self.cpus[c].exec.cursor, ns);
             self.cpus[c].exec.cursor += ns;
         }
+        self.cpus[c].exec.after_request.clear();
         true
     }
 

@@ -20,6 +20,7 @@
 use super::exec::Exit;
 use super::ext::core::{Config, SCX_ENQ_WAKEUP, ScxSched, Where};
 use super::ext::dsq::{SCX_DSQ_GLOBAL, SCX_DSQ_LOCAL_CPU_MASK, SCX_DSQ_LOCAL_ON};
+use super::ext::idle::CpuTopo;
 use super::ext::internal::{SCX_KICK_IDLE, SCX_KICK_PREEMPT, Shared, Touch};
 use super::*;
 use std::collections::BTreeMap;
@@ -75,6 +76,10 @@ pub struct ExtClass {
     dsq_lines: BTreeMap<u64, LineId>,
     /// The built-in idle mask's line (`idle_masks.cpu`: one cpumask, one line up to 512 CPUs).
     idle_line: LineId,
+    /// Each node's idle mask line with `SCX_OPS_BUILTIN_IDLE_PER_NODE` (`scx_idle_node_masks`).
+    node_idle_lines: BTreeMap<u32, LineId>,
+    /// When the next BPF timer event is queued (None: none queued).
+    timer_event_at: Option<u64>,
 }
 
 impl Engine {
@@ -95,16 +100,18 @@ impl Engine {
     pub(super) fn scx_enable(&mut self, o: &ScxObject) -> Result<bool, String> {
         let n = self.cpus.len() as u32;
         let mut sched = ScxSched::open(&o.bytes, Config { nr_cpus: n }).map_err(|e| e.0)?;
-        check_supported(&sched)?;
         for (name, v) in &o.options {
-            let size = sched.obj.global(name).map_or(8, |g| g.size.min(8) as usize);
-            sched.obj.set_global(name, &v.to_le_bytes()[..size])?;
+            sched.set_option(name, *v)?;
         }
+        check_supported(&sched)?;
+        sched.set_topology(self.scx_topo());
         sched.k.now_ns = self.now;
         sched.attach();
         let idle_line = self.lines.add_line("idle_masks", &[(0, "cpu")]);
         let mut x = ExtClass {
             dsq_lines: BTreeMap::new(),
+            node_idle_lines: BTreeMap::new(),
+            timer_event_at: None,
             idle_line,
             sched,
             idx: Vec::with_capacity(self.tasks.len()),
@@ -175,7 +182,52 @@ impl Engine {
         let ns = self.scx_price(c, &touched) + insns * BPF_INSN_PS / 1000;
         self.scx_kicks(c, &kicks);
         self.scx_check_exit();
+        self.scx_arm_timer();
         (r, ns)
+    }
+
+    /// The machine's layout as the ext core sees it: each CPU's node, LLC id (its first CPU),
+    /// LLC size and SMT core.
+    fn scx_topo(&self) -> CpuTopo {
+        let llc: Vec<u32> = self.topo.cpus.iter().map(|i| i.llc).collect();
+        let first = |l: u32| llc.iter().position(|&x| x == l).unwrap_or(0) as u32;
+        CpuTopo {
+            node: self.topo.cpus.iter().map(|i| i.node).collect(),
+            llc_id: llc.iter().map(|&l| first(l)).collect(),
+            llc_size: llc
+                .iter()
+                .map(|&l| llc.iter().filter(|&&x| x == l).count() as u32)
+                .collect(),
+            core: self.topo.cpus.iter().map(|i| i.core).collect(),
+        }
+    }
+
+    /// Queues the event of the earliest armed BPF timer (an hrtimer), if none is queued as early.
+    fn scx_arm_timer(&mut self) {
+        let Some(x) = self.scx.as_mut() else {
+            return;
+        };
+        let Some(at) = x.sched.k.timers.next_expiry() else {
+            return;
+        };
+        if x.timer_event_at.is_some_and(|q| q <= at) {
+            return;
+        }
+        x.timer_event_at = Some(at);
+        self.q.push(at.max(self.now), Ev::ScxTimer);
+    }
+
+    /// A BPF timer event: the due callbacks run (on CPU 0, whose hrtimer base fires them; their
+    /// instructions are counted, not charged to a CPU), and the next is queued.
+    pub(super) fn on_scx_timer(&mut self) {
+        if !self.scx_on() {
+            return;
+        }
+        let x = self.scx.as_mut().unwrap();
+        if x.timer_event_at.is_some_and(|q| q <= self.now) {
+            x.timer_event_at = None;
+        }
+        self.scx_op_ns(0, |s, _| s.fire_timers());
     }
 
     fn core_idx(&self, t: TaskId) -> usize {
@@ -432,6 +484,10 @@ impl Engine {
         let x = self.scx.as_mut().unwrap();
         match what {
             Shared::IdleMask => x.idle_line,
+            Shared::IdleMaskNode(n) => *x.node_idle_lines.entry(n).or_insert_with(|| {
+                self.lines
+                    .add_line(format!("idle_masks(node{n})"), &[(0, "cpu")])
+            }),
             Shared::Dsq(id) if id & SCX_DSQ_LOCAL_ON == SCX_DSQ_LOCAL_ON => {
                 let c = (id & SCX_DSQ_LOCAL_CPU_MASK) as usize;
                 self.rq_lines[c.min(self.cpus.len() - 1)].rq()
@@ -504,5 +560,7 @@ impl Engine {
     }
 }
 
+#[cfg(test)]
+mod kit_tests;
 #[cfg(test)]
 mod tests;

@@ -40,10 +40,13 @@ pub enum Sym {
     SlabAlloc,
     SlabFree,
     WaitQueue,
+    TcpSendmsg,
+    TcpRecvmsg,
+    TcpV4Rcv,
 }
 
 impl Sym {
-    pub const ALL: [Sym; 31] = [
+    pub const ALL: [Sym; 34] = [
         Sym::Idle,
         Sym::User,
         Sym::SchedTick,
@@ -75,6 +78,9 @@ impl Sym {
         Sym::SlabAlloc,
         Sym::SlabFree,
         Sym::WaitQueue,
+        Sym::TcpSendmsg,
+        Sym::TcpRecvmsg,
+        Sym::TcpV4Rcv,
     ];
 
     pub fn name(self) -> &'static str {
@@ -110,6 +116,9 @@ impl Sym {
             Sym::SlabAlloc => "kmem_cache_alloc_node",
             Sym::SlabFree => "kmem_cache_free",
             Sym::WaitQueue => "__wake_up_sync_key",
+            Sym::TcpSendmsg => "tcp_sendmsg",
+            Sym::TcpRecvmsg => "tcp_recvmsg",
+            Sym::TcpV4Rcv => "tcp_v4_rcv",
         }
     }
 }

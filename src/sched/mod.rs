@@ -160,7 +160,9 @@ pub(crate) enum Job {
 }
 
 /// One CPU's state, grouped by the mechanism that owns it (each sub-struct is defined, with its
-/// construction, in that mechanism's module).
+/// construction, in that mechanism's module). Aligned to a host cache line so that the run
+/// queue's first 64 bytes (what update_sg_lb_stats reads, `rq.rs`) are one line, not two.
+#[repr(align(64))]
 pub(crate) struct Cpu {
     /// Mode, kernel-job queue and cursor (`exec.rs`).
     pub(super) exec: ExecState,
@@ -173,6 +175,9 @@ pub(crate) struct Cpu {
     /// rq->next_balance and the per-domain balancing state (`balance.rs`).
     pub(super) balance: BalanceState,
 }
+
+// What the alignment is for: the run queue starts a line of its own.
+const _: () = assert!(std::mem::offset_of!(Cpu, rq) % 64 == 0);
 
 impl Cpu {
     pub fn nr_running(&self) -> usize {
@@ -196,6 +201,8 @@ enum Ev {
     /// A receive queue's moderation timer (queue, generation).
     NicIrq(u32, u32),
     Sample,
+    /// The earliest armed BPF timer of the attached sched_ext scheduler expires.
+    ScxTimer,
 }
 
 pub struct Engine {
@@ -250,6 +257,9 @@ pub struct Engine {
     pub events: u64,
     /// Nesting of run_cpu (a CPU's work can start another CPU's).
     run_depth: u32,
+    /// The CPUs of the `Ev::Home` batch being served (kept between events: one allocation per
+    /// run, not one per event).
+    home_batch: Vec<u32>,
     /// The trace being recorded, if any (`trace.rs`; off: None).
     tracer: Option<Box<trace::Tracer>>,
     /// `/proc/schedstat` counters (`schedstat.rs`) and the sched_info bookkeeping behind them.
@@ -404,6 +414,7 @@ impl Engine {
             loc,
             events: 0,
             run_depth: 0,
+            home_batch: Vec::new(),
             tracer: None,
             schedstat,
             schedstat_at: None,
@@ -525,13 +536,16 @@ impl Engine {
             Ev::Home(c) => {
                 // every request arriving at this nanosecond is served in CPU order, never in the
                 // order their events were queued
-                let mut cpus = vec![c];
+                let mut cpus = std::mem::take(&mut self.home_batch);
+                cpus.clear();
+                cpus.push(c);
                 while let Some(Ev::Home(d)) = self.q.pop_tie(self.now, |e| matches!(e, Ev::Home(_)))
                 {
                     self.events += 1;
                     cpus.push(d);
                 }
                 self.on_home_arrivals(&mut cpus);
+                self.home_batch = cpus;
             }
             Ev::Wake(t) => {
                 let cpu = self.tasks[t as usize].cpu as usize;
@@ -544,6 +558,7 @@ impl Engine {
                 }
             }
             Ev::NicIrq(q, g) => self.on_nic_timer(q, g),
+            Ev::ScxTimer => self.on_scx_timer(),
             Ev::Sample => {
                 self.flush_accounting();
                 self.metrics.sample(self.now);

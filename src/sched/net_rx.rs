@@ -17,6 +17,7 @@
 use super::wakeup::Waker;
 use super::*;
 use crate::machine::nic::Nic;
+use crate::workload::syscall::KernelStep;
 
 /// mlx5's start moderation frame count (en.h:136-141): the interrupt fires at once when this
 /// many packets wait.
@@ -42,6 +43,8 @@ struct RxQueue {
     generation: u32,
     /// NAPI is scheduled or polling: the interrupt is masked until `napi_complete_done`.
     napi: bool,
+    /// The rest of the kernel steps of the packet being received (`Workload::rx_script`).
+    script: VecDeque<KernelStep>,
 }
 
 /// What the receive path counted (the report's `network` block).
@@ -66,6 +69,11 @@ pub(crate) struct NetState {
 }
 
 impl NetState {
+    /// The interrupt CPU of the receive queue RSS gives connection `conn`.
+    pub(super) fn irq_cpu_of(&self, conn: u32) -> usize {
+        self.nic.irq_cpu[self.conn_queue[conn as usize] as usize] as usize
+    }
+
     /// The card of `topo` for `conns` connections; `seed` draws the RSS key (the hash of each
     /// connection's 4-tuple: the client's ephemeral port makes it uniform), on a stream of its
     /// own so that nothing else the run draws changes.
@@ -93,6 +101,13 @@ pub(crate) enum NetRxStep {
     HardIrq(u32),
     /// net_rx_action → the driver poll: the next packet of the ring (`polled` so far).
     Poll { queue: u32, polled: u32 },
+    /// tcp_v4_rcv's line accesses for the packet (`Workload::rx_script`), one per step.
+    Script {
+        queue: u32,
+        polled: u32,
+        task: TaskId,
+        conn: u32,
+    },
     /// sock_def_readable → wake_up_interruptible_sync_poll: wake the packet's server thread.
     Wake {
         queue: u32,
@@ -179,12 +194,43 @@ impl Engine {
                     return None;
                 };
                 self.kcharge(c, Sym::NetRxAction, self.assume.net_rx_pkt_ns);
-                Some(NetRxStep::Wake {
+                let script = self.workload.rx_script(task, conn);
+                let polled = polled + 1;
+                if script.is_empty() {
+                    return Some(NetRxStep::Wake {
+                        queue,
+                        polled,
+                        task,
+                        conn,
+                    });
+                }
+                self.net.queues[queue as usize].script.extend(script);
+                Some(NetRxStep::Script {
                     queue,
-                    polled: polled + 1,
+                    polled,
                     task,
                     conn,
                 })
+            }
+            NetRxStep::Script {
+                queue,
+                polled,
+                task,
+                conn,
+            } => {
+                let q = queue as usize;
+                let Some(&k) = self.net.queues[q].script.front() else {
+                    return Some(NetRxStep::Wake {
+                        queue,
+                        polled,
+                        task,
+                        conn,
+                    });
+                };
+                if !self.kernel_step(c, None, k) {
+                    self.net.queues[q].script.pop_front();
+                }
+                Some(step)
             }
             NetRxStep::Wake {
                 queue,

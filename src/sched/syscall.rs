@@ -65,16 +65,33 @@ fn sym(f: KernelFn) -> Sym {
         KernelFn::SlabAlloc => Sym::SlabAlloc,
         KernelFn::SlabFree => Sym::SlabFree,
         KernelFn::WaitQueue => Sym::WaitQueue,
+        KernelFn::TcpSendmsg => Sym::TcpSendmsg,
+        KernelFn::TcpRecvmsg => Sym::TcpRecvmsg,
+        KernelFn::TcpV4Rcv => Sym::TcpV4Rcv,
     }
 }
 
 impl Engine {
     /// One step of task `t`'s system call on CPU `c`; returns it if it must wait for its turn.
     pub(super) fn step_syscall(&mut self, c: usize, t: TaskId, step: KernelStep) -> Option<Job> {
+        if self.kernel_step(c, Some(t), step) {
+            return Some(Job::Syscall(t, step));
+        }
+        None
+    }
+
+    /// One kernel step on CPU `c` for task `current` (none: NET_RX in interrupt context); true
+    /// if its access must wait for its turn (the step is to be run again).
+    pub(super) fn kernel_step(
+        &mut self,
+        c: usize,
+        current: Option<TaskId>,
+        step: KernelStep,
+    ) -> bool {
         match step {
             KernelStep::Compute { func, ns } => {
                 self.kcharge(c, sym(func), ns);
-                None
+                false
             }
             KernelStep::Access { line, op, func } => {
                 let sym = sym(func);
@@ -87,21 +104,24 @@ impl Engine {
                     self.drain_store_buffer(c, sym);
                 }
                 if self.must_wait(c) {
-                    return Some(Job::Syscall(t, step));
+                    return true;
                 }
                 let id = match line {
                     KernelLine::Object(i) => self.klines.objects[i as usize],
                     KernelLine::PerCpu { line, of } => {
-                        let cpu = if of == t {
+                        let cpu = if Some(of) == current {
                             c
                         } else {
                             self.tasks[of as usize].last_ran_cpu as usize
                         };
                         self.klines.per_cpu[cpu][line as usize]
                     }
+                    KernelLine::RxCpu { line, conn } => {
+                        self.klines.per_cpu[self.net.irq_cpu_of(conn)][line as usize]
+                    }
                 };
                 self.kaccess(c, id, op, 0, sym);
-                None
+                false
             }
         }
     }

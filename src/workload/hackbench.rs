@@ -98,7 +98,7 @@ enum Role {
         /// The write's kernel script is running: its message is committed when it ends.
         writing: bool,
         /// Objects allocated from its CPU's slabs since the last refill (socket).
-        allocs: u32,
+        allocs: crate::workload::slab::Freelist,
     },
     Receiver {
         chan: usize,
@@ -218,7 +218,7 @@ impl Hackbench {
                     next_rx: 0,
                     sent: 0,
                     writing: false,
-                    allocs: 0,
+                    allocs: Default::default(),
                 });
             }
             for _ in 0..fds {
@@ -291,10 +291,7 @@ impl Hackbench {
             return Step::Block; // full: queued on the channel's write wait queue
         }
         *writing = true;
-        let refill = self.transport == Transport::Socket && {
-            *allocs += 1;
-            *allocs % msgpath::SLAB_OBJECTS == 0
-        };
+        let refill = self.transport == Transport::Socket && allocs.alloc();
         let new_page = chan.last_write_took_page();
         self.script[task as usize].extend(self.path.write(ci, task, refill, new_page));
         // hackbench's loop in user space, then the system call

@@ -11,8 +11,10 @@ pub(crate) mod oltp;
 pub mod rtapp;
 mod schbench;
 mod serve;
+mod slab;
 mod spin;
 pub mod syscall;
+mod tcp;
 
 use crate::assumptions::Assumptions;
 use crate::error::{FieldError, Invalid};
@@ -180,6 +182,12 @@ pub trait Workload {
     /// NET_RX took a request of `conn` off the ring (`tcp_v4_rcv` queued it on the socket of
     /// `task`), just before it wakes `task`.
     fn delivered(&mut self, _task: TaskId, _conn: u32, _now: u64) {}
+    /// NET_RX took a packet of `conn` for `task` off the ring: the kernel steps of its receive
+    /// on the interrupt CPU (`tcp_v4_rcv` on the connection's socket), run before the wakeup;
+    /// none: the flat `NET_RX_PKT_NS` alone.
+    fn rx_script(&mut self, _task: TaskId, _conn: u32) -> Vec<syscall::KernelStep> {
+        Vec::new()
+    }
     /// Open loop: the offered rate and what is still unanswered (the report's `serve` block).
     fn open_loop(&self) -> Option<OpenLoop> {
         None
@@ -538,6 +546,9 @@ impl Workload for Placed {
     }
     fn delivered(&mut self, task: TaskId, conn: u32, now: u64) {
         self.inner.delivered(task, conn, now)
+    }
+    fn rx_script(&mut self, task: TaskId, conn: u32) -> Vec<syscall::KernelStep> {
+        self.inner.rx_script(task, conn)
     }
     fn open_loop(&self) -> Option<OpenLoop> {
         self.inner.open_loop()

@@ -23,6 +23,13 @@ pub enum KernelFn {
     SlabFree,
     /// `__wake_up_sync_key` / `prepare_to_wait`: a wait queue's spinlock.
     WaitQueue,
+    /// `tcp_sendmsg` down to the device (`loopback_xmit` or the driver's doorbell).
+    TcpSendmsg,
+    /// `tcp_recvmsg` and its skb's free (`skb_attempt_defer_free`).
+    TcpRecvmsg,
+    /// NET_RX's receive of one TCP segment: `tcp_v4_rcv` up to `sock_def_readable`, with the
+    /// deferred skbs' flush (`skb_defer_free_flush`) and the ACK's frees (`tcp_ack`).
+    TcpV4Rcv,
 }
 
 /// What kernel code does to a line.
@@ -43,6 +50,9 @@ pub enum KernelLine {
     /// Line `line` of `Workload::per_cpu_kernel_lines` of the CPU task `of` runs on (the running
     /// task) or last ran on (another task: the writer of a message being read).
     PerCpu { line: u32, of: TaskId },
+    /// Line `line` of `Workload::per_cpu_kernel_lines` of the interrupt CPU of the receive queue
+    /// RSS gives connection `conn` (where NET_RX allocates its packets' skbs).
+    RxCpu { line: u32, conn: u32 },
 }
 
 /// One step of a system call's kernel work.

@@ -20,7 +20,8 @@ pub struct ScxChoice {
     pub file: String,
     /// The object, base64url without padding.
     pub object: String,
-    /// `.rodata` options set before load, name -> value.
+    /// What user space sets before load, name -> value: `.rodata` options by their global's
+    /// name, and the ops' data members as `ops.flags`, `ops.timeout_ms`, `ops.exit_dump_len`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options: BTreeMap<String, u64>,
 }
@@ -34,6 +35,20 @@ impl ScxChoice {
             options: BTreeMap::new(),
         }
     }
+}
+
+/// One `NAME=VALUE` option (decimal, or hexadecimal with `0x`).
+pub fn parse_option(kv: &str) -> Result<(String, u64), String> {
+    let (k, v) = kv
+        .split_once('=')
+        .ok_or_else(|| format!("'{kv}' is not NAME=VALUE"))?;
+    let v = v.trim();
+    let n = match v.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => v.parse::<u64>(),
+    }
+    .map_err(|_| format!("'{kv}': the value must be an unsigned number (decimal or 0x hex)"))?;
+    Ok((k.trim().to_string(), n))
 }
 
 /// The object of `field` (`scx_a` or `scx_b`) for a machine of `nr_cpus`, checked by opening it.
@@ -57,14 +72,12 @@ pub fn resolve(field: &str, c: &ScxChoice, nr_cpus: u32) -> Result<ScxObject, Fi
     let mut s = ScxSched::open(&bytes, Config { nr_cpus }).map_err(|e| {
         FieldError::new(field, format!("{}: refused by the loader: {}", c.file, e.0))
     })?;
-    crate::sched::scx_check_supported(&s)
-        .map_err(|e| FieldError::new(field, format!("{}: {e}", c.file)))?;
     for (name, v) in &c.options {
-        let size = s.obj.global(name).map_or(8, |g| g.size.min(8) as usize);
-        s.obj
-            .set_global(name, &v.to_le_bytes()[..size])
+        s.set_option(name, *v)
             .map_err(|e| FieldError::new(field, format!("{}: option {name}: {e}", c.file)))?;
     }
+    crate::sched::scx_check_supported(&s)
+        .map_err(|e| FieldError::new(field, format!("{}: {e}", c.file)))?;
     Ok(ScxObject {
         bytes,
         options: c.options.iter().map(|(k, v)| (k.clone(), *v)).collect(),

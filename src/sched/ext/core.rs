@@ -8,6 +8,7 @@
 //! will make those calls is not built yet.
 
 use super::dsq::*;
+use super::idle::CpuTopo;
 pub use super::internal::*;
 use super::kfuncs::KState;
 use super::vmlinux::{TASK_SCX, TASK_STRUCT_SIZE, V6_18};
@@ -19,6 +20,55 @@ const T_PID: u64 = 0;
 const T_WEIGHT: u64 = TASK_SCX as u64 + 4;
 const T_SLICE: u64 = TASK_SCX as u64 + 48;
 const T_VTIME: u64 = TASK_SCX as u64 + 56;
+const T_FLAGS: u64 = 8;
+const T_NR_CPUS_ALLOWED: u64 = 24;
+const T_MIGRATION_DISABLED: u64 = 28;
+const T_CPUS_PTR: u64 = 32;
+const T_SCX_FLAGS: u64 = TASK_SCX as u64;
+
+/// `SCX_OPS_BUILTIN_IDLE_PER_NODE`.
+pub const SCX_OPS_BUILTIN_IDLE_PER_NODE: u64 = 1 << 6;
+/// `enum scx_ent_flags` / `scx_task_state` (include/linux/sched/ext.h).
+const SCX_TASK_QUEUED: u32 = 1;
+const SCX_TASK_STATE_SHIFT: u32 = 8;
+const SCX_TASK_ENABLED: u32 = 3;
+/// `SCX_EXIT_DUMP_DFL_LEN`: the dump size when `exit_dump_len` is 0.
+const SCX_EXIT_DUMP_DFL_LEN: u64 = 32768;
+
+/// `UEI_DEFINE(name)`'s sizing, as scx's `UEI_SET_SIZE` does before load: the `.rodata` global
+/// `<name>_dump_len` and the `.data.<name>_dump` section (1 byte in the object) become
+/// `exit_dump_len` bytes (`SCX_EXIT_DUMP_DFL_LEN` when 0).
+fn uei_init(obj: &mut Object, exit_dump_len: u64) {
+    let len = if exit_dump_len == 0 {
+        SCX_EXIT_DUMP_DFL_LEN
+    } else {
+        exit_dump_len
+    };
+    let names: Vec<String> = obj
+        .globals
+        .iter()
+        .filter(|g| g.section.starts_with(".rodata"))
+        .filter_map(|g| g.name.strip_suffix("_dump_len").map(str::to_string))
+        .collect();
+    for n in names {
+        let sec = format!(".data.{n}_dump");
+        let Some(mi) = obj.maps.iter().position(|m| m.name == sec) else {
+            continue;
+        };
+        let Some(base) = obj.maps[mi].data_addr() else {
+            continue;
+        };
+        obj.mem.resize(base, len as usize);
+        obj.maps[mi].value_size = len as u32;
+        for g in obj.globals.iter_mut().filter(|g| g.section == sec) {
+            g.size = len - (g.addr - base);
+        }
+        let sz = obj
+            .global(&format!("{n}_dump_len"))
+            .map_or(0, |g| g.size as usize);
+        let _ = obj.set_global(&format!("{n}_dump_len"), &len.to_le_bytes()[..sz.min(8)]);
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
@@ -96,9 +146,32 @@ impl ScxSched {
                 "sched_ext_ops.timeout_ms {timeout_ms} is above 30000 (-E2BIG)"
             )));
         }
+        // Programs the core does not attach: an fentry probe on bpf_scx_reg runs once at attach
+        // (scx's scx_lib_init_probe); `syscall` programs are user space's to run, and are not.
+        for p in &obj.programs {
+            if let Some(f) = p.section.strip_prefix("fentry/")
+                && f != "bpf_scx_reg"
+            {
+                return Err(LoadError(format!(
+                    "program {} traces {f} (fentry): only fentry/bpf_scx_reg, which runs once at attach, is supported",
+                    p.name
+                )));
+            }
+        }
         scx_enum_init(&mut obj);
+        uei_init(&mut obj, ops.uint("exit_dump_len"));
         let ctx = obj.mem.add("ops arguments", vec![0; 64], false);
         let mut k = KState::new(cfg.nr_cpus, name);
+        k.current_other = obj.mem.add(
+            "task_struct 0 (swapper)",
+            vec![0; TASK_STRUCT_SIZE as usize],
+            false,
+        );
+        k.cpus_all = k.masks.lend(
+            &mut obj.mem,
+            "cpus_mask (all CPUs)",
+            &vec![true; cfg.nr_cpus as usize],
+        );
         k.timeout_ns = if timeout_ms == 0 {
             SCX_WATCHDOG_MAX_TIMEOUT_NS
         } else {
@@ -110,11 +183,101 @@ impl ScxSched {
         } else {
             batch
         };
-        Ok(ScxSched { obj, ops, k, ctx })
+        let mut s = ScxSched { obj, ops, k, ctx };
+        s.set_topology(CpuTopo::flat(cfg.nr_cpus));
+        Ok(s)
+    }
+
+    /// The machine's layout: per-node idle tracking, `scx_bpf_cpu_node`, and the typed per-CPU
+    /// ksyms (`sd_llc_id` is the LLC's first CPU, `sd_llc_size` its CPU count, as
+    /// kernel/sched/topology.c's update_top_cache_domain sets them).
+    pub fn set_topology(&mut self, t: CpuTopo) {
+        for c in 0..self.k.nr_cpus {
+            let i = c as usize;
+            self.obj.set_ksym("sd_llc_id", c, t.llc_id[i] as i64);
+            self.obj.set_ksym("sd_llc_size", c, t.llc_size[i] as i64);
+        }
+        self.k.topo = t;
+        self.k.per_node_idle = self.ops.uint("flags") & SCX_OPS_BUILTIN_IDLE_PER_NODE != 0;
+    }
+
+    /// What user space sets between open and load: a `.rodata` option (a global, written in its
+    /// own size), or a data member of the ops as `ops.<member>` (`ops.flags`, `ops.timeout_ms`,
+    /// `ops.exit_dump_len`, as scx's loaders write `skel->struct_ops.x_ops->flags`).
+    pub fn set_option(&mut self, name: &str, v: u64) -> Result<(), String> {
+        if let Some(m) = name.strip_prefix("ops.") {
+            let Some(b) = self.ops.data.get_mut(m) else {
+                return Err(format!(
+                    "sched_ext_ops has no data member '{m}' (flags, timeout_ms, exit_dump_len, dispatch_max_batch, hotplug_seq)"
+                ));
+            };
+            if m == "name" {
+                return Err("ops.name cannot be set as a number".into());
+            }
+            let n = b.len().min(8);
+            b[..n].copy_from_slice(&v.to_le_bytes()[..n]);
+            if m == "timeout_ms" {
+                if v * 1_000_000 > SCX_WATCHDOG_MAX_TIMEOUT_NS {
+                    return Err(format!("ops.timeout_ms {v} is above 30000 (-E2BIG)"));
+                }
+                self.k.timeout_ns = if v == 0 {
+                    SCX_WATCHDOG_MAX_TIMEOUT_NS
+                } else {
+                    v * 1_000_000
+                };
+            }
+            if m == "exit_dump_len" {
+                uei_init(&mut self.obj, v);
+            }
+            if m == "dispatch_max_batch" {
+                self.k.max_batch = if v == 0 {
+                    SCX_DSP_DFL_MAX_BATCH
+                } else {
+                    v as u32
+                };
+            }
+            self.k.per_node_idle = self.ops.uint("flags") & SCX_OPS_BUILTIN_IDLE_PER_NODE != 0;
+            return Ok(());
+        }
+        let size = self.obj.global(name).map_or(8, |g| g.size.min(8) as usize);
+        self.obj.set_global(name, &v.to_le_bytes()[..size])
+    }
+
+    /// Runs the BPF timers due at `now` (softirq context: no op's kfunc set is allowed).
+    pub fn fire_timers(&mut self) {
+        for d in self.k.timers.take_due(self.k.now_ns) {
+            if self.k.exit.is_some() {
+                return;
+            }
+            let saved = std::mem::replace(&mut self.k.op, OpCtx::Unlocked);
+            let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
+            let r = run(
+                &self.obj.image,
+                d.entry,
+                &d.args,
+                &mut self.obj.mem,
+                &mut host,
+                OP_BUDGET,
+            );
+            self.k.op = saved;
+            *self.k.op_calls.entry("timer").or_default() += 1;
+            match r {
+                Ok(o) => self.k.insns += o.insns,
+                Err(e) => {
+                    self.k.exit(
+                        SCX_EXIT_ERROR,
+                        0,
+                        format!("runtime error in a BPF timer: {e}"),
+                    );
+                }
+            }
+            self.after_exit();
+        }
     }
 
     /// `scx_enable`: ops.init; a failure ends the scheduler before any task is switched.
     pub fn attach(&mut self) {
+        self.run_attach_probe();
         if let Some(r) = self.call("init", OpCtx::Unlocked, &[]) {
             let r = r as i32;
             if r < 0 && self.k.exit.is_none() {
@@ -123,6 +286,43 @@ impl ScxSched {
             }
         }
         self.after_exit();
+    }
+
+    /// An `fentry/bpf_scx_reg` program (scx's `scx_lib_init_probe`) runs as the link is made,
+    /// from the loader's thread, under the BPF prolog's `migrate_disable()`:
+    /// `bpf_get_current_task_btf()->migration_disabled` is 1 there.
+    fn run_attach_probe(&mut self) {
+        let Some(p) = self
+            .obj
+            .programs
+            .iter()
+            .find(|p| p.section == "fentry/bpf_scx_reg")
+        else {
+            return;
+        };
+        let entry = p.entry;
+        let mut t = vec![0u8; TASK_STRUCT_SIZE as usize];
+        t[T_MIGRATION_DISABLED as usize] = 1;
+        let loader = self.obj.mem.add("task_struct (loader)", t, false);
+        let other = std::mem::replace(&mut self.k.current_other, loader);
+        let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
+        let r = run(
+            &self.obj.image,
+            entry,
+            &[self.ctx],
+            &mut self.obj.mem,
+            &mut host,
+            OP_BUDGET,
+        );
+        self.k.current_other = other;
+        match r {
+            Ok(o) => self.k.insns += o.insns,
+            Err(e) => self.k.exit(
+                SCX_EXIT_ERROR,
+                0,
+                format!("runtime error in fentry/bpf_scx_reg: {e}"),
+            ),
+        }
     }
 
     pub fn enabled(&self) -> bool {
@@ -144,7 +344,7 @@ impl ScxSched {
         self.obj.mem.poke(self.ctx, &bytes).ok()?;
         *self.k.op_calls.entry(name).or_default() += 1;
         let saved = std::mem::replace(&mut self.k.op, ctx);
-        let mut host = self.k.host(&mut self.obj.maps);
+        let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
         let r = run(
             &self.obj.image,
             entry,
@@ -191,6 +391,11 @@ impl ScxSched {
         let mut t = vec![0u8; TASK_STRUCT_SIZE as usize];
         t[T_PID as usize..T_PID as usize + 4].copy_from_slice(&pid.to_le_bytes());
         t[T_WEIGHT as usize..T_WEIGHT as usize + 4].copy_from_slice(&weight.to_le_bytes());
+        let at = |o: u64| o as usize..o as usize + 8;
+        t[at(T_CPUS_PTR)].copy_from_slice(&self.k.cpus_all.to_le_bytes());
+        t[T_NR_CPUS_ALLOWED as usize..T_NR_CPUS_ALLOWED as usize + 4]
+            .copy_from_slice(&(self.k.nr_cpus as i32).to_le_bytes());
+        let _ = T_FLAGS; // PF_* flags: 0 (a user thread, not a kthread)
         let addr = self.obj.mem.add(format!("task_struct {pid}"), t, true);
         let idx = self.k.add_task(addr, pid, cpu);
         // scx_init_task_args { .fork = true, .cgroup = NULL }.
@@ -206,9 +411,18 @@ impl ScxSched {
                 format!("ops.init_task() failed ({}) for pid {pid}", r as i32),
             );
         }
+        self.set_scx_flags(idx, SCX_TASK_ENABLED << SCX_TASK_STATE_SHIFT, true);
         self.call("enable", OpCtx::Rest, &[addr]);
         self.after_exit();
         idx
+    }
+
+    /// Sets or clears bits of `p->scx.flags` (SCX_TASK_QUEUED, the task state).
+    fn set_scx_flags(&mut self, t: usize, bits: u32, on: bool) {
+        let a = self.task_addr(t) + T_SCX_FLAGS;
+        let f = self.obj.mem.load(a, 4).unwrap_or(0) as u32;
+        let f = if on { f | bits } else { f & !bits };
+        let _ = self.obj.mem.poke(a, &f.to_le_bytes());
     }
 
     pub fn task_addr(&self, t: usize) -> u64 {
@@ -282,6 +496,8 @@ impl ScxSched {
         self.k.tasks[t].runnable_at = self.k.now_ns;
         self.k.ddsp = self.k.tasks[t].ddsp.take();
         self.k.ddsp_vtime = self.k.tasks[t].ddsp_vtime.take();
+        // enqueue_task_scx: p->scx.flags |= SCX_TASK_QUEUED
+        self.set_scx_flags(t, SCX_TASK_QUEUED, true);
         if enq_flags & SCX_ENQ_WAKEUP != 0 || self.k.tasks[t].wh == Where::Off {
             self.call("runnable", OpCtx::Rest, &[addr, enq_flags]);
         }
@@ -345,7 +561,9 @@ impl ScxSched {
         self.k.tasks[e.task].cpu = cpu;
         if std::mem::replace(&mut self.k.idle[c], false) {
             // __scx_update_idle(rq, false): cpumask_clear_cpu, an atomic bitop
-            self.k.touched.push((Shared::IdleMask, Touch::Atomic));
+            self.k
+                .touched
+                .push((self.k.idle_shared(cpu), Touch::Atomic));
         }
         let addr = self.task_addr(e.task);
         self.call("running", OpCtx::Rest, &[addr]);
@@ -385,6 +603,8 @@ impl ScxSched {
                 self.enqueue_task(t, cpu, 0);
             }
         } else {
+            // dequeue_task_scx: SCX_TASK_QUEUED is cleared before ops.quiescent
+            self.set_scx_flags(t, SCX_TASK_QUEUED, false);
             self.call("quiescent", OpCtx::Rest, &[addr, SCX_DEQ_SLEEP]);
             self.k.tasks[t].wh = Where::Off;
         }
@@ -394,7 +614,9 @@ impl ScxSched {
     /// A CPU with nothing to run goes idle (the built-in idle mask, `update_idle`).
     pub fn set_idle(&mut self, cpu: u32, idle: bool) {
         if self.k.idle[cpu as usize] != idle {
-            self.k.touched.push((Shared::IdleMask, Touch::Atomic));
+            self.k
+                .touched
+                .push((self.k.idle_shared(cpu), Touch::Atomic));
         }
         self.k.idle[cpu as usize] = idle;
         self.call("update_idle", OpCtx::Rest, &[cpu as u64, idle as u64]);
@@ -457,7 +679,7 @@ impl ScxSched {
         let _ = self.obj.mem.poke(self.ctx, &info.to_le_bytes());
         *self.k.op_calls.entry("exit").or_default() += 1;
         self.k.op = OpCtx::Unlocked;
-        let mut host = self.k.host(&mut self.obj.maps);
+        let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
         if let Ok(o) = run(
             &self.obj.image,
             entry,

@@ -75,6 +75,8 @@ pub enum Shared {
     /// The DSQ with this id (a local one: `SCX_DSQ_LOCAL_ON | cpu`).
     Dsq(u64),
     IdleMask,
+    /// A NUMA node's idle mask (`SCX_OPS_BUILTIN_IDLE_PER_NODE`).
+    IdleMaskNode(u32),
 }
 
 /// How a touched line is accessed: a lock or test-and-clear (locked RMW), a read, a plain store.

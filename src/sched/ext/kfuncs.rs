@@ -4,16 +4,20 @@
 //! checks (`scx_kf_allowed`) that turn a kfunc called from the wrong op into an error.
 
 use super::dsq::*;
+use super::idle::{CpuTopo, Lent};
 use super::internal::{
     ExitInfo, OpCtx, SCX_ENQ_HEAD, SCX_EXIT_ERROR, SCX_EXIT_ERROR_BPF, SCX_EXIT_UNREG_BPF, Shared,
     Touch, Where,
 };
 use super::vmlinux::{TASK_SCX, kf};
+use crate::bpf::cpumask::Cpumasks;
 use crate::bpf::helpers;
+use crate::bpf::loader::Ksym;
 use crate::bpf::maps::Map;
 use crate::bpf::memory::Memory;
+use crate::bpf::timer::Timers;
 use crate::bpf::vm::{CallError, Host};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 const T_SLICE: u64 = TASK_SCX as u64 + 48;
 const T_VTIME: u64 = TASK_SCX as u64 + 56;
@@ -66,12 +70,32 @@ pub struct KState {
     pub touched: Vec<(Shared, Touch)>,
     /// Tasks inserted into each DSQ, by id (local DSQs as `SCX_DSQ_LOCAL_ON | cpu`).
     pub dispatched: BTreeMap<u64, u64>,
+    /// The machine's layout (nodes, LLCs, SMT cores) for the idle kfuncs and per-CPU ksyms.
+    pub topo: CpuTopo,
+    /// `SCX_OPS_BUILTIN_IDLE_PER_NODE`: one idle mask per NUMA node.
+    pub per_node_idle: bool,
+    /// The program's `bpf_cpumask`s (kernel/bpf/cpumask.c).
+    pub masks: Cpumasks,
+    /// Masks the core lends (idle, idle SMT, online), by which.
+    pub lent: BTreeMap<Lent, u64>,
+    /// BPF timers armed by the program.
+    pub timers: Timers,
+    /// Open DSQ iterators (`bpf_iter_scx_dsq`), by the iterator's address: the tasks left.
+    pub dsq_iters: BTreeMap<u64, VecDeque<u64>>,
+    /// `scx_bpf_cpuperf_set`'s last target per CPU (SCX_CPUPERF_ONE = 1024 until set).
+    pub cpuperf: Vec<u32>,
+    /// The `task_struct` `bpf_get_current_task_btf` answers on a CPU running no ext task
+    /// (the idle task, or the loader's thread during the attach probe).
+    pub current_other: u64,
+    /// `p->cpus_ptr` of every task: all CPUs (no workload here sets an affinity).
+    pub cpus_all: u64,
 }
 
 /// The `Host` a program runs against: the kernel state and the object's maps.
 pub struct Call<'a> {
     k: &'a mut KState,
     maps: &'a mut [Map],
+    ksyms: &'a [Ksym],
 }
 
 fn task_of(k: &KState, addr: u64) -> Result<usize, CallError> {
@@ -141,11 +165,29 @@ impl KState {
             insns: 0,
             touched: Vec::new(),
             dispatched: BTreeMap::new(),
+            topo: CpuTopo::flat(nr_cpus),
+            per_node_idle: false,
+            masks: Cpumasks::new(nr_cpus),
+            lent: BTreeMap::new(),
+            timers: Timers::default(),
+            dsq_iters: BTreeMap::new(),
+            cpuperf: vec![1024; nr_cpus as usize],
+            current_other: 0,
+            cpus_all: 0,
         }
     }
 
-    pub fn host<'a>(&'a mut self, maps: &'a mut [Map]) -> Call<'a> {
-        Call { k: self, maps }
+    pub fn host<'a>(&'a mut self, maps: &'a mut [Map], ksyms: &'a [Ksym]) -> Call<'a> {
+        Call {
+            k: self,
+            maps,
+            ksyms,
+        }
+    }
+
+    /// `scx_kf_allowed` for the other kfunc modules.
+    pub(super) fn allowed_ctx(&mut self, what: &str, ok: &[OpCtx]) -> bool {
+        self.allowed(what, ok)
     }
 
     pub fn add_task(&mut self, addr: u64, pid: i32, cpu: u32) -> usize {
@@ -272,16 +314,22 @@ impl KState {
     pub fn select_cpu_dfl(&mut self, prev: u32) -> (u32, bool) {
         let prev = prev.min(self.nr_cpus - 1);
         // the idle mask is read, and a found CPU claimed with a test_and_clear
-        self.touched.push((Shared::IdleMask, Touch::Load));
+        self.touched.push((self.idle_shared(prev), Touch::Load));
+        let node = self.topo.node[prev as usize];
         let pick = if self.idle[prev as usize] {
             Some(prev)
+        } else if self.per_node_idle {
+            // per-node tracking looks in prev's node first (SCX_PICK_IDLE_IN_NODE's order)
+            (0..self.nr_cpus)
+                .find(|&c| self.topo.node[c as usize] == node && self.idle[c as usize])
+                .or_else(|| (0..self.nr_cpus).find(|&c| self.idle[c as usize]))
         } else {
             (0..self.nr_cpus).find(|&c| self.idle[c as usize])
         };
         match pick {
             Some(c) => {
                 self.idle[c as usize] = false;
-                self.touched.push((Shared::IdleMask, Touch::Atomic));
+                self.touched.push((self.idle_shared(c), Touch::Atomic));
                 (c, true)
             }
             None => (prev, false),
@@ -339,7 +387,42 @@ impl KState {
     }
 
     fn kfunc(&mut self, id: i32, a: [u64; 5], mem: &mut Memory) -> Result<u64, CallError> {
+        if let Some(v) = self.idle_kfunc(id, a, mem)? {
+            return Ok(v);
+        }
+        match self.masks.call(id, a, mem) {
+            Err(CallError::Unknown) => {}
+            r => return r,
+        }
         Ok(match id {
+            kf::ITER_SCX_DSQ_NEW => {
+                // (it, dsq_id, flags): the DSQ's tasks in order (SCX_DSQ_ITER_REV = 1 << 16)
+                let Some(d) = self.dsq_mut(a[1], self.cur_cpu) else {
+                    self.dsq_iters.insert(a[0], VecDeque::new());
+                    return Ok(-2i64 as u64);
+                };
+                let mut v: VecDeque<usize> = d.iter().map(|e| e.task).collect();
+                if a[2] & (1 << 16) != 0 {
+                    v = v.into_iter().rev().collect();
+                }
+                let tasks = v.into_iter().map(|t| self.tasks[t].addr).collect();
+                self.dsq_iters.insert(a[0], tasks);
+                0
+            }
+            kf::ITER_SCX_DSQ_NEXT => self
+                .dsq_iters
+                .get_mut(&a[0])
+                .and_then(VecDeque::pop_front)
+                .unwrap_or(0),
+            kf::ITER_SCX_DSQ_DESTROY => {
+                self.dsq_iters.remove(&a[0]);
+                0
+            }
+            kf::REENQUEUE_LOCAL => {
+                // only ops.cpu_release may call it, and no higher class takes a CPU here
+                self.allowed("scx_bpf_reenqueue_local", &[]);
+                0
+            }
             kf::DSQ_INSERT => self.insert(mem, a, None)?,
             kf::DSQ_INSERT_VTIME => self.insert(mem, a, Some(a[3]))?,
             kf::DSQ_MOVE_TO_LOCAL => {
@@ -402,7 +485,8 @@ impl KState {
             kf::CPU_NODE => 0,
             kf::TEST_AND_CLEAR_CPU_IDLE => {
                 // a test_and_clear_bit on the idle mask
-                self.touched.push((Shared::IdleMask, Touch::Atomic));
+                let c = (a[0] as u32).min(self.nr_cpus - 1);
+                self.touched.push((self.idle_shared(c), Touch::Atomic));
                 match self.idle.get_mut(a[0] as usize) {
                     Some(i) if *i => {
                         *i = false;
@@ -439,9 +523,21 @@ impl KState {
 impl Host for Call<'_> {
     fn helper(&mut self, id: i32, a: [u64; 5], mem: &mut Memory) -> Result<u64, CallError> {
         let cpu = self.k.cur_cpu;
+        match self.k.timers.call(id, a, mem, self.maps, self.k.now_ns) {
+            Err(CallError::Unknown) => {}
+            r => return r,
+        }
         match id {
             helpers::KTIME_GET_NS => Ok(self.k.now_ns),
             helpers::GET_SMP_PROCESSOR_ID => Ok(cpu as u64),
+            helpers::PER_CPU_PTR => Ok(helpers::per_cpu_ptr(self.ksyms, a[0], a[1])),
+            helpers::THIS_CPU_PTR => Ok(helpers::per_cpu_ptr(self.ksyms, a[0], cpu as u64)),
+            helpers::GET_CURRENT_TASK_BTF => Ok(self
+                .k
+                .tasks
+                .iter()
+                .find(|t| t.wh == Where::Running(cpu))
+                .map_or(self.k.current_other, |t| t.addr)),
             _ => helpers::call(id, a, mem, self.maps, cpu, self.k.nr_cpus),
         }
     }

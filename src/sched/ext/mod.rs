@@ -5,6 +5,7 @@
 
 pub mod core;
 pub mod dsq;
+pub mod idle;
 pub mod internal;
 pub mod kfuncs;
 pub mod vmlinux;

@@ -10,7 +10,7 @@ const BAD: &[u8] = include_bytes!("../../../tests/bpf/bad.bpf.o");
 
 /// A `sockets` × 4-core custom machine running hackbench under the BPF scheduler `bpf` with
 /// `.rodata` options `opts`.
-fn engine(sockets: u32, bpf: &[u8], opts: &[(&str, u64)]) -> Engine {
+pub(super) fn engine(sockets: u32, bpf: &[u8], opts: &[(&str, u64)]) -> Engine {
     let mut x = Experiment::default();
     x.machine.preset = "custom".into();
     x.machine.overrides.sockets = Some(sockets);
@@ -40,7 +40,7 @@ fn engine(sockets: u32, bpf: &[u8], opts: &[(&str, u64)]) -> Engine {
 }
 
 /// Runs to `until` ns in 1 ms steps, checking the invariants at every step.
-fn run_checked(e: &mut Engine, until: u64) {
+pub(super) fn run_checked(e: &mut Engine, until: u64) {
     let mut t = 0;
     while t < until {
         t += 1_000_000;

@@ -17,20 +17,13 @@
 
 use super::channel::Transport;
 use crate::assumptions::Assumptions;
+use crate::workload::slab::{self, Cache, SLAB_OP_NS};
 use crate::workload::syscall::{KernelAccess, KernelFn, KernelLine, KernelLineDecl, KernelStep};
 use crate::workload::{TaskId, UserLine};
 
 /// User time of hackbench's loop around one `write()` or `read()`: the Ice Lake LKP run's user
 /// time per message, 900.5 s / 6.144e9 messages = 146 ns, half per side [D: LK1].
 pub const USER_NS: u64 = 73;
-/// One SLUB allocation or free with memcg accounting: half of the 68 ns of a
-/// `kmem_cache_alloc`+`kmem_cache_free` pair of an accounted 64-byte object [R: WL-V1; the half
-/// split A].
-pub const SLAB_OP_NS: u64 = 34;
-/// Objects a CPU takes from its slab per refill (`get_freelist`: one cmpxchg on `struct slab` for
-/// the chain freed to it) [A: 32; `calculate_order` gives 16–64 for 256- and 512-byte objects].
-pub const SLAB_OBJECTS: u32 = 32;
-
 /// Lines of one channel's kernel objects (`Workload::kernel_lines`).
 pub const CHAN_LINES: u32 = 4;
 // socket: the write end's sock, the receiver's unix_sock lock, its receive queue, its wait queue
@@ -66,8 +59,14 @@ pub const PER_CPU_LINES: &[UserLine] = &[
 ];
 const SKB: u32 = 0;
 const HEAD: u32 = 1;
-const SLAB_SKB: u32 = 2;
-const SLAB_HEAD: u32 = 3;
+const SKBUFF_CACHE: Cache = Cache {
+    object: SKB,
+    slab: 2,
+};
+const KMALLOC_CG_512: Cache = Cache {
+    object: HEAD,
+    slab: 3,
+};
 
 /// The kernel lines of channel `chan` (receiver task `reader`).
 pub fn channel_lines(t: Transport, chan: usize, reader: TaskId) -> Vec<KernelLineDecl> {
@@ -153,20 +152,14 @@ impl MsgPath {
                 let mine = |line| KernelLine::PerCpu { line, of: writer };
                 // sock_alloc_send_pskb reads sk_wmem_alloc, skb_set_owner_w adds the truesize
                 s.push(access(obj(WMEM), KernelAccess::Atomic, f));
-                s.push(compute(KernelFn::SlabAlloc, 2 * SLAB_OP_NS));
-                if refill {
-                    // ___slab_alloc → get_freelist: take back what readers freed to the slabs
-                    s.push(access(
-                        mine(SLAB_SKB),
-                        KernelAccess::Atomic,
-                        KernelFn::SlabAlloc,
-                    ));
-                    s.push(access(
-                        mine(SLAB_HEAD),
-                        KernelAccess::Atomic,
-                        KernelFn::SlabAlloc,
-                    ));
-                }
+                // ___slab_alloc → get_freelist when dry: take back what readers freed to the slabs
+                slab::alloc(
+                    &mut s,
+                    &[SKBUFF_CACHE, KMALLOC_CG_512],
+                    mine,
+                    refill,
+                    SLAB_OP_NS,
+                );
                 // __alloc_skb's memset of the header; the copy of the 100 bytes into the head
                 s.push(access(mine(SKB), KernelAccess::Store, f));
                 s.push(access(mine(HEAD), KernelAccess::Store, f));
@@ -244,25 +237,8 @@ impl MsgPath {
                 s.push(access(obj(RECV_QUEUE), KernelAccess::Atomic, f));
                 // consume_skb → sock_wfree: sk_wmem_alloc (two RMWs, the second a hit)
                 s.push(access(obj(WMEM), KernelAccess::Atomic, f));
-                s.push(compute(KernelFn::SlabFree, 2 * SLAB_OP_NS));
-                // kfree(head), kmem_cache_free(skb): the free pointer into the object, then
-                // __slab_free's cmpxchg on the writer's CPU's struct slab
-                s.push(access(
-                    theirs(HEAD),
-                    KernelAccess::Store,
-                    KernelFn::SlabFree,
-                ));
-                s.push(access(
-                    theirs(SLAB_HEAD),
-                    KernelAccess::Atomic,
-                    KernelFn::SlabFree,
-                ));
-                s.push(access(theirs(SKB), KernelAccess::Store, KernelFn::SlabFree));
-                s.push(access(
-                    theirs(SLAB_SKB),
-                    KernelAccess::Atomic,
-                    KernelFn::SlabFree,
-                ));
+                // kfree(head), kmem_cache_free(skb): __slab_free to the writer's CPU's slabs
+                slab::free(&mut s, &[KMALLOC_CG_512, SKBUFF_CACHE], theirs, SLAB_OP_NS);
             }
             Transport::Pipe => {
                 s.push(access(obj(MUTEX), KernelAccess::Atomic, f));

@@ -13,11 +13,15 @@ pub(super) mod hammerdb;
 mod innodb;
 mod statements;
 
-use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, Workload, WorkloadInfo};
+use super::syscall::{KernelLineDecl, KernelStep};
+use super::tcp::{self, Segment, SkbFrom, Sock};
+use super::{KnobDefault, KnobInfo, Step, TaskId, TaskSpec, UserLine, Workload, WorkloadInfo};
 use crate::assumptions::Assumptions;
 use crate::sim::rng::SimRng;
+use crate::workload::slab::Freelist;
 use innodb::Innodb;
 use statements::{Stmt, TXN};
+use std::collections::VecDeque;
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     name: "oltp",
@@ -90,6 +94,14 @@ struct Conn {
     counted: bool,
     /// `client=local`, the sysbench thread: 0 run (Lua), 1 send the request, 2 wait for the reply.
     client_phase: u8,
+    /// The mysqld thread (local) or the sysbench thread sleeps in recv() on its socket.
+    server_sleeps: bool,
+    client_sleeps: bool,
+    /// A request (a reply) is queued on the mysqld (sysbench) socket, not yet read.
+    request_queued: bool,
+    reply_queued: bool,
+    /// mysqld has replied on this connection: the next request's ACK frees that reply.
+    replied: bool,
 }
 
 pub struct Oltp {
@@ -107,6 +119,12 @@ pub struct Oltp {
     client_cpu_ns: u64,
     /// `client=remote`: the link's round trip outside the server (`NET_LINK_RTT_NS`).
     link_rtt_ns: u64,
+    /// Per task: the rest of the kernel steps of the socket call it is in (`workload/tcp.rs`),
+    /// then the step that ends the call (the peer's wakeup, the wait for the next request).
+    script: Vec<VecDeque<KernelStep>>,
+    after_script: Vec<Option<Step>>,
+    /// Per task: its CPU's skb freelists.
+    freelist: Vec<Freelist>,
 }
 
 /// mysqld's resident set: the InnoDB buffer pool sized to the data set, 40 GiB [D: sysbench's
@@ -128,6 +146,7 @@ impl Oltp {
         }
         let bg_base = tasks.len();
         tasks.extend(vec![TaskSpec { process: 0 }; innodb::THREADS]);
+        let n = tasks.len();
         Oltp {
             tasks,
             procs,
@@ -143,6 +162,48 @@ impl Oltp {
             shared_lines: assume.oltp_shared_lines as u32,
             client_cpu_ns: assume.oltp_client_cpu_ns,
             link_rtt_ns: assume.net_link_rtt_ns,
+            script: vec![VecDeque::new(); n],
+            after_script: vec![None; n],
+            freelist: vec![Freelist::default(); n],
+        }
+    }
+
+    /// Connection `conn`'s socket in mysqld, and (local) in sysbench.
+    fn server_sock(conn: usize) -> Sock {
+        Sock(conn as u32 * tcp::SOCK_LINES)
+    }
+    fn client_sock(&self, conn: usize) -> Sock {
+        Sock((self.conns.len() + conn) as u32 * tcp::SOCK_LINES)
+    }
+
+    /// `me` sends a message on `from`: `tcp_sendmsg`, on loopback with the receive of `seg`
+    /// inside it; then `then` ends the call. Returns the call's first step.
+    fn send(&mut self, me: TaskId, from: Sock, seg: Option<Segment>, then: Step) -> Step {
+        let refill = self.freelist[me as usize].alloc();
+        let mut s = Vec::with_capacity(24);
+        tcp::send(&mut s, from, me, refill);
+        if let Some(seg) = seg {
+            tcp::loopback(&mut s, from, me, seg);
+        }
+        tcp::send_done(&mut s, from);
+        self.script[me as usize].extend(s);
+        self.after_script[me as usize] = Some(then);
+        self.next_script(me).unwrap_or(then)
+    }
+
+    /// `me` reads the message queued on `sock` (`tcp_recvmsg`). Returns the call's first step.
+    fn recv(&mut self, me: TaskId, sock: Sock, skb: SkbFrom, woke: bool) -> Option<Step> {
+        let mut s = Vec::with_capacity(10);
+        tcp::recv(&mut s, sock, skb, woke);
+        self.script[me as usize].extend(s);
+        self.next_script(me)
+    }
+
+    fn next_script(&mut self, task: TaskId) -> Option<Step> {
+        let t = task as usize;
+        match self.script[t].pop_front() {
+            Some(k) => Some(Step::Kernel(k)),
+            None => self.after_script[t].take(),
         }
     }
 
@@ -154,11 +215,28 @@ impl Oltp {
     fn next_server(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step {
         let local = self.local;
         let client = self.client_of(task as usize);
+        let client_sock = self.client_sock(task as usize);
         let c = &mut self.conns[task as usize];
         match c.server {
             Server::Wait => {
                 if local && c.client_phase != 2 {
+                    c.server_sleeps = true;
                     return Step::Block; // no request yet: asleep in recv()
+                }
+                if std::mem::take(&mut c.request_queued) {
+                    // recv() takes the request: from sysbench's CPU (loopback) or the card's
+                    let (skb, woke) = if local {
+                        (
+                            SkbFrom::Loopback(client),
+                            std::mem::take(&mut c.server_sleeps),
+                        )
+                    } else {
+                        (SkbFrom::Nic { conn: task }, true)
+                    };
+                    if let Some(s) = self.recv(task, Self::server_sock(task as usize), skb, woke) {
+                        return s;
+                    }
+                    return self.next_server(task, now, rng);
                 }
                 if c.stmt == 0 {
                     c.txn_start = now.max(1);
@@ -199,19 +277,30 @@ impl Oltp {
                 c.counted = false;
                 c.stmt = (c.stmt + 1) % TXN.len();
                 c.server = Server::Wait;
+                c.replied = true;
+                let sock = Self::server_sock(task as usize);
                 if local {
                     c.client_phase = 0;
-                    Step::Wake {
+                    c.reply_queued = true;
+                    // send(): loopback to sysbench's socket, whose ACK frees the request
+                    let seg = Segment {
+                        to: client_sock,
+                        acks: Some(client),
+                        reader_sleeps: c.client_sleeps,
+                    };
+                    let wake = Step::Wake {
                         task: client,
                         lines: REPLY_LINES,
                         sync: true, // loopback TCP: tcp_data_ready → sock_def_readable, sync
-                    }
+                    };
+                    self.send(task, sock, Some(seg), wake)
                 } else {
                     // the reply crosses the link, the driver's thread runs (sysbench's Lua and
                     // client library), its next statement crosses back to the card
-                    Step::AwaitRequest {
+                    let wait = Step::AwaitRequest {
                         ns: self.link_rtt_ns + rng.exp_ns(self.client_cpu_ns),
-                    }
+                    };
+                    self.send(task, sock, None, wait)
                 }
             }
         }
@@ -222,6 +311,14 @@ impl Oltp {
         let conn = task as usize - self.conns.len();
         let c = &mut self.conns[conn];
         match c.client_phase {
+            0 if c.reply_queued => {
+                // recv() takes mysqld's reply
+                c.reply_queued = false;
+                let woke = std::mem::take(&mut c.client_sleeps);
+                let sock = self.client_sock(conn);
+                self.recv(task, sock, SkbFrom::Loopback(conn as TaskId), woke)
+                    .unwrap_or_else(|| self.next_client(task, rng))
+            }
             0 => {
                 c.client_phase = 1;
                 Step::Run {
@@ -231,13 +328,25 @@ impl Oltp {
             }
             1 => {
                 c.client_phase = 2;
-                Step::Wake {
+                c.request_queued = true;
+                // send(): loopback to mysqld's socket, whose ACK frees the last reply
+                let seg = Segment {
+                    to: Self::server_sock(conn),
+                    acks: c.replied.then_some(conn as TaskId),
+                    reader_sleeps: c.server_sleeps,
+                };
+                let wake = Step::Wake {
                     task: conn as TaskId,
                     lines: REQUEST_LINES,
                     sync: true, // loopback TCP: the server's socket is woken sync
-                }
+                };
+                let sock = self.client_sock(conn);
+                self.send(task, sock, Some(seg), wake)
             }
-            _ => Step::Block, // asleep in recv() until the reply
+            _ => {
+                c.client_sleeps = true;
+                Step::Block // asleep in recv() until the reply
+            }
         }
     }
 }
@@ -268,8 +377,40 @@ impl Workload for Oltp {
             _ => SYSBENCH_RSS_PER_THREAD_BYTES * self.conns.len() as u64,
         }
     }
+    fn kernel_lines(&self) -> Vec<KernelLineDecl> {
+        let n = self.conns.len();
+        let mut v: Vec<_> = (0..n)
+            .flat_map(|i| tcp::socket_lines(&format!("mysqld conn{i}"), i as TaskId))
+            .collect();
+        if self.local {
+            v.extend(
+                (0..n).flat_map(|i| {
+                    tcp::socket_lines(&format!("sysbench conn{i}"), self.client_of(i))
+                }),
+            );
+        }
+        v
+    }
+    fn per_cpu_kernel_lines(&self) -> &[UserLine] {
+        tcp::PER_CPU_LINES
+    }
+    fn delivered(&mut self, task: TaskId, _conn: u32, _now: u64) {
+        self.conns[task as usize].request_queued = true;
+    }
+    fn rx_script(&mut self, task: TaskId, conn: u32) -> Vec<KernelStep> {
+        let c = &self.conns[task as usize];
+        let seg = Segment {
+            to: Self::server_sock(task as usize),
+            acks: c.replied.then_some(task),
+            reader_sleeps: true, // a request comes only after the thread's reply: it waits
+        };
+        tcp::nic_receive(conn, seg)
+    }
     fn next(&mut self, task: TaskId, now: u64, rng: &mut SimRng) -> Step {
         let t = task as usize;
+        if let Some(s) = self.next_script(task) {
+            return s;
+        }
         if t >= self.bg_base {
             let role = innodb::ROLES[t - self.bg_base];
             return self.innodb.next(task, role, rng);
