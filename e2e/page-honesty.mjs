@@ -199,8 +199,8 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     assert.ok(await page.isVisible('#results-cancel'), 'a Cancel beside the results');
     // measured from the run's own progress (a first guess from earlier jobs may come before it)
     await page.waitForFunction(() => /left$/.test(document.getElementById('progress-label').textContent), null, { timeout: 60000 });
-    assert.match(await page.textContent('#progress-label'), /^A \d+% · B \d+% · about \d+ (s|min) left$/);
-    assert.match(await page.textContent('#results-progress'), /^\(A \d+% · B \d+% · about \d+ (s|min) left\)$/);
+    assert.match(await page.textContent('#progress-label'), /^A \d+% · B \d+% · about (\d+ (s|min)|\d+\.\d h) left$/);
+    assert.match(await page.textContent('#results-progress'), /^\(A \d+% · B \d+% · about (\d+ (s|min)|\d+\.\d h) left\)$/);
     await shots(page, OUT, 'i30-long-run', { scrollTo: '#results-of' });
     await assertContrast(page, ['#results-cancel', '#results-progress', '.used-hint', '#progress-label']);
     await page.click('#results-cancel');
