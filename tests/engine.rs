@@ -667,3 +667,52 @@ fn hackbench_kernel_lines_show_in_c2c_and_the_run_is_mostly_sys() {
     );
     assert_eq!(pct(&p, "kmem_cache_free"), 0.0);
 }
+
+/// OLTP's TCP path (docs/MODEL.md §18d): c2c shows the sockets', the skbs' and the defer lists'
+/// lines by name with their HITMs, on loopback and from the card, and the TCP functions are in the
+/// profile; from the card, the ACK's remote frees reach the replying CPU's `struct slab`.
+#[test]
+fn oltp_tcp_lines_show_in_c2c_on_loopback_and_from_the_card() {
+    // HITMs (loads and atomics that found the line Modified elsewhere) and ownership hand-offs
+    // (a store's line taken from another CPU: the fclone a card's ACK freed)
+    let moved = |r: &Report, prefix: &str| -> (u64, u64) {
+        let rows = r.cachelines.iter().filter(|l| l.name.starts_with(prefix));
+        rows.fold((0, 0), |(h, o), l| {
+            (
+                h + l.hitm_local + l.hitm_remote,
+                o + l.handoffs_by_distance.iter().sum::<u64>(),
+            )
+        })
+    };
+    let hitm = |r: &Report, prefix: &str| moved(r, prefix).0;
+    for client in ["local", "remote"] {
+        let mut e = exp("custom", "oltp", 0.02);
+        custom(&mut e, 2, 8, 2);
+        e.workload.knobs.insert("client".into(), client.into());
+        let r = run_checked(&e);
+        for prefix in [
+            "sock.sk_lock (mysqld conn",
+            "sock.sk_receive_queue (mysqld conn",
+            "socket_wq (mysqld conn",
+            "skb_defer_node (cpu",
+        ] {
+            assert!(hitm(&r, prefix) > 0, "{client}: {prefix}");
+        }
+        let (_, fclone_handoffs) = moved(&r, "sk_buff (skbuff_fclone_cache) (cpu");
+        assert!(fclone_handoffs > 0, "{client}");
+        for sym in ["tcp_sendmsg", "tcp_recvmsg", "tcp_v4_rcv"] {
+            assert!(pct(&r, sym) > 0.0, "{client}: {sym}");
+        }
+        if client == "remote" {
+            assert!(hitm(&r, "sk_buff (napi_alloc_cache) (cpu") > 0);
+            assert!(hitm(&r, "struct slab (skbuff_fclone_cache) (cpu") > 0);
+            assert!(
+                !r.cachelines
+                    .iter()
+                    .any(|l| l.name.contains("sysbench conn"))
+            );
+        } else {
+            assert!(hitm(&r, "sock.sk_lock (sysbench conn") > 0);
+        }
+    }
+}
