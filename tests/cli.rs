@@ -949,6 +949,31 @@ fn maxload_prints_the_rate_at_the_bound_and_its_shards_merge_to_the_same_bytes()
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// maxload's workload is serve unless one is named, so serve's knobs need no `--workload`; an
+/// oltp knob without one is refused as serve's.
+#[test]
+fn maxload_checks_knobs_against_serve_when_no_workload_is_named() {
+    let args = |knob: &'static str| {
+        [
+            "maxload",
+            "--machine",
+            "genoa-vm-16",
+            "--seconds",
+            "0.01",
+            "--set",
+            knob,
+            "--precision-pct",
+            "50",
+        ]
+    };
+    let (code, text, err) = schedplay(&args("threads=8"));
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("rate at the bound"), "{text}");
+    let (code, _, err) = schedplay(&args("clients=8"));
+    assert_ne!(code, 0);
+    assert!(err.contains("serve"), "{err}");
+}
+
 #[test]
 fn run_prints_schbench_v1_percentiles() {
     let (code, out, err) = schedplay(&[

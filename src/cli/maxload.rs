@@ -37,18 +37,20 @@ pub(crate) struct MaxLoadArgs {
 pub(crate) fn main(args: MaxLoadArgs) -> ExitCode {
     let lines: Vec<SearchLine> = if args.merge.is_empty() {
         let mut errs = Vec::new();
-        let mut base = args
-            .s
+        // serve unless a workload is named (an oltp default would have no rate), before the
+        // knobs are checked against it: `--set threads=32` alone is serve's knob
+        let mut scenario = args.s.clone();
+        if scenario.workload.is_none()
+            && scenario.workload_file.is_none()
+            && scenario.link.is_none()
+            && scenario.story.is_none()
+        {
+            scenario.workload = Some("serve".into());
+        }
+        let base = scenario
             .experiment(None, None)
             .map_err(|e| errs.extend(e.0))
             .ok();
-        // serve unless a workload is named (an oltp default would have no rate)
-        if args.s.workload.is_none()
-            && args.s.link.is_none()
-            && let Some(b) = base.as_mut()
-        {
-            b.workload.name = "serve".into();
-        }
         let threads = args.s.threads().map_err(|e| errs.extend(e.0)).ok();
         let shard = match &args.shard {
             Some(s) => Shard::parse(s).map_err(|e| errs.push(e)).ok(),
