@@ -321,3 +321,84 @@ fn iter_num_next(mem: &mut Memory, it: u64) -> Result<u64, Fault> {
     mem.store(it, 4, (cur + 1) as u32 as u64)?;
     Ok(it)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(m: &mut Cpumasks, mem: &mut Memory, a: u64, cpus: &[u64]) {
+        for &c in cpus {
+            m.call(id::SET_CPU, [c, a, 0, 0, 0], mem).unwrap();
+        }
+    }
+
+    #[test]
+    fn set_operations_follow_the_bitmaps() {
+        let mut mem = Memory::new();
+        let mut m = Cpumasks::new(70);
+        let x = m.call(id::CREATE, [0; 5], &mut mem).unwrap();
+        let y = m.call(id::CREATE, [0; 5], &mut mem).unwrap();
+        let d = m.call(id::CREATE, [0; 5], &mut mem).unwrap();
+        set(&mut m, &mut mem, x, &[1, 65, 69]);
+        set(&mut m, &mut mem, y, &[65, 3]);
+        // a CPU past nr_cpus is ignored, as cpumask_set_cpu's kfunc checks it
+        set(&mut m, &mut mem, y, &[70, 1000]);
+        let call = |m: &mut Cpumasks, mem: &mut Memory, f, a: [u64; 5]| m.call(f, a, mem).unwrap();
+        assert_eq!(call(&mut m, &mut mem, id::WEIGHT, [x, 0, 0, 0, 0]), 3);
+        assert_eq!(call(&mut m, &mut mem, id::AND, [d, x, y, 0, 0]), 1);
+        assert_eq!(read(&mem, d, 70).unwrap().iter().filter(|&&b| b).count(), 1);
+        assert_eq!(call(&mut m, &mut mem, id::FIRST, [d, 0, 0, 0, 0]), 65);
+        call(&mut m, &mut mem, id::XOR, [d, x, y, 0, 0]);
+        assert_eq!(call(&mut m, &mut mem, id::WEIGHT, [d, 0, 0, 0, 0]), 3); // 1, 3, 69
+        assert_eq!(call(&mut m, &mut mem, id::SUBSET, [d, x, 0, 0, 0]), 0);
+        call(&mut m, &mut mem, id::CLEAR, [d, 0, 0, 0, 0]);
+        assert_eq!(call(&mut m, &mut mem, id::EMPTY, [d, 0, 0, 0, 0]), 1);
+        // an empty mask's first CPU is nr_cpus (cpumask_first's "none")
+        assert_eq!(call(&mut m, &mut mem, id::FIRST, [d, 0, 0, 0, 0]), 70);
+        // any_distribute walks the set CPUs round robin
+        let picks: Vec<u64> = (0..4)
+            .map(|_| call(&mut m, &mut mem, id::ANY_DISTRIBUTE, [x, 0, 0, 0, 0]))
+            .collect();
+        assert_eq!(picks, [1, 65, 69, 1]);
+    }
+
+    #[test]
+    fn a_released_mask_cannot_be_used_again() {
+        let mut mem = Memory::new();
+        let mut m = Cpumasks::new(8);
+        let x = m.call(id::CREATE, [0; 5], &mut mem).unwrap();
+        m.call(id::ACQUIRE, [x, 0, 0, 0, 0], &mut mem).unwrap();
+        m.call(id::RELEASE, [x, 0, 0, 0, 0], &mut mem).unwrap();
+        // one reference left: still usable
+        assert_eq!(m.call(id::TEST_CPU, [0, x, 0, 0, 0], &mut mem), Ok(0));
+        m.call(id::RELEASE, [x, 0, 0, 0, 0], &mut mem).unwrap();
+        assert_eq!((m.created, m.freed), (1, 1));
+        assert!(m.call(id::TEST_CPU, [0, x, 0, 0, 0], &mut mem).is_err());
+        assert!(m.call(id::RELEASE, [x, 0, 0, 0, 0], &mut mem).is_err());
+    }
+
+    #[test]
+    fn the_numeric_iterator_yields_start_to_end_then_null() {
+        let mut mem = Memory::new();
+        let mut m = Cpumasks::new(1);
+        let it = Memory::frame_top(0) - 8;
+        assert_eq!(m.call(id::ITER_NUM_NEW, [it, 3, 6, 0, 0], &mut mem), Ok(0));
+        let mut seen = Vec::new();
+        loop {
+            let p = m
+                .call(id::ITER_NUM_NEXT, [it, 0, 0, 0, 0], &mut mem)
+                .unwrap();
+            if p == 0 {
+                break;
+            }
+            seen.push(mem.load(p, 4).unwrap());
+        }
+        assert_eq!(seen, [3, 4, 5]);
+        // an inverted range is -EINVAL and an empty iterator
+        assert_eq!(
+            m.call(id::ITER_NUM_NEW, [it, 5, 2, 0, 0], &mut mem),
+            Ok(-22i64 as u64)
+        );
+        assert_eq!(m.call(id::ITER_NUM_NEXT, [it, 0, 0, 0, 0], &mut mem), Ok(0));
+    }
+}

@@ -39,6 +39,8 @@ pub struct ScxObject {
 
 /// `SCX_OPS_SWITCH_PARTIAL` (ext_internal.h `enum scx_ops_flags`).
 const SCX_OPS_SWITCH_PARTIAL: u64 = 8;
+/// `SCX_OPS_ALLOW_QUEUED_WAKEUP`.
+const SCX_OPS_ALLOW_QUEUED_WAKEUP: u64 = 1 << 5;
 
 /// What the seam cannot run yet, refused by name: a scheduler with `SCX_OPS_SWITCH_PARTIAL` takes
 /// only SCHED_EXT tasks, and no workload here sets that policy (it would run nothing).
@@ -86,6 +88,17 @@ impl Engine {
     /// True while a BPF scheduler runs every task (`scx_switched_all()`).
     pub(super) fn scx_on(&self) -> bool {
         self.scx.as_ref().is_some_and(|x| !x.switched_back)
+    }
+
+    /// `scx_allow_ttwu_queue` (ext.c): while a BPF scheduler runs the tasks, a wakeup uses the
+    /// target's wake list (TTWU_QUEUE) only if the scheduler set `SCX_OPS_ALLOW_QUEUED_WAKEUP`;
+    /// otherwise the waker enqueues under the target's rq lock.
+    pub(super) fn scx_allow_ttwu_queue(&self) -> bool {
+        !self.scx_on()
+            || self
+                .scx
+                .as_ref()
+                .is_some_and(|x| x.sched.ops.uint("flags") & SCX_OPS_ALLOW_QUEUED_WAKEUP != 0)
     }
 
     /// The attached scheduler, if any (for the report).

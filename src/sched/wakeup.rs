@@ -113,7 +113,10 @@ impl Engine {
         }
         self.trace_flow(waker_cpu, t, "wakeup");
         self.trace_waking(waker_cpu, t, prev, target);
-        if self.patches.features.ttwu_queue && self.ttwu_queue_cond(waker_cpu, target) {
+        if self.patches.features.ttwu_queue
+            && self.scx_allow_ttwu_queue()
+            && self.ttwu_queue_cond(waker_cpu, target)
+        {
             self.ttwu_queue_wakelist(t, waker_cpu, target, sis_ns, class_ns);
             return;
         }

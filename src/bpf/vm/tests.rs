@@ -550,3 +550,62 @@ fn unknown_calls_and_bad_encodings_are_errors() {
         Err(VmError::BadInsn { .. })
     ));
 }
+
+/// main: r1 = n; r2 = &callback; r3 = r10 - 8 (a counter on main's stack); r4 = 0; bpf_loop;
+/// exit with r0. callback(i, ctx): *ctx += i; return i == stop (stop < 0: never).
+fn loop_prog(n: i32, stop: i32, flags: i32) -> Vec<Insn> {
+    let cb = 9u32; // index of the callback's first instruction
+    let mut p = vec![st(DW, 10, -8, 0), mov(1, n)];
+    p.extend(ld64(2, crate::bpf::memory::code_addr(cb)));
+    p.extend([
+        movx(3, 10),
+        alu64k(ADD, 3, -8),
+        mov(4, flags),
+        call(0, BPF_FUNC_LOOP),
+        exit(),
+    ]);
+    assert_eq!(p.len(), cb as usize);
+    p.extend([
+        ldx(DW, 3, 2, 0),
+        alu64x(ADD, 3, 1),
+        stx(DW, 2, 3, 0),
+        mov(0, 0),
+        jk(JNE, 1, stop, 1),
+        mov(0, 1),
+        exit(),
+    ]);
+    p
+}
+
+#[test]
+fn bpf_loop_calls_back_until_the_callback_returns_non_zero() {
+    // all 5 iterations: r0 = 5, and the callback's frame wrote main's counter 0+1+2+3+4
+    let mut mem = Memory::new();
+    let p = loop_prog(5, -1, 0);
+    assert_eq!(run_with(&p, &mut mem, &[]), Ok(5));
+    assert_eq!(mem.load(Memory::frame_top(0) - 8, 8), Ok(10));
+    // stopped by the callback at i == 2: three calls
+    assert_eq!(exec(&loop_prog(5, 2, 0)), Ok(3));
+    // flags are reserved: -EINVAL without a call; more than BPF_MAX_LOOPS: -E2BIG
+    assert_eq!(exec(&loop_prog(5, -1, 1)), Ok(-22i64 as u64));
+    assert_eq!(exec(&loop_prog(1 << 24, -1, 0)), Ok(-7i64 as u64));
+}
+
+#[test]
+fn bpf_loop_callbacks_share_the_callers_instruction_budget() {
+    // 8 M iterations of a 7-instruction callback cannot fit a 10 000-instruction budget
+    let r = exec(&loop_prog(8 * 1024 * 1024, -1, 0));
+    assert_eq!(r, Err(VmError::Budget { limit: 10_000 }));
+}
+
+#[test]
+fn bpf_loop_refuses_a_callback_that_is_not_code() {
+    let mut p = loop_prog(1, -1, 0);
+    // r2 = a stack address instead of a function
+    p[2..4].copy_from_slice(&ld64(2, Memory::frame_top(0) - 8));
+    assert!(
+        matches!(exec(&p), Err(VmError::CallFailed { .. })),
+        "{:?}",
+        exec(&p)
+    );
+}

@@ -83,3 +83,24 @@ pub fn resolve(field: &str, c: &ScxChoice, nr_cpus: u32) -> Result<ScxObject, Fi
         options: c.options.iter().map(|(k, v)| (k.clone(), *v)).collect(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_option;
+
+    #[test]
+    fn an_option_is_name_equals_a_decimal_or_hex_number() {
+        assert_eq!(
+            parse_option("ops.flags=0x76"),
+            Ok(("ops.flags".into(), 0x76))
+        );
+        assert_eq!(
+            parse_option(" slice_ns = 5000 "),
+            Ok(("slice_ns".into(), 5000))
+        );
+        let e = parse_option("numa_enabled").unwrap_err();
+        assert!(e.contains("is not NAME=VALUE"), "{e}");
+        let e = parse_option("slice_ns=-1").unwrap_err();
+        assert!(e.contains("unsigned number"), "{e}");
+    }
+}

@@ -4,8 +4,10 @@
 //! quiescent, slices run down by update_curr_scx, the kfuncs those paths offer (`kfuncs.rs`), the
 //! built-in idle mask, `scx_bpf_error` / run-time faults / the watchdog ending the scheduler with
 //! its reason (scx_exit → scx_disable_workfn, which calls ops.exit and hands tasks back to fair).
-//! It is driven by calls (wake, enqueue, pick, tick, stop); the engine's `sched_class` seam that
-//! will make those calls is not built yet.
+//! It is driven by calls (wake, enqueue, pick, tick, stop, timers) from the engine's
+//! `sched_class` seam (`sched::ext_class`). Also what user space does between open and attach
+//! (`.rodata` options, `ops.*` members, UEI sizing, the topology behind the per-CPU ksyms) and
+//! the `fentry/bpf_scx_reg` probe that runs as the scheduler attaches.
 
 use super::dsq::*;
 use super::idle::CpuTopo;

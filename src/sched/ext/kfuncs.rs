@@ -481,8 +481,6 @@ impl KState {
             }
             kf::NOW => self.now_ns,
             kf::NR_CPU_IDS => self.nr_cpus as u64,
-            kf::NR_NODE_IDS => 1,
-            kf::CPU_NODE => 0,
             kf::TEST_AND_CLEAR_CPU_IDLE => {
                 // a test_and_clear_bit on the idle mask
                 let c = (a[0] as u32).min(self.nr_cpus - 1);

@@ -1,7 +1,9 @@
-//! sched_ext (kernel/sched/ext.c) for BPF schedulers loaded from a `.bpf.o`, run by `crate::bpf`.
-//! So far: `vmlinux`, the v6.18 kernel as the loader resolves a program against it (types for
-//! CO-RE, enums, kfuncs with their prototypes, helpers, `struct sched_ext_ops`). The ext class
-//! itself (DSQs, the ops' call sites, the watchdog) is not built yet.
+//! sched_ext (kernel/sched/ext.c, ext_idle.c, v6.18) for BPF schedulers loaded from a `.bpf.o`,
+//! run by `crate::bpf`: `vmlinux` (the kernel as the loader resolves a program against it: types
+//! for CO-RE, enums, kfuncs with their prototypes, helpers, kconfig, per-CPU ksyms,
+//! `struct sched_ext_ops`), `core` (one attached scheduler and the ops' call sites), `kfuncs` and
+//! `idle` (the kfuncs and the kernel state they change), `dsq` (dispatch queues), `internal`
+//! (ext_internal.h's constants). The engine drives it through `sched::ext_class`.
 
 pub mod core;
 pub mod dsq;

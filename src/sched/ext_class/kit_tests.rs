@@ -136,3 +136,19 @@ fn what_is_still_unsupported_is_refused_at_load_by_name() {
         assert!(err.0.contains(want), "{err}");
     }
 }
+
+#[test]
+fn what_user_space_sets_before_load_is_checked_by_name() {
+    let mut s = ScxSched::open(KIT, Config { nr_cpus: 4 }).unwrap();
+    let e = s.set_option("ops.nope", 1).unwrap_err();
+    assert!(e.contains("no data member 'nope'"), "{e}");
+    let e = s.set_option("ops.timeout_ms", 40_000).unwrap_err();
+    assert!(e.contains("above 30000"), "{e}");
+    s.set_option("ops.timeout_ms", 5000).unwrap();
+    assert_eq!(s.k.timeout_ns, 5_000_000_000);
+    s.set_option("ops.flags", SCX_OPS_BUILTIN_IDLE_PER_NODE)
+        .unwrap();
+    assert!(s.k.per_node_idle);
+    let e = s.set_option("no_such_global", 1).unwrap_err();
+    assert!(e.contains("no_such_global"), "{e}");
+}
