@@ -8,7 +8,7 @@
 // same axis, and the table of every figure (the charts' text alternative). A story's curve (its knob
 // and values) comes with the point its report sits at, marked, and where that is, in words.
 import uPlot from '../vendor/uPlot.esm.js';
-import { $, h, clear, setText, fmtFixed, fmtInt, fmtPct, columnDigits } from './dom.js';
+import { $, h, clear, setText, enterStarts, fmtFixed, fmtInt, fmtPct, columnDigits } from './dom.js';
 import { COLORS } from './charts.js';
 import { niceRange, yAxis, axisSize } from './axis.js';
 import { PROTOCOL } from './engine.js';
@@ -399,14 +399,7 @@ export function setupCurve(engine, current, storyOf, stopOthers) {
   }
 
   panel.addEventListener('submit', (ev) => { ev.preventDefault(); start(); });
-  // Enter in the panel starts the curve, not an A/B run (the page's Enter handler is on document)
-  panel.addEventListener('keydown', (ev) => {
-    if (ev.key !== 'Enter' || ev.isComposing || ev.shiftKey || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-    if (ev.target?.closest?.('button, select')) return;
-    ev.preventDefault();
-    ev.stopPropagation();
-    if (!engine.job) start();
-  });
+  enterStarts(panel, start, () => engine.job);
   $('curve-cancel').addEventListener('click', cancel);
   $('curve-knob').addEventListener('change', () => { setText('curve-error', ''); refresh(); });
   $('curve-values').addEventListener('input', () => { setText('curve-error', ''); $('curve-values').removeAttribute('aria-invalid'); });

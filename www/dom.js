@@ -2,6 +2,19 @@
 // textContent and attribute setters (never HTML parsing).
 export const $ = (id) => document.getElementById(id);
 
+/** Enter in `panel` (a curve, a screen, a search) submits that panel's own job, not an A/B run:
+ * the page's Enter handler is on document. Not on a button or a select (their own Enter), not
+ * with a modifier or mid-composition, and not while `busy()` says a job is running. */
+export function enterStarts(panel, start, busy) {
+  panel.addEventListener('keydown', (ev) => {
+    if (ev.key !== 'Enter' || ev.isComposing || ev.shiftKey || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    if (ev.target?.closest?.('button, select')) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    if (!busy()) start();
+  });
+}
+
 /** h('td', {class: 'x', dataset: {k: 'v'}, onclick: fn}, 'text', childNode, ...) */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);

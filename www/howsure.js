@@ -5,7 +5,7 @@
 // computed here; the page only runs the plan on the engine's worker pool as one job (progress n of
 // N runs, Cancel / Esc stop it: queued runs are dropped, running ones cancelled) and draws the
 // tornado of the chosen figure (CSS bars) with its table (the chart's text alternative).
-import { $, h, clear, setText, fmtFixed } from './dom.js';
+import { $, h, clear, setText, enterStarts, fmtFixed } from './dom.js';
 import { PROTOCOL } from './engine.js';
 import { Eta, storedRate } from './eta.js';
 
@@ -262,14 +262,7 @@ export function setupHowsure(engine, current, stopOthers, cards = () => null, ev
   const fmtNum = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : '–');
 
   panel.addEventListener('submit', (ev) => { ev.preventDefault(); start(); });
-  // Enter in the panel starts the screen, not an A/B run (the page's Enter handler is on document)
-  panel.addEventListener('keydown', (ev) => {
-    if (ev.key !== 'Enter' || ev.isComposing || ev.shiftKey || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-    if (ev.target?.closest?.('button, select')) return;
-    ev.preventDefault();
-    ev.stopPropagation();
-    if (!engine.job) start();
-  });
+  enterStarts(panel, start, () => engine.job);
   $('howsure-cancel').addEventListener('click', cancel);
   $('howsure-figure').addEventListener('change', drawTornado);
   for (const id of ['howsure-seconds', 'howsure-seeds']) $(id).addEventListener('input', note);

@@ -7,7 +7,7 @@
 // offered rate, the bound as a horizontal line, each side's rate at the bound marked, with the table
 // of every probe (the chart's text alternative), progress, time left and Cancel / Esc.
 import uPlot from '../vendor/uPlot.esm.js';
-import { $, h, clear, setText, fmtFixed, fmtInt } from './dom.js';
+import { $, h, clear, setText, enterStarts, fmtFixed, fmtInt } from './dom.js';
 import { COLORS } from './charts.js';
 import { axisSize } from './axis.js';
 import { PROTOCOL } from './engine.js';
@@ -381,13 +381,7 @@ export function setupMaxload(engine, current, stopOthers) {
   }
 
   panel.addEventListener('submit', (ev) => { ev.preventDefault(); start(); });
-  panel.addEventListener('keydown', (ev) => {
-    if (ev.key !== 'Enter' || ev.isComposing || ev.shiftKey || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-    if (ev.target?.closest?.('button, select')) return;
-    ev.preventDefault();
-    ev.stopPropagation();
-    if (!engine.job) start();
-  });
+  enterStarts(panel, start, () => engine.job);
   $('maxload-cancel').addEventListener('click', cancel);
   $('maxload-bound').addEventListener('input', () => { setText('maxload-error', ''); $('maxload-bound').removeAttribute('aria-invalid'); });
   for (const ev of ['input', 'change']) $('scenario').addEventListener(ev, () => queueMicrotask(refresh));
