@@ -6,6 +6,10 @@
 //! flavors pick as libbpf's prototype check does), weak ones that the host lacks become 0, and
 //! CO-RE relocations are applied. Anything else is refused by name; nothing half-loaded is
 //! returned.
+//!
+//! (One file past 800 lines on purpose: it is libbpf's one open-and-load pass in its order, and
+//! each step reads what the one before it resolved; the section, BTF, relocation and CO-RE
+//! parsers it calls are modules of their own.)
 
 use super::btf::{Btf, Kind, core_relos};
 use super::core_relo;

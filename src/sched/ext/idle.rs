@@ -4,6 +4,9 @@
 //! / `_any_cpu` and their `_node` forms, the online and possible masks, and the node a CPU is in.
 //! The masks are regions the core lends read-only (`bpf::cpumask`), refreshed from the idle state
 //! each time a program asks for one, as the kernel's are live.
+//!
+//! These are methods of `kfuncs::KState` written here (an `impl` split by mechanism, as the
+//! engine's is across `sched/`), so this file and `kfuncs.rs` name each other's types.
 
 use super::internal::{SCX_EXIT_ERROR, Shared, Touch};
 use super::kfuncs::KState;
