@@ -117,11 +117,7 @@ impl Hot {
     /// a hand-off pending) is served from its own cache, with no request leaving the core (after
     /// `forget_handoffs_before`).
     pub(super) fn is_hit(&self, lines: &[Line], held: &Held, id: LineId, cpu: u32, op: Op) -> bool {
-        let still_held = self.nr_handoffs > 0
-            && lines[id]
-                .handing_off
-                .get(cpu as usize)
-                .is_some_and(|&n| n > 0);
+        let still_held = self.nr_handoffs > 0 && lines[id].is_handing_off(cpu as usize);
         match op {
             // the owner or a sharer
             Op::Load => still_held || held.has(id, cpu),

@@ -100,12 +100,22 @@ struct Hot {
 /// and the counters.
 #[derive(Clone, Debug)]
 pub struct Line {
-    /// Ownership hand-offs still ahead in time: (the CPU giving the line up, when the next request's
-    /// service starts). Until then the line is still in that CPU's cache, and a store it issues
-    /// commits there without a transfer.
-    handoffs: VecDeque<(u32, u64)>,
-    /// Per CPU, how many of `handoffs` it is giving up (allocated at the first hand-off).
-    handing_off: Vec<u16>,
+    /// Ownership hand-offs still ahead in time, in the order they were pushed: when the next
+    /// request's service starts. Until then the line is still in the cache of the CPU giving it
+    /// up, and a store that CPU issues commits there without a transfer.
+    handoffs: VecDeque<u64>,
+    /// How many hand-offs were pushed (since the last renumbering): the k-th has sequence number
+    /// k, so the pending ones are the last `handoffs.len()` numbers. 16 bits, like the per-CPU
+    /// numbers, and renumbered from 1 when it would wrap (`rebase_handoffs`): fewer than 2^16
+    /// hand-offs are ever pending, since each is a request in flight and a CPU has at most a load
+    /// or locked access and its oldest buffered store in flight (`store_buffer.rs`).
+    handoffs_pushed: u16,
+    /// Per CPU, the sequence number of its last hand-off of this line (0: none; allocated at the
+    /// first hand-off). The CPU is giving the line up while that one is pending (an earlier one
+    /// pending implies the last is). A sequence number, not a count of pending hand-offs, so that
+    /// dropping one that is over touches only the queue, not this CPU-indexed array (a cache miss
+    /// per hand-off on the host).
+    last_handoff: Vec<u16>,
     pub name: String,
     /// Its counters but the loads and the stall (`loads` and `stall_ns` stay 0: they are in
     /// `Coherence::field_loads` and `Hot::stall_ns`).
@@ -219,25 +229,48 @@ impl Hot {
 
 impl Line {
     fn push_handoff(&mut self, hot: &mut Hot, from: u32, at: u64, nr_cpus: usize) {
-        if self.handing_off.is_empty() {
-            self.handing_off = vec![0; nr_cpus];
+        if self.last_handoff.is_empty() {
+            self.last_handoff = vec![0; nr_cpus];
         }
-        self.handoffs.push_back((from, at));
+        if self.handoffs_pushed == u16::MAX {
+            self.rebase_handoffs();
+        }
+        self.handoffs.push_back(at);
         hot.nr_handoffs += 1;
-        self.handing_off[from as usize] += 1;
+        self.handoffs_pushed += 1;
+        self.last_handoff[from as usize] = self.handoffs_pushed;
+    }
+    /// Whether `cpu` is giving the line up in a hand-off still pending.
+    #[inline(always)]
+    fn is_handing_off(&self, cpu: usize) -> bool {
+        let pending = self.handoffs.len();
+        (self.last_handoff.get(cpu))
+            .is_some_and(|&k| usize::from(self.handoffs_pushed - k) < pending)
+    }
+    /// Renumbers the pending hand-offs from 1 (the others' numbers to 0), once in 2^16 pushes.
+    fn rebase_handoffs(&mut self) {
+        let pending = u16::try_from(self.handoffs.len()).expect("2^16 hand-offs pending");
+        let first = self.handoffs_pushed - pending; // the number before the first pending one
+        for k in &mut self.last_handoff {
+            *k = if self.handoffs_pushed - *k < pending {
+                *k - first
+            } else {
+                0
+            };
+        }
+        self.handoffs_pushed = pending;
     }
     /// Drops the hand-offs that are over at `now` (reads no more than `hot` when there are none).
     fn forget_handoffs_before(&mut self, hot: &mut Hot, now: u64) {
         if hot.nr_handoffs == 0 {
             return;
         }
-        while let Some(&(from, at)) = self.handoffs.front() {
+        while let Some(&at) = self.handoffs.front() {
             if at > now {
                 break;
             }
             self.handoffs.pop_front();
             hot.nr_handoffs -= 1;
-            self.handing_off[from as usize] -= 1;
         }
         debug_assert_eq!(hot.nr_handoffs as usize, self.handoffs.len());
     }
@@ -468,7 +501,8 @@ impl Coherence {
         self.lines.push(Line {
             name: name.into(),
             handoffs: VecDeque::new(),
-            handing_off: Vec::new(),
+            handoffs_pushed: 0,
+            last_handoff: Vec::new(),
             stats: LineStats::default(),
             fields: fields
                 .iter()
@@ -589,7 +623,7 @@ impl Coherence {
         line.forget_handoffs_before(hot, at);
         // Still in this CPU's cache: the line was requested by others, but not yet handed over.
         // (No hand-off pending means nobody is handing off: the per-CPU counts are not touched.)
-        let still_held = hot.nr_handoffs > 0 && line.handing_off.get(cpu).is_some_and(|&n| n > 0);
+        let still_held = hot.nr_handoffs > 0 && line.is_handing_off(cpu);
         let start = now.max(hot.free_at);
         let modified_elsewhere = hot.owner.filter(|&o| o != c);
         let locked = |op| {

@@ -152,3 +152,40 @@ fn load_of_a_line_modified_elsewhere_is_a_hitm_and_then_shared() {
     let s = c.access(&t, l, 1, Op::Store, 0, 1000);
     assert_eq!((s.done, s.visible), (1000 + HIT_NS, 1000 + 412 + HIT_NS));
 }
+
+/// Which CPUs are still handing a line off, after any mix of hand-offs and of time passing, is
+/// what a queue of (CPU, time) pairs says, through the renumbering at 2^16 hand-offs too.
+#[test]
+fn a_cpu_is_handing_off_while_one_of_its_hand_offs_is_pending() {
+    let t = Topology::new(preset("gnr-2s-snc3").unwrap()).unwrap();
+    let mut c = Coherence::new(&t);
+    let l = c.add_line("x", &[(0, "a")]);
+    let mut rng = crate::sim::rng::SimRng::new(3);
+    // start just below the wrap, so the run renumbers a few times' worth of pushes later
+    c.lines[l].handoffs_pushed = u16::MAX - 40;
+    let mut reference: std::collections::VecDeque<(u32, u64)> = Default::default();
+    let mut now = 0;
+    for step in 0..150_000 {
+        if rng.below(3) > 0 {
+            // a hand-off from one of a few CPUs, sometimes earlier than the last one pushed
+            let from = rng.below(6) as u32;
+            let at = now + rng.below(400);
+            c.lines[l].push_handoff(&mut c.hot[l], from, at, t.nr_cpus());
+            reference.push_back((from, at));
+        } else {
+            now += rng.below(150);
+            c.lines[l].forget_handoffs_before(&mut c.hot[l], now);
+            while reference.front().is_some_and(|&(_, at)| at <= now) {
+                reference.pop_front();
+            }
+        }
+        for cpu in 0..8 {
+            let want = reference.iter().any(|&(f, _)| f as usize == cpu);
+            assert_eq!(
+                c.lines[l].is_handing_off(cpu),
+                want,
+                "step {step}, CPU {cpu}"
+            );
+        }
+    }
+}
