@@ -54,6 +54,13 @@ pub struct FieldStats {
     pub hitm: u64,
 }
 
+/// A field's stores and locked RMWs (`Coherence::field_writes`).
+#[derive(Clone, Copy, Debug, Default)]
+struct FieldWrites {
+    stores: u64,
+    atomics: u64,
+}
+
 /// A line's counters (`Coherence::stats`).
 #[derive(Clone, Debug, Default)]
 pub struct LineStats {
@@ -117,10 +124,10 @@ pub struct Line {
     /// per hand-off on the host).
     last_handoff: Vec<u16>,
     pub name: String,
-    /// Its counters but the loads and the stall (`loads` and `stall_ns` stay 0: they are in
-    /// `Coherence::field_loads` and `Hot::stall_ns`).
+    /// Its counters but the loads, stores, atomics and the stall (they stay 0 here: they are in
+    /// `Coherence::field_loads`, `Coherence::field_writes` and `Hot::stall_ns`).
     stats: LineStats,
-    /// Its fields' counters but the loads (likewise).
+    /// Its fields' names and HITM counts (the other counters likewise stay 0 here).
     fields: Vec<FieldStats>,
 }
 
@@ -429,6 +436,10 @@ pub struct Coherence {
     /// the lines' structs, so that a hit writes one dense array.
     field_loads: Vec<u64>,
     first_load: Vec<u32>,
+    /// The stores and locked RMWs of every field, at the same index as `field_loads`: an access
+    /// that hits a line it owns then counts itself without reading the line's struct and its
+    /// fields' heap block (two host cache misses).
+    field_writes: Vec<FieldWrites>,
     /// Per CPU, what its loads look up (`load::Reader`).
     readers: Vec<Reader>,
     nr_cpus: usize,
@@ -461,6 +472,7 @@ impl Coherence {
             },
             field_loads: Vec::new(),
             first_load: Vec::new(),
+            field_writes: Vec::new(),
             readers: Reader::all(&groups, &homes),
             nr_cpus: topo.nr_cpus(),
             homes,
@@ -486,6 +498,7 @@ impl Coherence {
         self.held.add(self.lines.len());
         self.first_load.push(self.field_loads.len() as u32);
         self.field_loads.extend(fields.iter().map(|_| 0));
+        (self.field_writes).extend(fields.iter().map(|_| FieldWrites::default()));
         self.hot.push(Hot {
             owner: None,
             last: 0,
@@ -518,8 +531,11 @@ impl Coherence {
 
     /// The counters of line `id`.
     pub fn stats(&self, id: LineId) -> LineStats {
+        let writes = self.writes_of(id);
         LineStats {
             loads: self.loads_of(id).iter().sum(),
+            stores: writes.iter().map(|w| w.stores).sum(),
+            atomics: writes.iter().map(|w| w.atomics).sum(),
             stall_ns: self.hot[id].stall_ns,
             ..self.lines[id].stats.clone()
         }
@@ -528,15 +544,30 @@ impl Coherence {
     /// The counters of line `id`'s fields, in their order.
     pub fn fields(&self, id: LineId) -> Vec<FieldStats> {
         let line = &self.lines[id];
-        (line.fields.iter().zip(self.loads_of(id)))
-            .map(|(f, &loads)| FieldStats { loads, ..f.clone() })
-            .collect()
+        (line
+            .fields
+            .iter()
+            .zip(self.loads_of(id))
+            .zip(self.writes_of(id)))
+        .map(|((f, &loads), w)| FieldStats {
+            loads,
+            stores: w.stores,
+            atomics: w.atomics,
+            ..f.clone()
+        })
+        .collect()
     }
 
     /// The load counts of line `id`'s fields.
     fn loads_of(&self, id: LineId) -> &[u64] {
         let first = self.first_load[id] as usize;
         &self.field_loads[first..first + self.lines[id].fields.len()]
+    }
+
+    /// The store and RMW counts of line `id`'s fields.
+    fn writes_of(&self, id: LineId) -> &[FieldWrites] {
+        let first = self.first_load[id] as usize;
+        &self.field_writes[first..first + self.lines[id].fields.len()]
     }
 
     /// Counts a load of field `field` of line `id`.
@@ -550,9 +581,8 @@ impl Coherence {
     /// owner of a run queue updating it): the line is Modified in `cpu`'s cache, every other copy
     /// is gone. Writes between two accesses by others are one store (the others see only the last).
     pub fn owner_wrote(&mut self, id: LineId, cpu: usize, field: usize, now: u64) {
+        self.field_writes[self.first_load[id] as usize + field].stores += 1;
         let (hot, line) = (&mut self.hot[id], &mut self.lines[id]);
-        line.stats.stores += 1;
-        line.fields[field].stores += 1;
         line.forget_handoffs_before(hot, now);
         if hot.owner == Some(cpu as u32) {
             return;
@@ -606,17 +636,11 @@ impl Coherence {
         let (hot, line) = (&mut self.hot[id], &mut self.lines[id]);
         let c = cpu as u32;
         let group = |x: u32| self.groups.of_cpu[x as usize];
-        let f = &mut line.fields[field];
+        let at_field = self.first_load[id] as usize + field;
         match op {
-            Op::Load => self.field_loads[self.first_load[id] as usize + field] += 1,
-            Op::Store => {
-                line.stats.stores += 1;
-                f.stores += 1;
-            }
-            Op::Atomic => {
-                line.stats.atomics += 1;
-                f.atomics += 1;
-            }
+            Op::Load => self.field_loads[at_field] += 1,
+            Op::Store => self.field_writes[at_field].stores += 1,
+            Op::Atomic => self.field_writes[at_field].atomics += 1,
         }
         // the request is at the serialization point: what the line is then decides its service
         let at = now + leg;
