@@ -15,7 +15,7 @@ pub use super::internal::*;
 use super::kfuncs::KState;
 use super::vmlinux::{TASK_SCX, TASK_STRUCT_SIZE, V6_18};
 use crate::bpf::loader::{LoadError, LoadOptions, Object, StructOpsMap, load};
-use crate::bpf::vm::run;
+use crate::bpf::vm::{VmError, run};
 
 // Offsets in the simulated task_struct (vmlinux.rs).
 const T_PID: u64 = 0;
@@ -251,28 +251,8 @@ impl ScxSched {
             if self.k.exit.is_some() {
                 return;
             }
-            let saved = std::mem::replace(&mut self.k.op, OpCtx::Unlocked);
-            let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
-            let r = run(
-                &self.obj.image,
-                d.entry,
-                &d.args,
-                &mut self.obj.mem,
-                &mut host,
-                OP_BUDGET,
-            );
-            self.k.op = saved;
             *self.k.op_calls.entry("timer").or_default() += 1;
-            match r {
-                Ok(o) => self.k.insns += o.insns,
-                Err(e) => {
-                    self.k.exit(
-                        SCX_EXIT_ERROR,
-                        0,
-                        format!("runtime error in a BPF timer: {e}"),
-                    );
-                }
-            }
+            self.run_prog(d.entry, &d.args, OpCtx::Unlocked, ("a BPF timer", ""));
             self.after_exit();
         }
     }
@@ -307,23 +287,56 @@ impl ScxSched {
         t[T_MIGRATION_DISABLED as usize] = 1;
         let loader = self.obj.mem.add("task_struct (loader)", t, false);
         let other = std::mem::replace(&mut self.k.current_other, loader);
+        let op = self.k.op;
+        self.run_prog(entry, &[self.ctx], op, ("fentry/", "bpf_scx_reg"));
+        self.k.current_other = other;
+    }
+
+    /// Runs the program at `entry` with `args` in op context `op` (restored after): its
+    /// instructions are counted (all of the budget when the budget ejects it), and a run-time
+    /// fault ends the scheduler with "runtime error in `what`" (two parts, so the hot path formats
+    /// nothing). The program's return value, or None when it faulted.
+    fn run_prog(
+        &mut self,
+        entry: usize,
+        args: &[u64],
+        op: OpCtx,
+        what: (&str, &str),
+    ) -> Option<u64> {
+        let saved = std::mem::replace(&mut self.k.op, op);
         let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
         let r = run(
             &self.obj.image,
             entry,
-            &[self.ctx],
+            args,
             &mut self.obj.mem,
             &mut host,
             OP_BUDGET,
         );
-        self.k.current_other = other;
+        self.k.op = saved;
         match r {
-            Ok(o) => self.k.insns += o.insns,
-            Err(e) => self.k.exit(
-                SCX_EXIT_ERROR,
-                0,
-                format!("runtime error in fentry/bpf_scx_reg: {e}"),
-            ),
+            Ok(o) => {
+                self.k.insns += o.insns;
+                Some(o.ret)
+            }
+            Err(e) => {
+                if let VmError::Budget { limit } = e {
+                    self.k.insns += limit;
+                }
+                let e = match e {
+                    VmError::UnknownKfunc { pc, id } => match self.obj.missing_weak_name(id) {
+                        Some(n) => format!("insn {pc}: called kfunc {n}, which this kernel lacks"),
+                        None => e.to_string(),
+                    },
+                    e => e.to_string(),
+                };
+                self.k.exit(
+                    SCX_EXIT_ERROR,
+                    0,
+                    format!("runtime error in {}{}: {e}", what.0, what.1),
+                );
+                None
+            }
         }
     }
 
@@ -345,44 +358,9 @@ impl ScxSched {
         }
         self.obj.mem.poke(self.ctx, &bytes).ok()?;
         *self.k.op_calls.entry(name).or_default() += 1;
-        let saved = std::mem::replace(&mut self.k.op, ctx);
-        let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
-        let r = run(
-            &self.obj.image,
-            entry,
-            &[self.ctx],
-            &mut self.obj.mem,
-            &mut host,
-            OP_BUDGET,
-        );
-        self.k.op = saved;
-        let out = match r {
-            Ok(o) => {
-                self.k.insns += o.insns;
-                self.k.exit.is_none().then_some(o.ret)
-            }
-            Err(e) => {
-                if let crate::bpf::vm::VmError::Budget { limit } = e {
-                    self.k.insns += limit;
-                }
-                let e = match e {
-                    crate::bpf::vm::VmError::UnknownKfunc { pc, id } => match self
-                        .obj
-                        .missing_weak_name(id)
-                    {
-                        Some(n) => format!("insn {pc}: called kfunc {n}, which this kernel lacks"),
-                        None => e.to_string(),
-                    },
-                    e => e.to_string(),
-                };
-                self.k.exit(
-                    SCX_EXIT_ERROR,
-                    0,
-                    format!("runtime error in ops.{name}: {e}"),
-                );
-                None
-            }
-        };
+        let out = self
+            .run_prog(entry, &[self.ctx], ctx, ("ops.", name))
+            .filter(|_| self.k.exit.is_none());
         // scx_disable_workfn runs ops.exit once an exit is recorded.
         self.after_exit();
         out
