@@ -645,7 +645,7 @@ impl ScxSched {
         self.after_exit();
     }
 
-    /// `put_prev_task_scx` (ext.c:2326) for a runnable `t` that another task replaces on `cpu`:
+    /// `put_prev_task_scx` (ext.c:2321) for a runnable `t` that another task replaces on `cpu`:
     /// ops.stopping; with slice left (a higher class took the CPU) back to the head of the local
     /// DSQ; else through ops.enqueue, with `SCX_ENQ_LAST` when the next task is the idle class's
     /// (`next_on_ext` false: `sched_class_above(&ext_sched_class, next->sched_class)`,
