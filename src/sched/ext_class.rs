@@ -4,8 +4,9 @@
 //! to the fair class:
 //! - `try_to_wake_up` → `select_task_rq_scx` (ops.select_cpu, or the built-in idle pick);
 //! - `enqueue` (ttwu_do_activate) → `enqueue_task_scx` (ops.runnable, ops.enqueue, direct dispatch);
-//! - `kernel_exit` (__schedule) → `put_prev_task_scx` (ops.stopping) + `pick_task_scx`
-//!   (balance_one's ops.dispatch loop, ops.running), or the idle class and `update_idle`;
+//! - `kernel_exit` (__schedule) → `balance_one` (ops.dispatch), `pick_task_scx`, and when the
+//!   task changes `put_prev_task_scx` (ops.stopping, ops.enqueue) + `set_next_task_scx`
+//!   (ops.running), or the idle class and `update_idle`;
 //! - a task blocking or exiting → `dequeue_task_scx` (ops.stopping, ops.quiescent);
 //! - `sched_tick` → `task_tick_scx` (the slice runs down, ops.tick) and the watchdog.
 //!
@@ -393,9 +394,7 @@ impl Engine {
         self.tasks[t as usize].state = state;
         self.dequeue_curr(c);
         let i = self.core_idx(t);
-        self.scx_op(c, Some(Sym::Schedule), |s, _| {
-            s.put_prev_task(i, c as u32, false)
-        });
+        self.scx_op(c, Some(Sym::Schedule), |s, _| s.dequeue_task(i));
     }
 
     /// `set_next_task_scx`: `t` runs on `c` (the class-neutral half of `set_next_entity`).
@@ -438,34 +437,29 @@ impl Engine {
                 self.resume_user(c, t);
                 return Exit::Left;
             }
-            // put_prev_task_scx: still runnable, ops.stopping, back in a DSQ
+            // still runnable: balance_one decides whether it keeps the CPU
             self.scx_update_curr(c);
-            self.tasks[t as usize].state = TaskState::Runnable;
-            self.cpus[c].rq.curr = None;
-            let i = self.core_idx(t);
-            self.scx_op(c, Some(Sym::Schedule), |s, _| {
-                s.put_prev_task(i, c as u32, true)
-            });
-            if !self.scx_on() {
-                // the exit handed prev back to fair (it was not current while it happened)
-                self.cpus[c].rq.need_resched = true;
-                return Exit::Again;
-            }
         }
         self.sched_count(c);
         self.cpus[c].rq.need_resched = false;
         let prev_i = prev.map(|t| self.core_idx(t));
         let next = self.scx_op(c, Some(Sym::Schedule), |s, _| s.pick_task(c as u32, prev_i));
         if !self.scx_on() {
+            // the exit handed every task to fair; a prev still current reschedules there
+            self.cpus[c].rq.need_resched |= prev.is_some();
             return Exit::Again;
         }
-        if let Some(n) = next.map(|i| self.engine_tid(i)) {
-            if Some(n) == prev {
-                // prev again: no switch (its state is restored as if never put)
-                self.cpus[c].rq.curr = Some(n);
-                self.tasks[n as usize].state = TaskState::Running;
-                return Exit::Again;
-            }
+        let next = next.map(|i| self.engine_tid(i));
+        if next.is_some() && next == prev {
+            // prev keeps the CPU: no switch (balance_one's SCX_RQ_BAL_KEEP)
+            return Exit::Again;
+        }
+        if let Some(t) = prev {
+            // put_prev_task_scx ran in the pick: prev is back in the ext class's hands
+            self.tasks[t as usize].state = TaskState::Runnable;
+            self.cpus[c].rq.curr = None;
+        }
+        if let Some(n) = next {
             self.set_next_task_scx(c, n);
             self.kcharge(c, Sym::Schedule, self.assume.switch_ns);
             return Exit::Again;
@@ -477,6 +471,11 @@ impl Engine {
             if self.cpus[c].rq.curr.is_some() || !self.scx_on() {
                 return Exit::Again;
             }
+        }
+        if self.cpus[c].rq.need_resched {
+            // a kick of this CPU from the ops above (e.g. after an SCX_ENQ_LAST enqueue): the
+            // kernel serves it from irq_work once the CPU is idle, and it schedules again
+            return Exit::Again;
         }
         if let Some(job) = self.idle_enter(c, now) {
             return Exit::Run(job);
@@ -573,6 +572,8 @@ impl Engine {
     }
 }
 
+#[cfg(test)]
+mod flag_tests;
 #[cfg(test)]
 mod kit_tests;
 #[cfg(test)]

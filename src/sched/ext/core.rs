@@ -15,7 +15,7 @@ pub use super::internal::*;
 use super::kfuncs::KState;
 use super::vmlinux::{TASK_SCX, TASK_STRUCT_SIZE, V6_18};
 use crate::bpf::loader::{LoadError, LoadOptions, Object, StructOpsMap, load};
-use crate::bpf::vm::run;
+use crate::bpf::vm::{VmError, run};
 
 // Offsets in the simulated task_struct (vmlinux.rs).
 const T_PID: u64 = 0;
@@ -28,6 +28,8 @@ const T_MIGRATION_DISABLED: u64 = 28;
 const T_CPUS_PTR: u64 = 32;
 const T_SCX_FLAGS: u64 = TASK_SCX as u64;
 
+/// `SCX_OPS_ENQ_LAST` (ext_internal.h `enum scx_ops_flags`).
+pub const SCX_OPS_ENQ_LAST: u64 = 1 << 1;
 /// `SCX_OPS_BUILTIN_IDLE_PER_NODE`.
 pub const SCX_OPS_BUILTIN_IDLE_PER_NODE: u64 = 1 << 6;
 /// `enum scx_ent_flags` / `scx_task_state` (include/linux/sched/ext.h).
@@ -251,28 +253,8 @@ impl ScxSched {
             if self.k.exit.is_some() {
                 return;
             }
-            let saved = std::mem::replace(&mut self.k.op, OpCtx::Unlocked);
-            let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
-            let r = run(
-                &self.obj.image,
-                d.entry,
-                &d.args,
-                &mut self.obj.mem,
-                &mut host,
-                OP_BUDGET,
-            );
-            self.k.op = saved;
             *self.k.op_calls.entry("timer").or_default() += 1;
-            match r {
-                Ok(o) => self.k.insns += o.insns,
-                Err(e) => {
-                    self.k.exit(
-                        SCX_EXIT_ERROR,
-                        0,
-                        format!("runtime error in a BPF timer: {e}"),
-                    );
-                }
-            }
+            self.run_prog(d.entry, &d.args, OpCtx::Unlocked, ("a BPF timer", ""));
             self.after_exit();
         }
     }
@@ -286,6 +268,17 @@ impl ScxSched {
                 self.k
                     .exit(SCX_EXIT_ERROR, 0, format!("ops.init() failed ({r})"));
             }
+        }
+        // validate_ops (ext.c:4540), after ops.init as scx_enable calls it (ext.c:4644)
+        if self.enabled()
+            && self.ops.uint("flags") & SCX_OPS_ENQ_LAST != 0
+            && !self.ops.callbacks.contains_key("enqueue")
+        {
+            self.k.exit(
+                SCX_EXIT_ERROR,
+                0,
+                "SCX_OPS_ENQ_LAST requires ops.enqueue() to be implemented".into(),
+            );
         }
         self.after_exit();
     }
@@ -307,23 +300,56 @@ impl ScxSched {
         t[T_MIGRATION_DISABLED as usize] = 1;
         let loader = self.obj.mem.add("task_struct (loader)", t, false);
         let other = std::mem::replace(&mut self.k.current_other, loader);
+        let op = self.k.op;
+        self.run_prog(entry, &[self.ctx], op, ("fentry/", "bpf_scx_reg"));
+        self.k.current_other = other;
+    }
+
+    /// Runs the program at `entry` with `args` in op context `op` (restored after): its
+    /// instructions are counted (all of the budget when the budget ejects it), and a run-time
+    /// fault ends the scheduler with "runtime error in `what`" (two parts, so the hot path formats
+    /// nothing). The program's return value, or None when it faulted.
+    fn run_prog(
+        &mut self,
+        entry: usize,
+        args: &[u64],
+        op: OpCtx,
+        what: (&str, &str),
+    ) -> Option<u64> {
+        let saved = std::mem::replace(&mut self.k.op, op);
         let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
         let r = run(
             &self.obj.image,
             entry,
-            &[self.ctx],
+            args,
             &mut self.obj.mem,
             &mut host,
             OP_BUDGET,
         );
-        self.k.current_other = other;
+        self.k.op = saved;
         match r {
-            Ok(o) => self.k.insns += o.insns,
-            Err(e) => self.k.exit(
-                SCX_EXIT_ERROR,
-                0,
-                format!("runtime error in fentry/bpf_scx_reg: {e}"),
-            ),
+            Ok(o) => {
+                self.k.insns += o.insns;
+                Some(o.ret)
+            }
+            Err(e) => {
+                if let VmError::Budget { limit } = e {
+                    self.k.insns += limit;
+                }
+                let e = match e {
+                    VmError::UnknownKfunc { pc, id } => match self.obj.missing_weak_name(id) {
+                        Some(n) => format!("insn {pc}: called kfunc {n}, which this kernel lacks"),
+                        None => e.to_string(),
+                    },
+                    e => e.to_string(),
+                };
+                self.k.exit(
+                    SCX_EXIT_ERROR,
+                    0,
+                    format!("runtime error in {}{}: {e}", what.0, what.1),
+                );
+                None
+            }
         }
     }
 
@@ -345,44 +371,9 @@ impl ScxSched {
         }
         self.obj.mem.poke(self.ctx, &bytes).ok()?;
         *self.k.op_calls.entry(name).or_default() += 1;
-        let saved = std::mem::replace(&mut self.k.op, ctx);
-        let mut host = self.k.host(&mut self.obj.maps, &self.obj.ksyms);
-        let r = run(
-            &self.obj.image,
-            entry,
-            &[self.ctx],
-            &mut self.obj.mem,
-            &mut host,
-            OP_BUDGET,
-        );
-        self.k.op = saved;
-        let out = match r {
-            Ok(o) => {
-                self.k.insns += o.insns;
-                self.k.exit.is_none().then_some(o.ret)
-            }
-            Err(e) => {
-                if let crate::bpf::vm::VmError::Budget { limit } = e {
-                    self.k.insns += limit;
-                }
-                let e = match e {
-                    crate::bpf::vm::VmError::UnknownKfunc { pc, id } => match self
-                        .obj
-                        .missing_weak_name(id)
-                    {
-                        Some(n) => format!("insn {pc}: called kfunc {n}, which this kernel lacks"),
-                        None => e.to_string(),
-                    },
-                    e => e.to_string(),
-                };
-                self.k.exit(
-                    SCX_EXIT_ERROR,
-                    0,
-                    format!("runtime error in ops.{name}: {e}"),
-                );
-                None
-            }
-        };
+        let out = self
+            .run_prog(entry, &[self.ctx], ctx, ("ops.", name))
+            .filter(|_| self.k.exit.is_none());
         // scx_disable_workfn runs ops.exit once an exit is recorded.
         self.after_exit();
         out
@@ -532,45 +523,97 @@ impl ScxSched {
         self.after_exit();
     }
 
-    /// `balance_one` + `pick_task_scx` for `cpu`: the next task to run, if any. Keeps `prev` (the
-    /// task that just ran there) when it still has slice and nothing else is found.
+    /// `__schedule`'s ext half on `cpu` (v6.18 `pick_next_task` → `balance_scx` →
+    /// `balance_one`, `pick_task_scx`, then `put_prev_set_next_task`): the task to run, or None
+    /// for the idle class. `prev` is the ext task that ran there and is still runnable
+    /// (`SCX_TASK_QUEUED`); None when it blocked (its dequeue already ran) or the CPU was idle.
+    /// A kept `prev` is returned without any op (`next == prev`: no put_prev, no set_next); its
+    /// spent slice is refilled to `SCX_SLICE_DFL` (pick_task_scx, ext.c:2417).
     pub fn pick_task(&mut self, cpu: u32, prev: Option<usize>) -> Option<usize> {
-        let c = cpu as usize;
         self.k.cur_cpu = cpu;
-        if self.k.local[c].nr() == 0
-            && !self.k.consume(SCX_DSQ_GLOBAL, cpu)
-            && self.enabled()
-            && self.ops.callbacks.contains_key("dispatch")
+        let keep = self.balance_one(cpu, prev);
+        self.after_exit();
+        if !self.enabled() {
+            return None;
+        }
+        let next = match prev {
+            Some(p) if keep => {
+                if self.slice(p) == 0 {
+                    self.set_slice(p, SCX_SLICE_DFL);
+                }
+                return Some(p);
+            }
+            _ => self.k.local[cpu as usize].iter().next().map(|e| e.task),
+        };
+        if let Some(p) = prev {
+            // the next task is ext's, or the idle class's (below ext)
+            self.put_prev_task_scx(p, cpu, next.is_some());
+            if !self.enabled() {
+                return None;
+            }
+        }
+        let n = next?;
+        self.set_next_task(n, cpu);
+        Some(n)
+    }
+
+    /// `balance_one` (ext.c:2040): true when `prev` should keep the CPU (`SCX_RQ_BAL_KEEP`).
+    /// A runnable `prev` with slice left keeps it (ext.c:2079); otherwise the local DSQ, the
+    /// global DSQ, then up to `SCX_DSP_MAX_LOOPS` rounds of ops.dispatch (after each, a `prev`
+    /// whose slice the scheduler refilled keeps the CPU, ext.c:2113). With nothing found `prev`
+    /// keeps running unless `SCX_OPS_ENQ_LAST` is set (ext.c:2138–2146); with it, `prev` goes to
+    /// ops.enqueue with `SCX_ENQ_LAST` as the CPU turns to the idle class (put_prev_task_scx).
+    fn balance_one(&mut self, cpu: u32, prev: Option<usize>) -> bool {
+        let c = cpu as usize;
+        let bypass = !self.enabled();
+        if let Some(p) = prev
+            && self.slice(p) > 0
+            && !bypass
         {
+            return true;
+        }
+        if self.k.local[c].nr() > 0 || self.k.consume(SCX_DSQ_GLOBAL, cpu) {
+            return false;
+        }
+        if !bypass && self.ops.callbacks.contains_key("dispatch") {
             let prev_addr = prev.map_or(0, |p| self.task_addr(p));
             for _ in 0..SCX_DSP_MAX_LOOPS {
                 self.k.dsp_cpu = cpu;
                 self.k.dsp_nr = 0;
                 self.call("dispatch", OpCtx::Dispatch, &[cpu as u64, prev_addr]);
                 self.k.flush_dispatch_buf(cpu);
-                if self.k.local[c].nr() > 0
-                    || self.k.consume(SCX_DSQ_GLOBAL, cpu)
-                    || self.k.dsp_nr == 0
-                    || !self.enabled()
+                if let Some(p) = prev
+                    && self.slice(p) > 0
                 {
+                    return true;
+                }
+                if self.k.local[c].nr() > 0 || self.k.consume(SCX_DSQ_GLOBAL, cpu) {
+                    return false;
+                }
+                if self.k.dsp_nr == 0 || !self.enabled() {
                     break;
                 }
             }
         }
-        self.after_exit();
-        let e = self.k.local[c].pop()?;
-        self.k.tasks[e.task].wh = Where::Running(cpu);
-        self.k.tasks[e.task].cpu = cpu;
+        prev.is_some() && (self.ops.uint("flags") & SCX_OPS_ENQ_LAST == 0 || !self.enabled())
+    }
+
+    /// `set_next_task_scx`: `t` leaves its local DSQ and runs on `cpu` (ops.running); a CPU
+    /// that was idle leaves the built-in idle mask.
+    fn set_next_task(&mut self, t: usize, cpu: u32) {
+        let c = cpu as usize;
+        self.k.local[c].remove(t);
+        self.k.tasks[t].wh = Where::Running(cpu);
+        self.k.tasks[t].cpu = cpu;
         if std::mem::replace(&mut self.k.idle[c], false) {
             // __scx_update_idle(rq, false): cpumask_clear_cpu, an atomic bitop
             self.k
                 .touched
                 .push((self.k.idle_shared(cpu), Touch::Atomic));
         }
-        let addr = self.task_addr(e.task);
+        let addr = self.task_addr(t);
         self.call("running", OpCtx::Rest, &[addr]);
         self.after_exit();
-        Some(e.task)
     }
 
     /// `update_curr_scx`: `ran_ns` of the running task's slice is used; true when it is spent
@@ -590,25 +633,33 @@ impl ScxSched {
         self.after_exit();
     }
 
-    /// The running task stops (`put_prev_task_scx`): ops.stopping, and if it sleeps
-    /// ops.quiescent; if it stays runnable it is enqueued again (at the local head with slice
-    /// left, else through ops.enqueue).
-    pub fn put_prev_task(&mut self, t: usize, cpu: u32, runnable: bool) {
+    /// The running task `t` blocks or exits (`dequeue_task_scx` with `SCX_DEQ_SLEEP`):
+    /// ops.stopping, then ops.quiescent.
+    pub fn dequeue_task(&mut self, t: usize) {
         let addr = self.task_addr(t);
-        self.call("stopping", OpCtx::Rest, &[addr, runnable as u64]);
-        if runnable {
-            if self.slice(t) > 0 {
-                self.k.tasks[t].wh = Where::Queued(SCX_DSQ_LOCAL);
-                self.k
-                    .dispatch_enqueue(t, SCX_DSQ_LOCAL, cpu, SCX_ENQ_HEAD, None);
-            } else {
-                self.enqueue_task(t, cpu, 0);
-            }
+        self.call("stopping", OpCtx::Rest, &[addr, 0]);
+        // dequeue_task_scx: SCX_TASK_QUEUED is cleared before ops.quiescent
+        self.set_scx_flags(t, SCX_TASK_QUEUED, false);
+        self.call("quiescent", OpCtx::Rest, &[addr, SCX_DEQ_SLEEP]);
+        self.k.tasks[t].wh = Where::Off;
+        self.after_exit();
+    }
+
+    /// `put_prev_task_scx` (ext.c:2321) for a runnable `t` that another task replaces on `cpu`:
+    /// ops.stopping; with slice left (a higher class took the CPU) back to the head of the local
+    /// DSQ; else through ops.enqueue, with `SCX_ENQ_LAST` when the next task is the idle class's
+    /// (`next_on_ext` false: `sched_class_above(&ext_sched_class, next->sched_class)`,
+    /// ext.c:2351–2354).
+    pub fn put_prev_task_scx(&mut self, t: usize, cpu: u32, next_on_ext: bool) {
+        let addr = self.task_addr(t);
+        self.call("stopping", OpCtx::Rest, &[addr, 1]);
+        if self.slice(t) > 0 {
+            self.k.tasks[t].wh = Where::Queued(SCX_DSQ_LOCAL);
+            self.k
+                .dispatch_enqueue(t, SCX_DSQ_LOCAL, cpu, SCX_ENQ_HEAD, None);
         } else {
-            // dequeue_task_scx: SCX_TASK_QUEUED is cleared before ops.quiescent
-            self.set_scx_flags(t, SCX_TASK_QUEUED, false);
-            self.call("quiescent", OpCtx::Rest, &[addr, SCX_DEQ_SLEEP]);
-            self.k.tasks[t].wh = Where::Off;
+            let flags = if next_on_ext { 0 } else { SCX_ENQ_LAST };
+            self.enqueue_task(t, cpu, flags);
         }
         self.after_exit();
     }

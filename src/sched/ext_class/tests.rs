@@ -11,14 +11,28 @@ const BAD: &[u8] = include_bytes!("../../../tests/bpf/bad.bpf.o");
 /// A `sockets` × 4-core custom machine running hackbench under the BPF scheduler `bpf` with
 /// `.rodata` options `opts`.
 pub(super) fn engine(sockets: u32, bpf: &[u8], opts: &[(&str, u64)]) -> Engine {
+    // 2 groups of 2 × 4 tasks: few enough that every one runs within the first milliseconds
+    let knobs = [("groups", "2"), ("fds", "4")];
+    engine_with(sockets, "hackbench", &knobs, bpf, opts)
+}
+
+/// A `sockets` × 4-core custom machine running `workload` (with `knobs`) under the BPF
+/// scheduler `bpf` with options `opts`.
+pub(super) fn engine_with(
+    sockets: u32,
+    workload: &str,
+    knobs: &[(&str, &str)],
+    bpf: &[u8],
+    opts: &[(&str, u64)],
+) -> Engine {
     let mut x = Experiment::default();
     x.machine.preset = "custom".into();
     x.machine.overrides.sockets = Some(sockets);
     x.machine.overrides.cores_per_socket = Some(4);
-    x.workload.name = "hackbench".into();
-    // 2 groups of 2 × 4 tasks: few enough that every one runs within the first milliseconds
-    x.workload.knobs.insert("groups".into(), "2".into());
-    x.workload.knobs.insert("fds".into(), "4".into());
+    x.workload.name = workload.into();
+    for (k, v) in knobs {
+        x.workload.knobs.insert(k.to_string(), (*v).into());
+    }
     let spec = x.run_spec(Side::A).unwrap();
     let n = spec.topo.nr_cpus();
     let wl = crate::workload::build(&spec.workload, &spec.knobs, n, &spec.assume).unwrap();

@@ -54,11 +54,11 @@ fn fifo_direct_dispatches_to_idle_cpus_then_queues_in_arrival_order() {
         "the .rodata default slice"
     );
     // CPU 0's task sleeps; the next pick runs ops.dispatch, which moves the FIFO head.
-    s.put_prev_task(tasks[0], 0, false);
+    s.dequeue_task(tasks[0]);
     let order: Vec<_> = (0..3)
         .map(|_| {
             let t = s.pick_task(0, None).unwrap();
-            s.put_prev_task(t, 0, false);
+            s.dequeue_task(t);
             t
         })
         .collect();
@@ -78,7 +78,7 @@ fn fifo_direct_dispatches_to_idle_cpus_then_queues_in_arrival_order() {
 }
 
 #[test]
-fn a_running_task_with_slice_left_goes_back_to_the_local_head() {
+fn a_running_task_keeps_the_cpu_while_its_slice_lasts_then_queues_behind_others() {
     let mut s = attached(FIFO, 1, |_| {});
     let a = s.add_task(1, 100, 0);
     let b = s.add_task(2, 100, 0);
@@ -86,11 +86,28 @@ fn a_running_task_with_slice_left_goes_back_to_the_local_head() {
     s.enqueue_task(b, 0, SCX_ENQ_WAKEUP);
     assert_eq!(s.pick_task(0, None), Some(a));
     assert!(!s.charge(a, 1_000_000));
-    s.put_prev_task(a, 0, true);
-    assert_eq!(s.pick_task(0, Some(a)), Some(a), "slice left: local head");
+    let stops = s.k.op_calls.get("stopping").copied().unwrap_or(0);
+    assert_eq!(
+        s.pick_task(0, Some(a)),
+        Some(a),
+        "slice left: a keeps the CPU"
+    );
+    assert_eq!(
+        s.k.op_calls.get("stopping").copied().unwrap_or(0),
+        stops,
+        "no put_prev"
+    );
     assert!(s.charge(a, SCX_SLICE_DFL), "slice spent");
-    s.put_prev_task(a, 0, true);
-    assert_eq!(s.pick_task(0, Some(a)), Some(b), "re-enqueued behind b");
+    assert_eq!(
+        s.pick_task(0, Some(a)),
+        Some(b),
+        "b was queued: a goes behind it"
+    );
+    assert_eq!(
+        s.k.tasks[a].wh,
+        Where::Queued(0),
+        "a went through ops.enqueue"
+    );
 }
 
 #[test]
@@ -113,7 +130,7 @@ fn vtime_runs_the_lowest_vtime_first() {
     let order: Vec<_> = (0..3)
         .map(|_| {
             let t = s.pick_task(0, None).unwrap();
-            s.put_prev_task(t, 0, false);
+            s.dequeue_task(t);
             t
         })
         .collect();
