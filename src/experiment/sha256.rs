@@ -1,6 +1,6 @@
 //! SHA-256 (FIPS 180-4): how a share link names a sched_ext object it does not carry, so that the
 //! file picked again can be checked to be the same one (`sha256sum FILE` prints the same digest).
-//! Written here (64 lines) rather than taken from a crate: none in the dependency tree has it.
+//! Written here rather than taken from a crate: none in the dependency tree has it.
 
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
