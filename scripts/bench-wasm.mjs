@@ -1,7 +1,10 @@
 // The reference scenarios of `schedplay bench`, compiled to wasm and run in Node.js (the engine
 // the page's worker runs), so native and wasm speeds stand side by side.
 // Usage: node scripts/bench-wasm.mjs <dir with wasm-bindgen --target nodejs output> [seconds]
-// Env: BENCH_RUNS (runs per scenario, default 3), BENCH_ONLY (only scenarios whose name contains it)
+// Then the BPF interpreter's two benchmark workloads (tests/bpf_bench.rs runs the same code natively).
+// Env: BENCH_RUNS (runs per scenario, default 3), BENCH_ONLY (only scenarios whose name contains it;
+// `bpf`: only the interpreter's)
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
@@ -56,4 +59,22 @@ for (const [name, exp] of scenarios.filter(([n]) => n.includes(ONLY))) {
   const switches = Math.max(1, r.counters.context_switches ?? 0);
   const rss = process.memoryUsage().rss / 1048576;
   console.log(`${name.padEnd(32)} ${String(r.machine.cpus).padStart(5)} ${(r.sim_seconds / wall).toFixed(3).padStart(14)} ${Math.round(r.events / wall).toString().padStart(13)} ${Math.round(cpu * 1e9 / switches).toString().padStart(11)} ${(cpu * 1e9 / Math.max(1, r.events)).toFixed(1).padStart(10)} ${rss.toFixed(1).padStart(9)}`);
+}
+
+// The BPF interpreter (docs/MODEL.md §13c): instructions per second, best of 5 as natively
+// (`cargo test --release --test bpf_bench -- --ignored --nocapture`): the synthetic ALU/stack/helper
+// loop, and the vtime fixture's 3001 clang-compiled callbacks with their kfunc calls (load included).
+if ('bpf'.includes(ONLY) || ONLY === '') {
+  const vtime = readFileSync(resolve('tests/bpf/vtime.bpf.o'));
+  for (const [name, which, calls] of [['bpf interpreter, synthetic loop', 'loop', 0], ['bpf vtime fixture replay', 'vtime', 3001]]) {
+    let best = 0;
+    let callsPerS = 0;
+    for (let i = 0; i < 5; i++) {
+      const t0 = process.hrtime.bigint();
+      const insns = wasm.bpf_bench(which, vtime);
+      const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+      if (insns / secs > best) { best = insns / secs; callsPerS = calls / secs; }
+    }
+    console.log(`${name.padEnd(32)} ${(best / 1e6).toFixed(1)} M instructions/s (best of 5)${calls ? `, ${(callsPerS / 1e6).toFixed(2)} M callbacks/s` : ''}`);
+  }
 }

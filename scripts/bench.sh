@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks (not tests): native and wasm (Node.js) speed and memory of the reference scenarios,
+# Benchmarks (not tests): native and wasm (Node.js) speed and memory of the reference scenarios and
+# of the BPF interpreter (instructions per second),
 # the scaling sweep's cost per simulated CPU-second, the size of the page's wasm, and in headless
 # Chromium the page's time from Run to its first chart point and to the run's end (scripts/bench-page.mjs).
 # Usage: bash scripts/bench.sh [simulated seconds per scenario, default 0.5]
@@ -12,6 +13,8 @@ bash scripts/setup.sh >/dev/null
 cargo build --locked --release
 echo "== native (each scenario in its own process; peak RSS = VmHWM)"
 ./target/release/schedplay bench --seconds "$SECONDS_PER"
+echo "== native BPF interpreter (the same workloads as the wasm lines below)"
+cargo test --locked --release --test bpf_bench -- --ignored --nocapture 2>/dev/null | grep 'instructions/s'
 echo "== wasm in Node.js"
 cargo build --locked --release --target wasm32-unknown-unknown --bin worker
 wasm-bindgen --target nodejs --out-dir target/bench-node target/wasm32-unknown-unknown/release/worker.wasm

@@ -142,6 +142,22 @@ pub fn encode_link(experiment_js: JsValue) -> Result<String, JsValue> {
     Ok(encode(&experiment(experiment_js)?))
 }
 
+/// The BPF interpreter's speed benchmark workloads (scripts/bench-wasm.mjs times them; native:
+/// tests/bpf_bench.rs runs the same code): `loop` runs `bpf::bench::synthetic_loop(2_000_000)`,
+/// `vtime` replays the vtime fixture's callbacks (`object`: tests/bpf/vtime.bpf.o). Returns the
+/// instructions run; throws what failed.
+#[wasm_bindgen]
+pub fn bpf_bench(which: &str, object: &[u8]) -> Result<f64, JsValue> {
+    let insns = match which {
+        "loop" => crate::bpf::bench::synthetic_loop(2_000_000),
+        "vtime" => crate::sched::ext::bench::vtime_replay(object).map(|r| r.0),
+        _ => Err(format!("unknown workload {which:?}: allowed loop, vtime")),
+    };
+    insns
+        .map(|n| n as f64)
+        .map_err(|e| JsValue::from(js_sys::Error::new(&e)))
+}
+
 /// Always `{ok, errors: [{field, message}], work}` (`ok` when `errors` is empty; `work`: one side's
 /// estimated events, what the page weighs a run by for its time left). The page runs A/B only, so
 /// an A/B whose sides are the same kernel is an error here (`Experiment::check_ab`).

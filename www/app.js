@@ -18,7 +18,7 @@ import { SweepView, POINT_SECONDS_CAP, pointSeconds } from './sweep.js';
 import { setupTrace } from './trace.js';
 import { setupImport } from './import.js';
 import { setupRtapp } from './rtapp.js';
-import { setupScx } from './scx.js';
+import { setupScx, linkHref, linkOfLocation } from './scx.js';
 import { showSchedstat } from './schedstat.js';
 import { renderClaim, renderVerdict } from './story.js';
 import { Eta } from './eta.js';
@@ -85,7 +85,7 @@ async function onReady(presets) {
     try {
       // each story's canonical link (its shared link is this + &story=NAME)
       for (const st of presets.stories || []) storyCanon.set(st.name, (await engine.call(MSG.encode_link, { experiment: st.experiment })).link);
-      const query = location.search.replace(/^\?/, '');
+      const query = linkOfLocation();
       // the landing scenario is an A≠B comparison: the first story (its claim shown, not run)
       const first = (presets.stories || [])[0];
       if (!query && first) { form.set(first.experiment); await syncNow(); storyLinks.set(first.name, currentLink); showStory(first); }
@@ -234,7 +234,7 @@ async function syncNow() {
     await machineSummary(experiment, errors);
     if (!errors.length) {
       currentLink = (await engine.call(MSG.encode_link, { experiment })).link;
-      if (userEdited) history.replaceState(null, '', `${location.pathname}?${withStory(currentLink)}`);
+      if (userEdited) history.replaceState(null, '', `${location.pathname}${linkHref(withStory(currentLink))}`);
     }
   } catch (e) {
     validateErrors = e.errors?.length ? e.errors : [{ field: 'experiment', message: e.message }];
@@ -266,7 +266,7 @@ function markStale() {
   document.querySelector('section.results').dataset.stale = stale ? '1' : '0';
 }
 
-const absoluteLink = (link) => `${location.origin}${location.pathname}?${link}`;
+const absoluteLink = (link) => `${location.origin}${location.pathname}${linkHref(link)}`;
 
 /** The link with `&story=NAME` when it is the shown story's own experiment: opened, it shows the
  * claim and runs the story. */
@@ -280,8 +280,9 @@ function showResultsOf(label, link) {
   setText('results-progress', '');
   setText('results-of-label', label);
   const a = $('results-link');
-  a.href = `?${link}`;
-  a.textContent = link;
+  a.href = linkHref(link);
+  // an object it carries is shown by its first characters
+  a.textContent = link.replace(/(scx_[ab]_object=[^&]{24})[^&]+/g, '$1…');
 }
 
 const storyLinks = new Map(); // story name -> the form's link once the story was loaded into it
@@ -292,7 +293,7 @@ let storyShown = null; // the story whose claim is shown, until its results are 
 function showStory(s, edited = false) {
   storyShown = edited ? null : s;
   renderClaim(s, edited);
-  if (!edited && currentLink && userEdited) history.replaceState(null, '', `${location.pathname}?${withStory(currentLink)}`);
+  if (!edited && currentLink && userEdited) history.replaceState(null, '', `${location.pathname}${linkHref(withStory(currentLink))}`);
 }
 
 /** The story's validation rows checked on this run (the engine's validation::check), with a verdict

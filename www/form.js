@@ -237,6 +237,7 @@ export class ScenarioForm {
     $('repeats').value = String(exp.repeats ?? 1);
     $('warmup').value = String(exp.warmup ?? 0);
     this.setCpuMap(m.cpu_map || null);
+    this.onScx?.(exp); // www/scx.js: each side's BPF scheduler, or the file the link asks for
   }
 
   /**
@@ -414,6 +415,8 @@ export class ScenarioForm {
     delete rest.sched; // the knob fields and schedRest stand for the loaded experiment's knobs
     delete rest.features_a; // the feature list stands for them
     delete rest.features_b;
+    delete rest.scx_a; // the pickers stand for them (www/scx.js)
+    delete rest.scx_b;
     return {
       ...rest,
       v: t.v ?? 1,
@@ -431,7 +434,7 @@ export class ScenarioForm {
       ...($('kernel-b').value ? { kernel_b: $('kernel-b').value } : {}),
       ...(Object.keys(sched).length ? { sched } : {}),
       ...this.features.get(),
-      // a BPF scheduler per side (www/scx.js): the file picked replaces the loaded experiment's
+      // a BPF scheduler per side (www/scx.js): the loaded experiment's, or the file picked
       ...(this.scx?.a ? { scx_a: this.scx.a } : {}),
       ...(this.scx?.b ? { scx_b: this.scx.b } : {}),
     };

@@ -3,10 +3,11 @@
 //! its CO-RE relocations (`btf`, `btf_ext`, `core_relo`), maps (`maps`) and the loader that puts
 //! them together (`loader`), the generic kfuncs (`cpumask`: cpumasks and the numeric iterator)
 //! and BPF timers (`timer`), against a description of the host's kernel types and kfuncs
-//! (`target`), which the caller supplies.
+//! (`target`), which the caller supplies; `bench`: the interpreter's speed benchmark workload.
 //!
 //! Uses nothing of the crate.
 
+pub mod bench;
 pub mod btf;
 pub mod core_relo;
 pub mod cpumask;

@@ -79,14 +79,39 @@ fn grouped(n: usize) -> String {
     o
 }
 
-/// What the experiment's link cannot promise, or None: a link carrying an rt-app file that is
-/// longer than `SANE_LINK_CHARS` (the page shows it beside the link; docs/SCHEMA.md).
+/// What the experiment's link cannot promise, or None: a link carrying an rt-app file or a
+/// sched_ext object that is longer than `SANE_LINK_CHARS`, or naming an object it does not carry
+/// (the page shows it beside the link; docs/SCHEMA.md).
 pub fn link_note(e: &Experiment) -> Option<String> {
+    let kv = scx::encode([e.scx_a.as_ref(), e.scx_b.as_ref()]);
+    let named: Vec<&str> = scx::FIELDS
+        .iter()
+        .zip([&e.scx_a, &e.scx_b])
+        .filter(|(f, c)| c.is_some() && !kv.iter().any(|(k, _)| *k == format!("{f}_object")))
+        .map(|(_, c)| c.as_ref().map_or("", |c| c.file.as_str()))
+        .collect();
+    if !named.is_empty() {
+        return Some(format!(
+            "this link names {} without carrying {} (the link carries at most {} bytes of objects): whoever opens it picks the same file again (its SHA-256 is checked); send the file along with it",
+            named.join(" and "),
+            if named.len() == 1 { "it" } else { "them" },
+            grouped(LINK_OBJECT_BYTES)
+        ));
+    }
+    let n = encode_link(e).len() + 1;
+    if scx::carries_object(&kv) && n > SANE_LINK_CHARS {
+        return Some(format!(
+            "this link is {} characters long: it carries the BPF scheduler's object (as base64url), \
+             and some chat tools and mail clients cut links longer than {} characters (browsers open them): \
+             send the .bpf.o file along with it",
+            grouped(n),
+            grouped(SANE_LINK_CHARS)
+        ));
+    }
     let file = e.workload.knobs.get(workload::rtapp::FILE_KNOB)?;
     if e.workload.name != workload::rtapp::NAME {
         return None;
     }
-    let n = encode_link(e).len() + 1;
     (n > SANE_LINK_CHARS).then(|| {
         format!(
             "this link is {} characters long: it carries the whole rt-app file ({} bytes, as base64url), \
@@ -156,6 +181,8 @@ pub fn encode_link(e: &Experiment) -> String {
             kv.push((k.into(), list.join(",")));
         }
     }
+    // Added under v1: only when set; last, objects at the very end (the page's fragment).
+    kv.extend(scx::encode([e.scx_a.as_ref(), e.scx_b.as_ref()]));
     kv.iter()
         .map(|(k, v)| format!("{}={}", pct_encode(k), pct_encode(v)))
         .collect::<Vec<_>>()
@@ -381,6 +408,8 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
                     format!("unknown story {:?}: allowed {}", clip(v), names.join(", ")),
                 ));
             }
+        } else if scx::is_key(k) {
+            // read below, side by side
         } else if ![
             "v",
             "machine",
@@ -466,6 +495,9 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
             }
         }
     }
+    let ([scx_a, scx_b], scx_errs) = scx::decode(&pairs, get);
+    (e.scx_a, e.scx_b) = (scx_a, scx_b);
+    errs.extend(scx_errs);
     if let Some(s) = get("seconds") {
         match s.parse::<f64>() {
             Ok(x) if x.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&x) => e.seconds = x,
@@ -521,6 +553,9 @@ pub fn decode_link(query: &str) -> (Experiment, Vec<FieldError>) {
     }
     (e, errs)
 }
+
+mod scx;
+pub use scx::LINK_OBJECT_BYTES;
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,5 @@
 //! The experiment drivers: what to run and how often. `scenario` (the versioned scenario JSON,
-//! its validation into a `RunSpec`, the stories) and the share-link codec (`link`, with `b64url` for a file it carries), `repeat` (seeds, means
+//! its validation into a `RunSpec`, the stories) and the share-link codec (`link`, with `b64url` for a file it carries and `sha256` naming an object it does not), `repeat` (seeds, means
 //! and intervals), `steady` (the warm-up), `sweep` and `grid` (many points, sharded), `validation`
 //! (the model against published figures), `stats` (the statistics they share), `bench` (the
 //! simulator's own speed) and `machine_summary` (the machine an experiment builds). It uses the
@@ -16,6 +16,7 @@ pub mod repeat;
 pub mod run;
 pub mod scenario;
 pub mod sensitivity;
+pub mod sha256;
 pub mod steady;
 pub mod stories;
 pub mod sweep;

@@ -434,3 +434,182 @@ fn warmup_auto_is_the_steady_states() {
     assert_eq!(errs[0].field, "seconds");
     assert!(e.warmup > 0.0 && e.warmup <= e.seconds / 2.0);
 }
+
+const FIFO: &[u8] = include_bytes!("../../../tests/bpf/fifo.bpf.o");
+
+/// A small hackbench run whose side B runs `bytes` (a sched_ext object) with an option.
+fn scx_experiment(file: &str, bytes: &[u8]) -> Experiment {
+    let mut e = Experiment::default();
+    e.machine.preset = "custom".into();
+    e.machine.overrides.sockets = Some(1);
+    e.machine.overrides.cores_per_socket = Some(4);
+    e.workload.name = "hackbench".into();
+    e.seconds = 0.01;
+    let mut c = crate::experiment::scenario::scx::ScxChoice::from_bytes(file, bytes);
+    c.options.insert("slice_ns".into(), 3_000_000);
+    e.scx_b = Some(c);
+    e
+}
+
+fn report_hash(e: &Experiment, side: Side) -> String {
+    let mut run = crate::Run::new(e, side).unwrap();
+    while !run.step(50_000) {}
+    run.report().report_hash.clone()
+}
+
+#[test]
+fn a_small_object_rides_in_the_link_and_runs_bit_identically() {
+    let e = scx_experiment("fifo.bpf.o", FIFO);
+    let q = encode_link(&e);
+    let digest = crate::experiment::sha256::hex(FIFO);
+    assert!(
+        q.ends_with(&format!(
+            "&scx_b=fifo.bpf.o&scx_b.slice_ns=3000000&scx_b_sha256={digest}&scx_b_object={}",
+            b64url::encode(FIFO)
+        )),
+        "{}",
+        &q[..300]
+    );
+    let (d, errs) = decode_link(&q);
+    assert!(errs.is_empty(), "{errs:?}");
+    assert_eq!(d, e);
+    assert_eq!(encode_link(&d), q);
+    assert_eq!(report_hash(&d, Side::B), report_hash(&e, Side::B));
+    // and a link without a side stays the link it was
+    assert!(!encode_link(&Experiment::default()).contains("scx"));
+}
+
+#[test]
+fn objects_beyond_the_links_budget_are_named_and_asked_for_again() {
+    // an object as large as the budget is carried; one byte more is named only
+    let big = {
+        let mut b = FIFO.to_vec();
+        b.resize(LINK_OBJECT_BYTES + 1, 0);
+        b
+    };
+    let e = scx_experiment("big.bpf.o", &big);
+    let q = encode_link(&e);
+    let digest = crate::experiment::sha256::hex(&big);
+    assert!(
+        q.ends_with(&format!(
+            "&scx_b=big.bpf.o&scx_b.slice_ns=3000000&scx_b_sha256={digest}"
+        )),
+        "{q}"
+    );
+    let (d, errs) = decode_link(&q);
+    assert!(errs.is_empty(), "the link is whole: {errs:?}");
+    let c = d.scx_b.clone().unwrap();
+    assert_eq!(
+        (c.file.as_str(), c.object.as_str(), c.sha256.as_deref()),
+        ("big.bpf.o", "", Some(digest.as_str()))
+    );
+    assert_eq!(c.options.get("slice_ns"), Some(&3_000_000));
+    // the asked-again side re-encodes to the same link, says so, and does not validate
+    assert_eq!(encode_link(&d), q);
+    assert!(
+        link_note(&d)
+            .unwrap()
+            .contains("names big.bpf.o without carrying it")
+    );
+    let v = d.validate().unwrap_err();
+    let m =
+        v.0.iter()
+            .find(|x| x.field == "scx_b")
+            .expect("scx_b refused");
+    assert_eq!(
+        m.message,
+        format!(
+            "needs big.bpf.o (SHA-256 {digest}): the link names this scheduler but does not carry it; pick the file again"
+        )
+    );
+    // a different file picked for it is refused, naming what was expected; the same one is taken
+    let mut other = d.clone();
+    other.scx_b.as_mut().unwrap().object = b64url::encode(FIFO);
+    let v = other.validate().unwrap_err();
+    let m =
+        v.0.iter()
+            .find(|x| x.field == "scx_b")
+            .expect("scx_b refused");
+    assert!(
+        m.message
+            .contains(&format!("not the {digest} the link asked for")),
+        "{}",
+        m.message
+    );
+    let mut same = d.clone();
+    same.scx_b.as_mut().unwrap().object = b64url::encode(&big);
+    // (the padded fixture: whatever the loader says of it, the digest is not what it refuses)
+    if let Err(v) = same.validate() {
+        assert!(!v.0.iter().any(|x| x.message.contains("SHA-256")), "{v:?}");
+    }
+    // the budget is for both sides together: A's fixture fits, B's then does not
+    let mut two = scx_experiment("fifo.bpf.o", FIFO);
+    two.scx_a = Some(crate::experiment::scenario::scx::ScxChoice::from_bytes(
+        "a.bpf.o",
+        &big[..LINK_OBJECT_BYTES - FIFO.len() + 1],
+    ));
+    let q = encode_link(&two);
+    assert!(
+        q.contains("&scx_a_object=") && !q.contains("&scx_b_object="),
+        "B is named only"
+    );
+}
+
+#[test]
+fn a_broken_or_tampered_object_in_a_link_is_refused_naming_its_side() {
+    let q = encode_link(&scx_experiment("fifo.bpf.o", FIFO));
+    let digest = crate::experiment::sha256::hex(FIFO);
+    let refused = |q: &str, want: &str| {
+        let (d, errs) = decode_link(q);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].field, "scx_b");
+        assert!(errs[0].message.contains(want), "{}", errs[0].message);
+        // the side stays, asking for the file: nothing runs on the link's broken object
+        let c = d.scx_b.clone().expect("the side is kept");
+        assert_eq!((c.file.as_str(), c.object.as_str()), ("fifo.bpf.o", ""));
+        assert!(
+            d.validate()
+                .unwrap_err()
+                .0
+                .iter()
+                .any(|x| x.field == "scx_b" && x.message.starts_with("needs fifo.bpf.o"))
+        );
+    };
+    // a cut link: the object is short of its digest
+    refused(&q[..q.len() - 40], "has SHA-256");
+    // another digest (one digit changed)
+    let flip = if digest.starts_with('0') { "1" } else { "0" };
+    let tampered = q.replace(
+        &format!("scx_b_sha256={digest}"),
+        &format!("scx_b_sha256={flip}{}", &digest[1..]),
+    );
+    refused(&tampered, "was the link cut or edited?");
+    // garbage: not base64url
+    let garbage = format!(
+        "{}&scx_b_object=<script>",
+        q.split("&scx_b_object=").next().unwrap()
+    );
+    refused(&garbage, "is not base64url");
+    // not a digest
+    let (_, errs) = decode_link(&q.replace(&format!("scx_b_sha256={digest}"), "scx_b_sha256=abc"));
+    assert!(
+        errs.iter()
+            .any(|e| e.field == "scx_b" && e.message.contains("is not a SHA-256")),
+        "{errs:?}"
+    );
+    // an option that is not a number, a side's keys without its file name
+    let (_, errs) = decode_link("v=1&scx_b=x.bpf.o&scx_b.slice_ns=fast&scx_a_object=AAAA");
+    let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, vec!["scx_a", "scx_b"], "{errs:?}");
+    // well-formed, but not an object the loader takes: the loader's error under the field
+    let junk = scx_experiment("junk.bpf.o", b"not an object");
+    let (d, errs) = decode_link(&encode_link(&junk));
+    assert!(errs.is_empty(), "{errs:?}");
+    let v = d.validate().unwrap_err();
+    assert!(
+        v.0.iter()
+            .any(|x| x.field == "scx_b"
+                && x.message.starts_with("junk.bpf.o: refused by the loader")),
+        "{v:?}"
+    );
+}

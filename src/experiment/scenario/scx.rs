@@ -24,6 +24,11 @@ pub struct ScxChoice {
     /// name, and the ops' data members as `ops.flags`, `ops.timeout_ms`, `ops.exit_dump_len`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options: BTreeMap<String, u64>,
+    /// The SHA-256 (64 lowercase hex digits) the object must have: set by a share link that names
+    /// an object too large to carry (`object` is then empty until the file is picked again), so
+    /// that a different file is refused. Omitted when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 impl ScxChoice {
@@ -33,6 +38,7 @@ impl ScxChoice {
             file: file.to_string(),
             object: b64url::encode(bytes),
             options: BTreeMap::new(),
+            sha256: None,
         }
     }
 }
@@ -53,12 +59,37 @@ pub fn parse_option(kv: &str) -> Result<(String, u64), String> {
 
 /// The object of `field` (`scx_a` or `scx_b`) for a machine of `nr_cpus`, checked by opening it.
 pub fn resolve(field: &str, c: &ScxChoice, nr_cpus: u32) -> Result<ScxObject, FieldError> {
+    if c.object.is_empty() {
+        // a share link named the object without carrying it (or carried one it refused)
+        return Err(FieldError::new(
+            field,
+            match &c.sha256 {
+                Some(d) => format!(
+                    "needs {} (SHA-256 {d}): the link names this scheduler but does not carry it; pick the file again",
+                    c.file
+                ),
+                None => format!("needs {}: pick the file again", c.file),
+            },
+        ));
+    }
     let bytes = b64url::decode(&c.object).ok_or_else(|| {
         FieldError::new(
             field,
             format!("{}: the object is not valid base64url", c.file),
         )
     })?;
+    if let Some(want) = &c.sha256 {
+        let got = crate::experiment::sha256::hex(&bytes);
+        if &got != want {
+            return Err(FieldError::new(
+                field,
+                format!(
+                    "{} has SHA-256 {got}, not the {want} the link asked for: pick the file the link was made from",
+                    c.file
+                ),
+            ));
+        }
+    }
     if bytes.len() > MAX_OBJECT_BYTES {
         return Err(FieldError::new(
             field,

@@ -3,8 +3,10 @@
 //! for CO-RE, enums, kfuncs with their prototypes, helpers, kconfig, per-CPU ksyms,
 //! `struct sched_ext_ops`), `core` (one attached scheduler and the ops' call sites), `kfuncs` and
 //! `idle` (the kfuncs and the kernel state they change), `dsq` (dispatch queues), `internal`
-//! (ext_internal.h's constants). The engine drives it through `sched::ext_class`.
+//! (ext_internal.h's constants), `bench` (a fixture's callbacks replayed: the interpreter's speed). The engine
+//! drives it through `sched::ext_class`.
 
+pub mod bench;
 pub mod core;
 pub mod dsq;
 pub mod idle;
