@@ -19,6 +19,7 @@ import { registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure } fro
 import { registerCurve } from './curve.mjs';
 import { registerMaxload } from './maxload.mjs';
 import { registerScxPicker } from './scx-picker.mjs';
+import { registerPrecomputed } from './precomputed.mjs';
 
 // Sets the run's seconds; a story's warm-up (steady state) that would not fit in them is set to 0
 // first, so a short test run measures from boot instead of being refused.
@@ -881,7 +882,7 @@ test('c2c on hygon-2s (the second story): the shared lines, the 8 per-CPU lines 
 });
 
 // in this order: the experiments' tests read the story runs above (state.page, state.story002)
-for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker, registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure, registerLongJobs, registerCurve, registerMaxload, registerScxPicker]) {
+for (const register of [registerExperiments, registerPageHonesty, registerKernelTools, registerHowsure, registerHowsureLinks, registerLlcKnobs, registerKernelPicker, registerOneTruth, registerOneTruthWarmup, registerOneTruthHowsure, registerLongJobs, registerCurve, registerMaxload, registerScxPicker, registerPrecomputed]) {
   register({ test, openPage, runAB, summary, state, OUT, SECONDS, RUN_TIMEOUT, context });
 }
 
