@@ -100,8 +100,14 @@ export function registerPageHonesty({ test, openPage, runAB, summary, OUT, SECON
     const top = await page.evaluate(() => document.getElementById('results-of').getBoundingClientRect().top);
     assert.ok(top >= -1 && top < 844, `results in view after a story tap (top ${top})`);
     assert.equal(await page.isChecked('#side-b'), true, 'the second story looks at B');
-    await page.click('#results-cancel');
-    assert.match(await page.textContent('#results-of-label'), /^Cancelled/);
+    // the story's results shipped with the page (issue 47) are shown at once; without them it runs
+    await page.waitForSelector('body[data-state="done"], body[data-state="running"]', { timeout: 10000 });
+    if (await page.getAttribute('body', 'data-state') === 'running') {
+      await page.click('#results-cancel');
+      assert.match(await page.textContent('#results-of-label'), /^Cancelled/);
+    } else {
+      assert.ok(await page.isVisible('#shipped-note'), 'the shipped results, labelled');
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });
