@@ -334,3 +334,65 @@ pub fn merge(files: &[(String, String)]) -> Result<String, Invalid> {
     let texts = grid::merge_texts(files)?;
     Ok(to_file(&assemble(&texts)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every run a story's Run or its curve starts is in the plan, each exactly once (the curve's
+    /// point at the story's own clients is the story's point; story 3's A is story 1's).
+    #[test]
+    fn the_plan_holds_every_story_run_once() {
+        let plan = plan().unwrap();
+        let jobs: Vec<repeat::Job> = plan
+            .iter()
+            .map(|p| (p.experiment.clone(), p.side))
+            .collect();
+        for (i, j) in jobs.iter().enumerate() {
+            assert!(!jobs[..i].iter().any(|k| same_run(k, j)), "run {i} twice");
+        }
+        let mut wanted = 0;
+        for s in stories() {
+            let mut runs = point_runs(&s);
+            runs.extend(curve_runs(&s).unwrap().into_iter().flatten());
+            wanted += runs.len();
+            for r in &runs {
+                assert!(
+                    jobs.iter().any(|j| same_run(j, r)),
+                    "{}: a run missing",
+                    s.name
+                );
+            }
+        }
+        assert!(jobs.len() < wanted, "shared runs run once");
+    }
+
+    /// The shipped report keeps the lines with most HITMs, in the report's order, and every other
+    /// figure (its hash too).
+    #[test]
+    fn a_shipped_report_keeps_the_lines_with_most_hitm_in_order() {
+        let mut e = Experiment::default();
+        e.machine.preset = "custom".into();
+        e.machine.overrides.sockets = Some(2);
+        e.machine.overrides.cores_per_socket = Some(8);
+        e.seconds = 0.01;
+        let (r, _) = run_side(&e, Side::A).unwrap();
+        assert!(r.cachelines.len() > CACHELINES_KEPT, "enough lines to cut");
+        let t = trimmed(&r);
+        assert_eq!(t.cachelines.len(), CACHELINES_KEPT);
+        assert_eq!(t.report_hash, r.report_hash);
+        let hitm = |c: &crate::report::CacheLineRow| c.hitm_local + c.hitm_remote;
+        let least_kept = t.cachelines.iter().map(hitm).min().unwrap();
+        let names: Vec<&str> = t.cachelines.iter().map(|c| c.name.as_str()).collect();
+        let left: Vec<_> = (r.cachelines.iter())
+            .filter(|c| !names.contains(&c.name.as_str()))
+            .collect();
+        assert!(left.iter().all(|c| hitm(c) <= least_kept));
+        let order: Vec<&str> = (r.cachelines.iter())
+            .map(|c| c.name.as_str())
+            .filter(|n| names.contains(n))
+            .collect();
+        assert_eq!(order, names, "the report's order");
+        assert_eq!(t.throughput_per_sec, r.throughput_per_sec);
+    }
+}
