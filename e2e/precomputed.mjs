@@ -59,6 +59,7 @@ export function registerPrecomputed({ test, openPage, runAB, OUT, RUN_TIMEOUT })
     await page.click(`[data-testid="story-${file.stories[0].name}"]`);
     await page.waitForSelector('#shipped-note:not([hidden]):not([data-gone])');
     await shots(page, OUT, 'i47-shipped-story', { scrollTo: '#results-of' });
+    await shots(page, OUT, 'i47-shipped-curve', { el: '#curve' });
     // an edit: the shipped results leave the screen, and a note says why
     await page.fill('#seconds', '0.05');
     await page.fill('#warmup', '0');
