@@ -8,7 +8,12 @@
 // Env: BENCH_RUNS (runs per scenario, default 5), BENCH_ONLY (only the page scenarios whose label
 //      contains it, and no engine rows), BENCH_CLICK_DELAY_MS (ms between the page being ready and
 //      the click, default 0: a user who reads the page first gives the workers' warm-up,
-//      www/engine-warmup.js, that long), CHROMIUM (default /usr/bin/chromium).
+//      www/engine-warmup.js, that long), BENCH_FIRST_ONLY=1 (stop each run at its first chart point:
+//      no done time; for a loaded machine where whole runs take minutes), CHROMIUM (default
+//      /usr/bin/chromium).
+// A story button shows the story's results shipped with the page (www/precomputed.js) when the form
+// is the story's own experiment, so its "done" is the click to the shown results; "story 1 live" is
+// the same experiment started with Run (a live run of the story, which takes minutes to its end).
 // Every run is a fresh page (a user's first Run: wasm not yet tiered up); times are taken inside the
 // page with performance.now(), so Playwright's round trips are not counted.
 import { chromium } from 'playwright-core';
@@ -21,11 +26,14 @@ const RUN_TIMEOUT = 300000;
 // engine's `presets().stories`).
 const ONLY = process.env.BENCH_ONLY ?? '';
 const CLICK_DELAY_MS = Number(process.env.BENCH_CLICK_DELAY_MS ?? 0);
+const FIRST_ONLY = process.env.BENCH_FIRST_ONLY === '1';
+const STORY_1 = 'v=1&machine=gnr-2s-96c-snc3&hz=1000&workload=oltp&client=remote&clients=1152&a=&b=skip-not-due&seconds=0.6&seed=1&warmup=0.3';
 const SCENARIOS = [
   ['gnr-2s-snc3/oltp', '?v=1&machine=gnr-2s-snc3&workload=oltp', '#run'], // also the page's default
   ['milan-2s/oltp+cas', '?v=1&machine=milan-2s&workload=oltp&a=cache-aware&b=cache-aware,cas-skip-many-threads', '#run'],
   ['story 1', '', '#stories button.story >> nth=0'],
   ['story 2', '', '#stories button.story >> nth=1'],
+  ['story 1 live', `?${STORY_1}`, '#run'],
 ].filter(([label]) => label.includes(ONLY));
 
 const browser = await chromium.launch({
@@ -63,7 +71,8 @@ async function once(query, button) {
         .observe(document.body, { attributes: true, attributeFilter: ['data-state'] });
     }, target);
     await target.click();
-    await page.waitForSelector('body[data-state="done"], body[data-state="error"]', { timeout: RUN_TIMEOUT });
+    if (FIRST_ONLY) await page.waitForFunction(() => window.__bench.first !== undefined || document.body.dataset.state === 'done', null, { timeout: RUN_TIMEOUT });
+    else await page.waitForSelector('body[data-state="done"], body[data-state="error"]', { timeout: RUN_TIMEOUT });
     const r = await page.evaluate(() => ({
       ...window.__bench,
       state: document.body.dataset.state,
@@ -72,8 +81,8 @@ async function once(query, button) {
       cpus: Number((document.getElementById('machine-summary').textContent.match(/([\d,]+) CPUs?/)?.[1] ?? 'NaN').replace(/,/g, '')),
       seconds: Number(document.getElementById('seconds').value),
     }));
-    if (r.state !== 'done' || problems.length) throw new Error(`run failed (${r.state}: ${r.status}) ${problems.join('; ')}`);
-    return { cpus: r.cpus, seconds: r.seconds, firstMs: r.first - r.click, doneMs: r.done - r.click, longestMs: Math.max(0, ...r.longTasks) };
+    if ((!FIRST_ONLY && r.state !== 'done') || problems.length) throw new Error(`run failed (${r.state}: ${r.status}) ${problems.join('; ')}`);
+    return { cpus: r.cpus, seconds: r.seconds, firstMs: r.first - r.click, doneMs: r.done === undefined ? NaN : r.done - r.click, longestMs: Math.max(0, ...r.longTasks) };
   } finally {
     await page.context().close();
   }
@@ -121,7 +130,7 @@ try {
       console.error(`run ${i + 1}/${RUNS} ${label}: first point ${r.firstMs.toFixed(0)} ms, done ${r.doneMs.toFixed(0)} ms, longest main-thread task ${r.longestMs.toFixed(0)} ms`);
     }
   }
-  for (const [name, exp] of ONLY ? [] : ENGINE_SCENARIOS) {
+  for (const [name, exp] of ONLY || FIRST_ONLY ? [] : ENGINE_SCENARIOS) {
     const rs = [];
     for (let i = 0; i < 3; i++) rs.push(await engineOnce(exp));
     const r = rs.sort((x, y) => x.wall - y.wall)[1]; // median of 3

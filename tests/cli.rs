@@ -183,6 +183,7 @@ fn every_flag_has_help_and_every_command_examples() {
         &["merge"],
         &["sensitivity"],
         &["bench"],
+        &["precompute"],
     ] {
         let mut args = cmd.to_vec();
         args.push("--help");
@@ -1005,4 +1006,19 @@ fn run_prints_schbench_v1_percentiles() {
     let (code, _, err) = schedplay(&["run", "--schbench-v1", "--repeat", "2", "--seconds", "0.01"]);
     assert_eq!(code, 2);
     assert!(err.contains("schbench_v1: "), "{err}");
+}
+
+/// `precompute` refuses a bad shard, a bad job count and an unreadable shard file by field, before
+/// any run.
+#[test]
+fn precompute_names_bad_flags() {
+    for (args, field) in [
+        (&["precompute", "--shard", "2/2"][..], "shard"),
+        (&["precompute", "--jobs", "0"], "jobs"),
+        (&["precompute", "--merge", "no-such-shard.jsonl"], "merge"),
+    ] {
+        let (code, _, err) = schedplay(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(&format!("{field}: ")), "{args:?}: {err}");
+    }
 }

@@ -26,8 +26,11 @@ import { renderValidation } from './validation.js';
 import { setupHowsure } from './howsure.js';
 import { setupCurve } from './curve.js';
 import { setupMaxload } from './maxload.js';
+import { loadShipped, shippedFor, renderShippedNote, renderShippedGone, hideShippedNote, SHIPPED_LABEL } from './precomputed.js';
 
 const { MSG, ERROR_KINDS } = PROTOCOL;
+// the stories' shipped results load beside the engine (www/precomputed.js)
+loadShipped();
 
 let form = null;
 let linkErrors = []; // decode_link errors of the page's link; each stays until its field is edited
@@ -40,6 +43,7 @@ let lastValidation = null; // the last model check: {rows, seconds, repeats}, be
 let formWork = null; // the form's experiment's estimated events per run (validate's `work`), for the time left
 let formSeconds = null; // the simulated seconds formWork is of
 let selectedCpu = null;
+let curveView = null; // the load-curve panel (setupCurve): a story's shipped curve is drawn there
 
 const charts = new Charts();
 const heatmap = new Heatmap($('heatmap'), (cpu, o) => { selectedCpu = cpu; showDomains(o?.focus); });
@@ -77,7 +81,7 @@ async function onReady(presets) {
     setupHowsure(engine, () => form.get(), () => { starting = 'howsure'; stopAll('replaced'); }, cardsFigures,
       () => (formWork && formSeconds ? formWork / formSeconds : null));
     // the load curve: a story's own when the form is that story's experiment
-    setupCurve(engine, () => form.get(), () => (storyShown && currentLink === storyLinks.get(storyShown.name) ? storyShown : null),
+    curveView = setupCurve(engine, () => form.get(), () => (storyShown && currentLink === storyLinks.get(storyShown.name) ? storyShown : null),
       () => { starting = 'curve'; stopAll('replaced'); });
     // the rate at a latency bound, for an open-loop workload (serve)
     setupMaxload(engine, () => form.get(), () => { starting = 'maxload'; stopAll('replaced'); });
@@ -136,7 +140,7 @@ async function loadLink(query) {
   showStory(s, !own);
   if (own) {
     selectDetailSide(s.details_side);
-    queueMicrotask(() => startRun(s));
+    queueMicrotask(() => openStory(s));
   }
 }
 
@@ -262,6 +266,8 @@ async function machineSummary(experiment, errors) {
 function markStale() {
   if (!last) return;
   const stale = currentLink !== last.link;
+  // shipped results never stand in for a changed scenario: they go, and a note says why
+  if (stale && last.shipped) { dropShipped(); return; }
   $('stale').hidden = !stale;
   document.querySelector('section.results').dataset.stale = stale ? '1' : '0';
 }
@@ -280,6 +286,7 @@ function showResultsOf(label, link) {
   setText('results-progress', '');
   setText('results-of-label', label);
   const a = $('results-link');
+  a.hidden = false;
   a.href = linkHref(link);
   // an object it carries is shown by its first characters
   a.textContent = link.replace(/(scx_[ab]_object=[^&]{24})[^&]+/g, '$1…');
@@ -343,7 +350,7 @@ function wireStories(presets) {
       storyLinks.set(s.name, currentLink);
       showStory(s);
       setText('status', `story: ${s.title || s.name}`);
-      await startRun(s);
+      await openStory(s);
       // on a phone the results start far below the form: bring them into view
       if (matchMedia('(max-width: 900px)').matches) $('results-of').scrollIntoView({ block: 'start' });
     });
@@ -420,6 +427,7 @@ async function startRun(story = null) {
   for (const s of ['a', 'b']) renderFlag(s, null);
   setPatchLists(exp);
   last = null;
+  hideShippedNote();
   $('export-json').disabled = true;
   $('export-csv').disabled = true;
   $('stale').hidden = true;
@@ -443,6 +451,84 @@ async function startRun(story = null) {
   seeds.forEach((seed, i) => {
     for (const side of ['a', 'b']) engine.run(job, { ...exp, seed }, side, `${side}${i}`);
   });
+}
+
+/** A story opened (its button, or its link with its own experiment): the results shipped with the
+ * page when the form is exactly the story's experiment, else a live run. */
+async function openStory(s) {
+  const entry = await shippedFor(s.name, currentLink);
+  if (entry && currentLink === storyCanon.get(s.name) && !engine.job) await showShipped(s, entry);
+  else await startRun(s);
+}
+
+/** The story's shipped results (www/precomputed.js), through the renderers of a live run: the
+ * cards, charts, Δ, profile, counters, schedstat, verdict and details, and its curve. */
+async function showShipped(s, entry) {
+  const link = currentLink;
+  const exp = form.get();
+  const reports = { a: entry.a.report, b: entry.b.report };
+  const bounds = {};
+  for (const side of ['a', 'b']) {
+    try { bounds[side] = (await engine.call(MSG.percentile_bounds, { report: reports[side] })).bounds; } catch (_) { bounds[side] = null; }
+  }
+  if (currentLink !== link || engine.job) return; // edited or a run started meanwhile
+  charts.reset();
+  charts.setWarmup(exp.warmup);
+  clearSummary();
+  renderRepeatTable(null);
+  setPatchLists(exp);
+  charts.setUnit(reports.a.throughput_unit ? `${reports.a.throughput_unit}/s` : '');
+  for (const side of ['a', 'b']) {
+    charts.setFromReport(side, reports[side]);
+    renderSide(side, reports[side], bounds[side]);
+    renderFlag(side, reports[side]);
+    setText(`summary-${side}-seed`, '');
+  }
+  const r = { id: null, exp, link, reports, compare: entry.compare, topo: {}, seeds: [exp.seed], runs: { a: [reports.a], b: [reports.b] }, story: s, shipped: true, checks: entry.checks };
+  last = r;
+  showResultsOf('Results of', link);
+  $('results-cancel').hidden = true;
+  $('stale').hidden = true;
+  document.querySelector('section.results').dataset.stale = '0';
+  renderShippedNote(entry);
+  renderDelta(entry.compare, bounds);
+  renderProfile(reports.a, reports.b);
+  renderCounters(reports.a, reports.b);
+  r.schedstat = { a: entry.a.schedstat, b: entry.b.schedstat };
+  await showSchedstat(engine, entry.a.schedstat, entry.b.schedstat);
+  renderVerdict(s, entry.checks, showValidationRow, { a: reports.a, b: reports.b, compare: entry.compare, exp, shipped: true }, lastValidation);
+  if (entry.curve) curveView?.showShipped(entry.curve, reports.a.throughput_unit || '');
+  await showDetails();
+  $('progress').value = 1;
+  setText('progress-label', 'shipped results');
+  // the exports are of full reports: Run computes them
+  $('export-json').disabled = true;
+  $('export-csv').disabled = true;
+  if (last === r) setState('done', `story: ${s.title || s.name} — results ${SHIPPED_LABEL}`);
+}
+
+/** The form no longer is the story's experiment: its shipped results leave the screen. */
+function dropShipped() {
+  const title = last?.story?.title || last?.story?.name || 'the story';
+  last = null;
+  charts.reset();
+  clearSummary();
+  renderDelta(null);
+  renderProfile(null, null);
+  renderCounters(null, null);
+  renderRepeatTable(null);
+  showSchedstat(engine, null, null);
+  for (const side of ['a', 'b']) renderFlag(side, null);
+  renderVerdict(null, []);
+  showDetails();
+  curveView?.dropShipped();
+  $('stale').hidden = true;
+  document.querySelector('section.results').dataset.stale = '0';
+  setText('results-of-label', 'No results for the form yet.');
+  $('results-link').hidden = true;
+  renderShippedGone(title);
+  setText('progress-label', '');
+  $('progress').value = 0;
 }
 
 function cancelRun() {
@@ -775,7 +861,7 @@ async function startValidation() {
       renderValidation(rows);
       lastValidation = { rows, seconds, repeats };
       // a story's verdict on screen now says what the model check gave for its rows
-      if (last?.story && last.checks) renderVerdict(last.story, last.checks, showValidationRow, { a: last.reports.a, b: last.reports.b, compare: last.compare, exp: last.exp }, lastValidation);
+      if (last?.story && last.checks) renderVerdict(last.story, last.checks, showValidationRow, { a: last.reports.a, b: last.reports.b, compare: last.compare, exp: last.exp, shipped: !!last.shipped }, lastValidation);
       // the engine's headline: behaviour checks and inputs counted apart
       setText('validation-progress-label', headline);
       setText('validation-wanted', '');

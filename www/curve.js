@@ -13,6 +13,7 @@ import { COLORS } from './charts.js';
 import { niceRange, yAxis, axisSize } from './axis.js';
 import { PROTOCOL } from './engine.js';
 import { Eta } from './eta.js';
+import { SHIPPED_LABEL } from './precomputed.js';
 
 const { MSG } = PROTOCOL;
 
@@ -313,6 +314,7 @@ export function setupCurve(engine, current, storyOf, stopOthers) {
     }
     if (my !== token) return;
     stopOthers(); // only once the curve can run: a refused one leaves a running job alone
+    delete panel.dataset.shipped;
     const { curve, points } = plan;
     const N = points.reduce((acc, p) => acc + p.runs.length, 0);
     const reports = points.map((p) => new Array(p.runs.length));
@@ -407,8 +409,33 @@ export function setupCurve(engine, current, storyOf, stopOthers) {
   for (const ev of ['input', 'change']) $('scenario').addEventListener(ev, () => queueMicrotask(refresh));
   new MutationObserver(refresh).observe(document.body, { attributes: true, attributeFilter: ['data-state', 'data-ready'] });
   panel.addEventListener('focusin', refresh);
+  /** A story's curve shipped with the page (www/precomputed.js: `curve`, `reported`, `points` with
+   * each point's engine line), drawn at once and labelled; Run recomputes it. */
+  function showShipped(shipped, unit) {
+    if (engine.job?.kind === 'curve') return;
+    token++;
+    view.reset(shipped.curve, shipped.reported, unit);
+    lines = shipped.points.map((p) => p.line);
+    lines.forEach((l, i) => view.setLine(i, l));
+    panel.dataset.points = String(lines.length);
+    panel.dataset.shipped = '1';
+    $('curve-progress').value = 1;
+    setState('done', `${lines.length} points ${SHIPPED_LABEL}`);
+  }
+
+  /** The form changed (or a run started): a shipped curve leaves the panel. */
+  function dropShipped() {
+    if (panel.dataset.shipped !== '1') return;
+    delete panel.dataset.shipped;
+    lines = [];
+    view.reset({ knob: view.knob, values: [], symbol: view.symbol }, null, view.unit);
+    $('curve-results').hidden = true;
+    $('curve-progress').value = 0;
+    setState('idle', '');
+  }
+
   setState('idle');
   refresh();
   (globalThis.schedplay ??= {}).curve = () => lines;
-  return { refresh };
+  return { refresh, showShipped, dropShipped };
 }

@@ -62,7 +62,7 @@ export function renderVerdict(story, checks, onRow, run = null, validation = nul
     // the story's symbol in this run's profiles (the cards' seed), as the claim names it
     const pct = (r) => fmtFixed(r.profile?.find((p) => p.symbol === story.symbol)?.percent ?? 0, 2);
     const d = run.compare?.throughput_pct;
-    box.append(h('div', {}, `Model (this run): ${story.symbol} ${pct(run.a)}% in A, ${pct(run.b)}% in B; throughput B vs A ${Number.isFinite(d) ? `${fmtFixed(d, 1, true)}%` : '–'} (shares of non-idle cycles).`));
+    box.append(h('div', {}, `Model (${run.shipped ? 'the run shipped with the page, computed by this build' : 'this run'}): ${story.symbol} ${pct(run.a)}% in A, ${pct(run.b)}% in B; throughput B vs A ${Number.isFinite(d) ? `${fmtFixed(d, 1, true)}%` : '–'} (shares of non-idle cycles).`));
   }
   const list = h('ul', { class: 'verdicts' });
   for (const c of checks) {

@@ -8,6 +8,7 @@ mod curve;
 mod link;
 mod maxload;
 mod merge;
+mod precompute;
 mod presets;
 mod run;
 mod sensitivity;
@@ -172,6 +173,20 @@ whole search with its own seed, the rate at the bound is their mean with its 95%
 --shard I/N runs the repeats i with i mod N == I as JSON lines; --merge joins them (the bytes of
 the unsharded lines) and prints the table.")]
     Maxload(maxload::MaxLoadArgs),
+    /// The stories' results the page ships (www/precomputed/stories.json): each story's A/B as its
+    /// Run computes it and its curve's points, run by this build.
+    #[command(after_help = "\
+Examples:
+  schedplay precompute > www/precomputed/stories.json
+  schedplay precompute --shard 0/2 > p0.jsonl   # ... 1/2
+  schedplay precompute --merge p0.jsonl p1.jsonl > www/precomputed/stories.json
+
+Every distinct run (experiment, side) of the stories' points and curves runs once; a report keeps
+its 200 cache lines with most HITMs (every other figure whole). --shard I/N prints the runs i with
+i mod N == I as JSON lines (full reports); --merge joins them (refusing overlaps, gaps and another
+build's plan) and prints the file: the bytes of the unsharded command. Rerun it whenever a story or
+a report hash changes (tests/precomputed.rs says so).")]
+    Precompute(precompute::PrecomputeArgs),
     /// Simulation speed and memory of the reference scenarios (each in its own process).
     #[command(after_help = "\
 Examples:
@@ -195,5 +210,6 @@ pub fn main() -> ExitCode {
         Cmd::Stories => stories::main(),
         Cmd::Curve(a) => curve::main(a),
         Cmd::Maxload(a) => maxload::main(a),
+        Cmd::Precompute(a) => precompute::main(a),
     }
 }

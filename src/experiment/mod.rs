@@ -12,6 +12,7 @@ pub mod grid;
 pub mod link;
 pub mod machine_summary;
 pub mod maxload;
+pub mod precomputed;
 pub mod repeat;
 pub mod run;
 pub mod scenario;
