@@ -36,6 +36,8 @@ export function registerPrecomputed({ test, openPage, runAB, OUT, RUN_TIMEOUT })
       // the cards are the shipped reports, by their hashes; the results' link is the story's
       assert.equal(await page.getAttribute('#card-a', 'data-report-hash'), s.a.report_hash, `${s.name} A`);
       assert.equal(await page.getAttribute('#card-b', 'data-report-hash'), s.b.report_hash, `${s.name} B`);
+      // every story's A runs 6.18 as released, whose reports leave the release out
+      assert.equal(await page.textContent('[data-testid="features-a"]'), 'sched features: kernel 6.18\'s defaults');
       assert.equal(await page.textContent('#results-link'), s.link);
       assert.equal(Number(await page.getAttribute('#summary-delta-throughput', 'data-value')), s.compare.throughput_pct);
       // the verdict of the story's rows, one per shipped check; the charts have the series

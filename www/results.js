@@ -53,7 +53,8 @@ function rangeText(v, b, digits) {
 export function renderSide(side, r, bounds = null) {
   // the sched features the run switched from its release's defaults (the report's, as debugfs took them)
   const feats = r.features || [];
-  $(`summary-${side}-features`).textContent = `sched features: ${feats.length ? feats.join(',') : `kernel ${r.kernel || ''}'s defaults`}`;
+  // (a report leaves `kernel` out for 6.18, so that 6.18's reports hash as before releases existed)
+  $(`summary-${side}-features`).textContent = `sched features: ${feats.length ? feats.join(',') : `kernel ${r.kernel || '6.18'}'s defaults`}`;
   setCell(`summary-${side}-throughput`, fmtFixed(r.throughput_per_sec, 1), r.throughput_per_sec);
   $(`summary-${side}-throughput`).title = `${r.throughput_per_sec} ${r.throughput_unit || ''} per second`;
   for (const el of document.querySelectorAll('.tp-unit')) el.textContent = ` (${r.throughput_unit || 'units'}/s)`;
