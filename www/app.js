@@ -7,6 +7,10 @@
 // the pool never changes a figure.
 // The A/B run and the scaling sweep are both engine *jobs* (engine.js): one at a time, starting one
 // cancels the other, Cancel / Esc stop whichever runs, a crash ends it.
+// Why one file past 800 lines: it is the page's wiring, the one place that holds the shown run
+// (`last`), the form's link and the jobs, and every path that puts results on the screen (a live
+// run, a repeat, a story's shipped results) or takes them off goes through that state. The panels
+// (curve, max load, How sure?, sweep, features, sched_ext, exports) are modules of their own.
 import { $, clear, setText, fmtInt } from './dom.js';
 import { Engine, PROTOCOL } from './engine.js';
 import { ScenarioForm, showErrors, showMachineSummary, fieldInput } from './form.js';
